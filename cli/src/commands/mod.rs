@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod facts;
+pub mod review;
+pub mod submit;

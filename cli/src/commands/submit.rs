@@ -1,0 +1,172 @@
+//! `revu submit`: send a diff to a coordinator, follow its lanes on stderr,
+//! print the report.
+
+use crate::error::CliError;
+use crate::input::read_diff;
+use crate::output::{Format, emit};
+use revu_common::report::Rigor;
+use revu_proto::v1 as pb;
+use revu_proto::v1::review_service_client::ReviewServiceClient;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use tonic::Code;
+use tonic::transport::Channel;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The diff to review (`-` for standard input).
+    #[arg(long)]
+    diff: PathBuf,
+    /// Coordinator address.
+    #[arg(
+        long,
+        env = "REVU_COORDINATOR",
+        default_value = "http://127.0.0.1:50051"
+    )]
+    coordinator: String,
+    /// Report format.
+    #[arg(long, value_enum, default_value = "md")]
+    format: Format,
+    /// Review rigor: poc, prototype or production.
+    #[arg(long, value_parser = super::review::parse_rigor)]
+    rigor: Option<Rigor>,
+    /// What the change is meant to do.
+    #[arg(long, default_value = "")]
+    intent: String,
+    /// Resubmitting with the same key returns the same review.
+    #[arg(long, default_value = "")]
+    idempotency_key: String,
+    /// Labels to attach (repeatable).
+    #[arg(long = "label")]
+    labels: Vec<String>,
+    /// Print no progress.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn rpc_error(what: &str, status: tonic::Status) -> CliError {
+    let msg = format!("{what}: {}", status.message());
+    match status.code() {
+        Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
+            CliError::Input(msg)
+        }
+        _ => CliError::Unavailable(format!("{msg} ({:?})", status.code())),
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let diff = read_diff(&args.diff)?;
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
+    let format = args.format;
+    let report = runtime.block_on(submit(args, diff))?;
+    emit(&report, format)
+}
+
+async fn submit(args: Args, diff: Vec<u8>) -> Result<String, CliError> {
+    let channel = Channel::from_shared(args.coordinator.clone())
+        .map_err(|e| {
+            CliError::Input(format!(
+                "bad coordinator address {:?}: {e}",
+                args.coordinator
+            ))
+        })?
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .map_err(|e| {
+            CliError::Unavailable(format!(
+                "cannot reach coordinator {}: {e}",
+                args.coordinator
+            ))
+        })?;
+    let limit = 256 * 1024 * 1024;
+    let mut client = ReviewServiceClient::new(channel)
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit);
+    let rigor = match args.rigor {
+        None => pb::Rigor::Unspecified,
+        Some(Rigor::Poc) => pb::Rigor::Poc,
+        Some(Rigor::Prototype) => pb::Rigor::Prototype,
+        Some(Rigor::Production) => pb::Rigor::Production,
+    };
+    let submitted = client
+        .submit_review(pb::SubmitReviewRequest {
+            diff,
+            intent: args.intent,
+            rigor: rigor as i32,
+            labels: args.labels,
+            idempotency_key: args.idempotency_key,
+            ..Default::default()
+        })
+        .await
+        .map_err(|s| rpc_error("submit", s))?
+        .into_inner();
+    let id = submitted.review_id;
+    if !args.quiet {
+        eprintln!(
+            "revu: review {id}{}",
+            if submitted.existing {
+                " (existing)"
+            } else {
+                ""
+            }
+        );
+    }
+    let mut events = client
+        .watch_review(pb::WatchReviewRequest {
+            review_id: id.clone(),
+        })
+        .await
+        .map_err(|s| rpc_error("watch", s))?
+        .into_inner();
+    loop {
+        match events.message().await {
+            Ok(Some(e)) => {
+                if !args.quiet {
+                    if let Some(line) = describe(&e) {
+                        eprintln!("revu: {line}");
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(s) => return Err(rpc_error("watch", s)),
+        }
+    }
+    let got = client
+        .get_review(pb::GetReviewRequest {
+            review_id: id.clone(),
+        })
+        .await
+        .map_err(|s| rpc_error("get", s))?
+        .into_inner();
+    match pb::ReviewState::try_from(got.state) {
+        Ok(pb::ReviewState::Finished) => Ok(got.report_json),
+        Ok(pb::ReviewState::Cancelled) => {
+            Err(CliError::Unavailable(format!("review {id} was cancelled")))
+        }
+        _ => Err(CliError::Unavailable(format!(
+            "review {id} is still running ({}/{} lanes settled); the event stream ended early",
+            got.lanes_settled, got.lanes_total
+        ))),
+    }
+}
+
+/// One progress line per event; `None` for events not worth a line.
+fn describe(e: &pb::ReviewEvent) -> Option<String> {
+    use pb::review_event::Kind;
+    Some(match Kind::try_from(e.kind).ok()? {
+        Kind::LaneDispatched => format!("lane {} dispatched (attempt {})", e.lane_id, e.attempt),
+        Kind::LaneStarted => format!("lane {} running on {}", e.lane_id, e.worker),
+        Kind::LaneRetried => format!(
+            "lane {} retried (attempt {}): {}",
+            e.lane_id, e.attempt, e.reason
+        ),
+        Kind::LaneFinished => format!("lane {} done: {} finding(s)", e.lane_id, e.findings),
+        Kind::LaneFaulted => format!("lane {} FAULTED: {}", e.lane_id, e.reason),
+        Kind::Verdict => format!("verdict {} · {}", e.verdict, e.gate),
+        Kind::Cancelled => "review cancelled".to_owned(),
+        Kind::StageStarted | Kind::StageFinished | Kind::Unspecified => return None,
+    })
+}

@@ -1,0 +1,57 @@
+//! `revu`: review a diff in one process, submit it to a coordinator, or print
+//! its facts.
+//!
+//! Exit codes: 0 MERGE-READY, 1 NEEDS-HUMAN, 2 usage or input error,
+//! 3 service unavailable or internal failure.
+
+mod commands;
+mod embedded;
+mod error;
+mod input;
+mod output;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "revu",
+    version,
+    about = "Code review that is never silently incomplete"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Review a diff in this process: no servers, no Redis.
+    Review(commands::review::Args),
+    /// Submit a diff to a coordinator and print its report.
+    Submit(commands::submit::Args),
+    /// Print the facts of a diff as JSON.
+    Facts(commands::facts::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Review(args) => commands::review::run(args),
+        Command::Submit(args) => commands::submit::run(args),
+        Command::Facts(args) => commands::facts::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("revu: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! A cursor over the input's lines that remembers where each one starts, so
+//! errors can point at a line number and byte offset.
+
+use super::error::{DiffError, DiffErrorKind};
+
+/// One input line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawLine<'a> {
+    /// The bytes without the terminating `\n`.
+    pub bytes: &'a [u8],
+    /// 1-based line number.
+    pub number: usize,
+    /// Byte offset of the first byte of the line.
+    pub offset: usize,
+    /// Whether a `\n` ended the line (only the last line may lack one).
+    pub has_newline: bool,
+}
+
+impl<'a> RawLine<'a> {
+    /// The bytes without a trailing `\r`. Header lines use this: git quotes
+    /// any name holding a CR, so a bare trailing CR can only come from a
+    /// patch whose line endings were converted in transit.
+    pub fn trimmed(&self) -> &'a [u8] {
+        self.bytes.strip_suffix(b"\r").unwrap_or(self.bytes)
+    }
+
+    /// Offset just past the line and its newline.
+    pub fn end(&self) -> usize {
+        self.offset + self.bytes.len() + usize::from(self.has_newline)
+    }
+
+    pub fn error(&self, kind: DiffErrorKind) -> DiffError {
+        DiffError {
+            line: self.number,
+            offset: self.offset,
+            kind,
+        }
+    }
+}
+
+/// Splits the input into lines on demand, one pass, no copies.
+#[derive(Debug)]
+pub(crate) struct Lines<'a> {
+    input: &'a [u8],
+    /// Offset of the next unread line.
+    pos: usize,
+    /// Number of the next unread line.
+    number: usize,
+    peeked: Option<RawLine<'a>>,
+}
+
+impl<'a> Lines<'a> {
+    pub fn new(input: &'a [u8]) -> Self {
+        // A byte-order mark from a Windows editor would hide the first
+        // header; offsets still count it.
+        let pos = if input.starts_with(b"\xef\xbb\xbf") {
+            3
+        } else {
+            0
+        };
+        Lines {
+            input,
+            pos,
+            number: 1,
+            peeked: None,
+        }
+    }
+
+    /// The next unread line, without consuming it.
+    pub fn peek(&mut self) -> Option<RawLine<'a>> {
+        if self.peeked.is_none() {
+            self.peeked = self.line_at(self.pos, self.number);
+        }
+        self.peeked
+    }
+
+    /// The line following `line`, without consuming anything.
+    pub fn after(&self, line: &RawLine<'a>) -> Option<RawLine<'a>> {
+        self.line_at(line.end(), line.number.saturating_add(1))
+    }
+
+    /// An error placed just past the last line: the input ended too early.
+    pub fn eof_error(&self, kind: DiffErrorKind) -> DiffError {
+        DiffError {
+            line: self.number,
+            offset: self.input.len(),
+            kind,
+        }
+    }
+
+    fn line_at(&self, offset: usize, number: usize) -> Option<RawLine<'a>> {
+        let rest = self.input.get(offset..).filter(|r| !r.is_empty())?;
+        let (bytes, has_newline) = match rest.iter().position(|&b| b == b'\n') {
+            Some(at) => (rest.get(..at).unwrap_or(rest), true),
+            None => (rest, false),
+        };
+        Some(RawLine {
+            bytes,
+            number,
+            offset,
+            has_newline,
+        })
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = RawLine<'a>;
+
+    fn next(&mut self) -> Option<RawLine<'a>> {
+        let line = self.peek()?;
+        self.peeked = None;
+        self.pos = line.end();
+        self.number = line.number.saturating_add(1);
+        Some(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_with_offsets_and_numbers() {
+        let mut lines = Lines::new(b"ab\n\ncd\r\nef");
+        let got: Vec<_> = lines
+            .by_ref()
+            .map(|l| (l.bytes, l.number, l.offset, l.has_newline))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (&b"ab"[..], 1, 0, true),
+                (&b""[..], 2, 3, true),
+                (&b"cd\r"[..], 3, 4, true),
+                (&b"ef"[..], 4, 8, false),
+            ]
+        );
+        let err = lines.eof_error(DiffErrorKind::Empty);
+        assert_eq!((err.line, err.offset), (5, 10));
+    }
+
+    #[test]
+    fn skips_a_leading_byte_order_mark() {
+        let mut lines = Lines::new(b"\xef\xbb\xbfab\n");
+        let first = lines.next().map(|l| (l.bytes, l.offset));
+        assert_eq!(first, Some((&b"ab"[..], 3)));
+    }
+
+    #[test]
+    fn peek_and_after_do_not_consume() {
+        let mut lines = Lines::new(b"a\nb\n");
+        let first = lines.peek().map(|l| l.bytes);
+        assert_eq!(first, Some(&b"a"[..]));
+        let a = lines.peek();
+        let b = a.and_then(|a| lines.after(&a)).map(|l| l.bytes);
+        assert_eq!(b, Some(&b"b"[..]));
+        assert_eq!(lines.next().map(|l| l.bytes), Some(&b"a"[..]));
+        assert_eq!(lines.next().map(|l| l.trimmed()), Some(&b"b"[..]));
+        assert_eq!(lines.next(), None);
+    }
+}

@@ -1,0 +1,178 @@
+//! The finding schema of the review contract.
+//!
+//! Every engine speaks this schema; the coordinator verifies, merges and
+//! renders it. Field names are the wire names of the canonical report JSON.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How much a finding blocks the change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Severity {
+    /// Worth a look; never blocks.
+    Suggestion,
+    /// Should be fixed, possibly in a follow-up.
+    Important,
+    /// Must be fixed before merge.
+    Blocker,
+}
+
+impl Severity {
+    /// The wire name (`BLOCKER`, `IMPORTANT`, `SUGGESTION`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Blocker => "BLOCKER",
+            Severity::Important => "IMPORTANT",
+            Severity::Suggestion => "SUGGESTION",
+        }
+    }
+
+    /// Minimum confidence a finding of this severity needs to survive
+    /// verification. BLOCKERs are never dropped for low confidence.
+    pub fn confidence_floor(self) -> u8 {
+        match self {
+            Severity::Blocker => 0,
+            Severity::Important => 70,
+            Severity::Suggestion => 80,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The six specialist review dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dimension {
+    Correctness,
+    Security,
+    Performance,
+    Design,
+    Testing,
+    Operability,
+}
+
+impl Dimension {
+    /// Every dimension, in report order.
+    pub const ALL: [Dimension; 6] = [
+        Dimension::Correctness,
+        Dimension::Security,
+        Dimension::Performance,
+        Dimension::Design,
+        Dimension::Testing,
+        Dimension::Operability,
+    ];
+
+    /// The wire name (`correctness`, `security`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dimension::Correctness => "correctness",
+            Dimension::Security => "security",
+            Dimension::Performance => "performance",
+            Dimension::Design => "design",
+            Dimension::Testing => "testing",
+            Dimension::Operability => "operability",
+        }
+    }
+}
+
+impl fmt::Display for Dimension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How far the damage of a finding reaches if it ships.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlastRadius {
+    /// The changed lines only.
+    Local,
+    /// The module or package around them.
+    Module,
+    /// The service or binary that ships them.
+    Service,
+    /// Users, data or systems beyond the service.
+    System,
+}
+
+/// One finding, as engines emit it and as the report carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Finding {
+    /// Stable id of what produced it: a rule code (`RV-SEC-001`), a ledger
+    /// id (`MISS-012`) or `engine:<name>`.
+    pub rule: String,
+    pub severity: Severity,
+    /// Path of the file on the head side (the old path for a deleted file).
+    pub file: String,
+    /// Head-side line number; `0` cites the file as a whole.
+    pub line: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_line: Option<u32>,
+    /// The dimension that raised it; after merging, the first of `dimensions`.
+    pub dimension: Dimension,
+    /// Every dimension that raised the same root cause (set when merged).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dimensions: Vec<Dimension>,
+    pub summary: String,
+    pub why: String,
+    pub fix: String,
+    /// 0–100.
+    pub confidence: u8,
+    pub blast_radius: BlastRadius,
+}
+
+impl Finding {
+    /// The `file:line[-end]` citation used by every renderer.
+    pub fn citation(&self) -> String {
+        match (self.line, self.end_line) {
+            (0, _) => self.file.clone(),
+            (l, Some(e)) if e > l => format!("{}:{}-{}", self.file, l, e),
+            (l, _) => format!("{}:{}", self.file, l),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn severity_orders_blocker_highest_and_serializes_upper_case() {
+        assert!(Severity::Blocker > Severity::Important);
+        assert!(Severity::Important > Severity::Suggestion);
+        assert_eq!(
+            serde_json::to_string(&Severity::Blocker).ok().as_deref(),
+            Some("\"BLOCKER\"")
+        );
+    }
+
+    #[test]
+    fn citation_includes_range_only_when_it_spans_lines() {
+        let mut f = Finding {
+            rule: "RV-TEST".into(),
+            severity: Severity::Important,
+            file: "src/a.rs".into(),
+            line: 3,
+            end_line: None,
+            dimension: Dimension::Correctness,
+            dimensions: vec![],
+            summary: String::new(),
+            why: String::new(),
+            fix: String::new(),
+            confidence: 90,
+            blast_radius: BlastRadius::Local,
+        };
+        assert_eq!(f.citation(), "src/a.rs:3");
+        f.end_line = Some(5);
+        assert_eq!(f.citation(), "src/a.rs:3-5");
+        f.line = 0;
+        assert_eq!(f.citation(), "src/a.rs");
+    }
+}

@@ -1,0 +1,122 @@
+//! Lane jobs and lane reports: what crosses the queue between coordinator
+//! and workers.
+
+use crate::finding::{Dimension, Finding};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Identifies a review. UUIDv7 text, so ids sort by submission time.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ReviewId(pub String);
+
+impl ReviewId {
+    pub fn new() -> Self {
+        ReviewId(uuid::Uuid::now_v7().to_string())
+    }
+}
+
+impl Default for ReviewId {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Display for ReviewId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a lane reviews: a domain slice of files, or one specialist dimension
+/// across the whole change.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LaneKind {
+    Domain { domain: String },
+    Specialist { dimension: Dimension },
+}
+
+impl LaneKind {
+    /// `domain` or `specialist`, the metric and trace label.
+    pub fn label(&self) -> &'static str {
+        match self {
+            LaneKind::Domain { .. } => "domain",
+            LaneKind::Specialist { .. } => "specialist",
+        }
+    }
+}
+
+/// One lane of a review's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneSpec {
+    /// Stable within a review: `domain:api`, `domain:api#2`, `specialist:security`.
+    pub id: String,
+    #[serde(flatten)]
+    pub kind: LaneKind,
+    /// Engine that runs it (`rules`, …).
+    pub engine: String,
+    /// Files the lane reviews (head-side paths); specialist lanes get every file.
+    pub files: Vec<String>,
+    /// Path guidance from the repo conventions for these files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guidance: Vec<String>,
+}
+
+/// A lane job as it sits on the job stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneJob {
+    pub review_id: ReviewId,
+    pub lane: LaneSpec,
+    /// 1 for the first delivery of this lane; bumped by every re-dispatch.
+    pub attempt: u32,
+    /// Where the worker fetches the review bundle (diff, head files, intent).
+    pub bundle_ref: String,
+    /// Unix milliseconds after which a report is no longer awaited.
+    pub deadline_ms: u64,
+    /// Unix milliseconds before which the attempt must not start (retry backoff).
+    #[serde(default)]
+    pub not_before_ms: u64,
+    /// What the completeness gate rejected last time, if this is a re-run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected_for: Vec<String>,
+    /// W3C `traceparent` of the dispatching span, when tracing is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
+}
+
+/// The mandatory sections of a lane report, present even when clean.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneReportBody {
+    /// What the lane looked at (files, or "n files" when long).
+    pub reviewed: Vec<String>,
+    /// The checks the engine ran (rule codes, linter names, prompts).
+    pub checks: Vec<String>,
+    pub findings: Vec<Finding>,
+    /// One paragraph: what the lane concluded.
+    pub summary: String,
+}
+
+/// What a worker writes back for one lane attempt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneReport {
+    pub review_id: ReviewId,
+    pub lane_id: String,
+    pub attempt: u32,
+    /// Name of the worker incarnation that ran it.
+    pub worker: String,
+    pub engine: String,
+    pub duration_ms: u64,
+    pub outcome: LaneAttemptOutcome,
+}
+
+/// How a lane attempt ended on the worker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum LaneAttemptOutcome {
+    /// The engine produced a report. Its body is raw JSON so that the
+    /// coordinator's completeness gate, not the transport, judges its shape.
+    Reported { body: serde_json::Value },
+    /// The engine failed; `transient` says whether a retry may help.
+    Failed { reason: String, transient: bool },
+}

@@ -1,0 +1,314 @@
+//! The in-memory backend of the embedded mode: the same consumer-group
+//! semantics as Redis Streams (pending entries, acknowledgement, reclaim
+//! after idle), without a server.
+
+mod stream;
+
+use super::{
+    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode, encode,
+};
+use crate::bundle::ReviewBundle;
+use crate::lane::{LaneJob, LaneReport, ReviewId};
+use crate::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use stream::MemStream;
+use tokio::sync::Notify;
+
+#[derive(Debug, Default)]
+struct State {
+    jobs: MemStream,
+    results: MemStream,
+    dead: Vec<(String, String)>,
+    records: HashMap<ReviewId, ReviewRecord>,
+    bundles: HashMap<ReviewId, ReviewBundle>,
+    lanes: HashMap<ReviewId, BTreeMap<String, LaneResult>>,
+    attempts: HashMap<ReviewId, BTreeMap<String, u32>>,
+    reports: HashMap<ReviewId, String>,
+    active: BTreeSet<ReviewId>,
+    idempotency: HashMap<String, ReviewId>,
+    events: HashMap<ReviewId, Vec<ProgressEvent>>,
+}
+
+/// The embedded backend. Cloning shares the same state.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryBackend {
+    state: Arc<Mutex<State>>,
+    jobs_ready: Arc<Notify>,
+    results_ready: Arc<Notify>,
+    events_ready: Arc<Notify>,
+}
+
+impl MemoryBackend {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock leaves plain data behind; keep going.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `take` until it yields or `wait` passes, sleeping on `notify`.
+    async fn wait_for<T>(
+        &self,
+        notify: &Notify,
+        wait: Duration,
+        mut take: impl FnMut(&mut State) -> Option<T>,
+    ) -> Option<T> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let notified = notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if let Some(v) = take(&mut self.lock()) {
+                return Some(v);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || tokio::time::timeout(left, notified).await.is_err() {
+                return None;
+            }
+        }
+    }
+}
+
+fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Vec<Delivery<T>> {
+    raw.into_iter()
+        .map(|(entry, payload)| Delivery {
+            payload: decode(&payload),
+            entry,
+        })
+        .collect()
+}
+
+impl JobQueue for MemoryBackend {
+    async fn publish_job(&self, job: &LaneJob) -> Result<EntryId, QueueError> {
+        let raw = encode("lane job", job)?;
+        let id = self.lock().jobs.add(raw);
+        self.jobs_ready.notify_waiters();
+        Ok(id)
+    }
+
+    async fn take_job(
+        &self,
+        consumer: &str,
+        wait: Duration,
+    ) -> Result<Option<Delivery<LaneJob>>, QueueError> {
+        let got = self
+            .wait_for(&self.jobs_ready, wait, |s| s.jobs.read(consumer))
+            .await;
+        Ok(got.map(|(entry, raw)| Delivery {
+            payload: decode(&raw),
+            entry,
+        }))
+    }
+
+    async fn reclaim_jobs(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
+        Ok(deliveries(
+            self.lock().jobs.claim_idle(consumer, min_idle, max),
+        ))
+    }
+
+    async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
+        let raw = encode("lane report", report)?;
+        {
+            let mut s = self.lock();
+            s.results.add(raw);
+            s.jobs.ack(entry);
+        }
+        self.results_ready.notify_waiters();
+        Ok(())
+    }
+
+    async fn dead_letter_job(
+        &self,
+        entry: Option<&str>,
+        raw: &str,
+        reason: &str,
+    ) -> Result<(), QueueError> {
+        let mut s = self.lock();
+        s.dead.push((raw.to_owned(), reason.to_owned()));
+        if let Some(entry) = entry {
+            s.jobs.ack(entry);
+        }
+        Ok(())
+    }
+
+    async fn take_result(
+        &self,
+        consumer: &str,
+        wait: Duration,
+    ) -> Result<Option<Delivery<LaneReport>>, QueueError> {
+        let got = self
+            .wait_for(&self.results_ready, wait, |s| s.results.read(consumer))
+            .await;
+        Ok(got.map(|(entry, raw)| Delivery {
+            payload: decode(&raw),
+            entry,
+        }))
+    }
+
+    async fn reclaim_results(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
+        Ok(deliveries(
+            self.lock().results.claim_idle(consumer, min_idle, max),
+        ))
+    }
+
+    async fn ack_result(&self, entry: &str) -> Result<(), QueueError> {
+        self.lock().results.ack(entry);
+        Ok(())
+    }
+
+    async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
+        let s = self.lock();
+        Ok(QueueDepth {
+            pending: s.jobs.pending_len(),
+            undelivered: s.jobs.undelivered_len(),
+            dead: u64::try_from(s.dead.len()).unwrap_or(u64::MAX),
+        })
+    }
+}
+
+impl ReviewStore for MemoryBackend {
+    async fn create_review(
+        &self,
+        record: &ReviewRecord,
+        bundle: &ReviewBundle,
+        idempotency_key: Option<&str>,
+    ) -> Result<CreateOutcome, QueueError> {
+        let mut s = self.lock();
+        if let Some(key) = idempotency_key {
+            if let Some(existing) = s.idempotency.get(key) {
+                return Ok(CreateOutcome::Existing(existing.clone()));
+            }
+            s.idempotency.insert(key.to_owned(), record.id.clone());
+        }
+        s.records.insert(record.id.clone(), record.clone());
+        s.bundles.insert(record.id.clone(), bundle.clone());
+        s.active.insert(record.id.clone());
+        Ok(CreateOutcome::Created)
+    }
+
+    async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
+        Ok(self.lock().records.get(id).cloned())
+    }
+
+    async fn save_record(&self, record: &ReviewRecord) -> Result<(), QueueError> {
+        let mut s = self.lock();
+        if record.state.is_terminal() {
+            s.active.remove(&record.id);
+        }
+        s.records.insert(record.id.clone(), record.clone());
+        Ok(())
+    }
+
+    async fn load_bundle(&self, id: &ReviewId) -> Result<Option<ReviewBundle>, QueueError> {
+        Ok(self.lock().bundles.get(id).cloned())
+    }
+
+    async fn settle_lane(&self, id: &ReviewId, result: &LaneResult) -> Result<bool, QueueError> {
+        let mut s = self.lock();
+        let lanes = s.lanes.entry(id.clone()).or_default();
+        if lanes.contains_key(&result.lane_id) {
+            return Ok(false);
+        }
+        lanes.insert(result.lane_id.clone(), result.clone());
+        Ok(true)
+    }
+
+    async fn lane_results(
+        &self,
+        id: &ReviewId,
+    ) -> Result<BTreeMap<String, LaneResult>, QueueError> {
+        Ok(self.lock().lanes.get(id).cloned().unwrap_or_default())
+    }
+
+    async fn set_lane_attempt(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+        attempt: u32,
+    ) -> Result<(), QueueError> {
+        self.lock()
+            .attempts
+            .entry(id.clone())
+            .or_default()
+            .insert(lane_id.to_owned(), attempt);
+        Ok(())
+    }
+
+    async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
+        Ok(self.lock().attempts.get(id).cloned().unwrap_or_default())
+    }
+
+    async fn finish_review(
+        &self,
+        record: &ReviewRecord,
+        report_json: &str,
+    ) -> Result<(), QueueError> {
+        let mut s = self.lock();
+        s.reports.insert(record.id.clone(), report_json.to_owned());
+        let mut done = record.clone();
+        done.state = ReviewState::Finished;
+        s.active.remove(&record.id);
+        s.records.insert(record.id.clone(), done);
+        Ok(())
+    }
+
+    async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
+        Ok(self.lock().reports.get(id).cloned())
+    }
+
+    async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {
+        Ok(self.lock().active.iter().cloned().collect())
+    }
+
+    async fn push_event(&self, id: &ReviewId, event: &ProgressEvent) -> Result<(), QueueError> {
+        self.lock()
+            .events
+            .entry(id.clone())
+            .or_default()
+            .push(event.clone());
+        self.events_ready.notify_waiters();
+        Ok(())
+    }
+
+    fn read_events(
+        &self,
+        id: &ReviewId,
+        after: &str,
+        wait: Duration,
+    ) -> impl Future<Output = Result<Vec<(String, ProgressEvent)>, QueueError>> + Send {
+        // Event ids are 1-based positions; "0" reads from the start.
+        let from = after.parse::<usize>().unwrap_or(0);
+        let id = id.clone();
+        async move {
+            let got = self
+                .wait_for(&self.events_ready, wait, |s| {
+                    let events = s.events.get(&id)?;
+                    (events.len() > from).then(|| {
+                        events
+                            .iter()
+                            .enumerate()
+                            .skip(from)
+                            .map(|(i, e)| ((i + 1).to_string(), e.clone()))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .await;
+            Ok(got.unwrap_or_default())
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! The queue contract between coordinator and workers, and the review store.
+//!
+//! Two implementations honour it: [`redis::RedisBackend`] (Redis Streams with
+//! consumer groups, the distributed mode) and [`memory::MemoryBackend`] (the
+//! embedded one-process mode). The same conformance tests run against both.
+//!
+//! Delivery is at-least-once: a job stays pending for its consumer until
+//! [`JobQueue::complete_job`] writes its report and acknowledges it in one
+//! atomic step, so a crash between the two can neither lose the report nor
+//! drop the job.
+
+pub mod memory;
+pub mod redis;
+mod store;
+
+pub use store::{CreateOutcome, ReviewStore};
+
+use crate::lane::{LaneJob, LaneReport};
+use std::future::Future;
+use std::time::Duration;
+
+/// A stream entry id (`1700000000000-0`).
+pub type EntryId = String;
+
+/// One entry handed to a consumer. `payload` is [`Poison`] when the entry
+/// could not be decoded: the consumer must dead-letter it, never retry it.
+#[derive(Debug, Clone)]
+pub struct Delivery<T> {
+    pub entry: EntryId,
+    pub payload: Result<T, Poison>,
+}
+
+/// An entry that does not decode, kept whole for the dead-letter stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Poison {
+    pub raw: String,
+    pub error: String,
+}
+
+impl std::fmt::Display for Poison {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.error)
+    }
+}
+
+/// Errors of the backend itself (never of the payloads it carries).
+#[derive(Debug, thiserror::Error)]
+pub enum QueueError {
+    #[error("redis: {0}")]
+    Redis(#[from] ::redis::RedisError),
+    #[error("encode {what}: {source}")]
+    Encode {
+        what: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("decode {what}: {source}")]
+    Decode {
+        what: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("backend closed")]
+    Closed,
+}
+
+impl QueueError {
+    /// Whether retrying the same call later may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            QueueError::Redis(e) => {
+                e.is_io_error()
+                    || e.is_timeout()
+                    || e.is_connection_dropped()
+                    || e.is_connection_refusal()
+            }
+            QueueError::Closed => true,
+            QueueError::Encode { .. } | QueueError::Decode { .. } => false,
+        }
+    }
+}
+
+/// The job and result streams.
+pub trait JobQueue: Clone + Send + Sync + 'static {
+    /// Appends a lane job to the job stream.
+    fn publish_job(
+        &self,
+        job: &LaneJob,
+    ) -> impl Future<Output = Result<EntryId, QueueError>> + Send;
+
+    /// Takes the next undelivered job for `consumer`, waiting up to `wait`.
+    fn take_job(
+        &self,
+        consumer: &str,
+        wait: Duration,
+    ) -> impl Future<Output = Result<Option<Delivery<LaneJob>>, QueueError>> + Send;
+
+    /// Claims jobs pending longer than `min_idle` on other consumers (their
+    /// worker died or stalled) for `consumer`.
+    fn reclaim_jobs(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> impl Future<Output = Result<Vec<Delivery<LaneJob>>, QueueError>> + Send;
+
+    /// Writes `report` to the result stream and acknowledges the job entry,
+    /// atomically.
+    fn complete_job(
+        &self,
+        entry: &str,
+        report: &LaneReport,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Adds a job to the dead-letter stream with `reason` and, when `entry`
+    /// is given, acknowledges that job entry in the same step. `raw` is the
+    /// job as it was (possibly undecodable).
+    fn dead_letter_job(
+        &self,
+        entry: Option<&str>,
+        raw: &str,
+        reason: &str,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Takes the next undelivered lane report for `consumer`.
+    fn take_result(
+        &self,
+        consumer: &str,
+        wait: Duration,
+    ) -> impl Future<Output = Result<Option<Delivery<LaneReport>>, QueueError>> + Send;
+
+    /// Claims reports pending longer than `min_idle` on other coordinators.
+    fn reclaim_results(
+        &self,
+        consumer: &str,
+        min_idle: Duration,
+        max: usize,
+    ) -> impl Future<Output = Result<Vec<Delivery<LaneReport>>, QueueError>> + Send;
+
+    /// Acknowledges a report entry once its effects are stored.
+    fn ack_result(&self, entry: &str) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Entries waiting or pending on the job stream (for tests and metrics).
+    fn job_backlog(&self) -> impl Future<Output = Result<QueueDepth, QueueError>> + Send;
+}
+
+/// How much work sits on a stream's consumer group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueueDepth {
+    /// Delivered but not acknowledged.
+    pub pending: u64,
+    /// Not yet delivered to any consumer.
+    pub undelivered: u64,
+    /// Entries on the dead-letter stream.
+    pub dead: u64,
+}
+
+pub(crate) fn encode<T: serde::Serialize>(what: &'static str, v: &T) -> Result<String, QueueError> {
+    serde_json::to_string(v).map_err(|source| QueueError::Encode { what, source })
+}
+
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, Poison> {
+    serde_json::from_str(raw).map_err(|e| Poison {
+        raw: raw.to_owned(),
+        error: e.to_string(),
+    })
+}

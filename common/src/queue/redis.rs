@@ -1,0 +1,101 @@
+//! The Redis Streams backend of the distributed mode.
+//!
+//! Keys (all under a configurable prefix, `revu` by default):
+//!
+//! | key                          | type   | holds                                        |
+//! |------------------------------|--------|----------------------------------------------|
+//! | `{p}:jobs`                   | stream | lane jobs; consumer group `workers`          |
+//! | `{p}:results`                | stream | lane reports; consumer group `coordinators`  |
+//! | `{p}:dead`                   | stream | dead-lettered jobs with their reason         |
+//! | `{p}:review:{id}`            | hash   | `record`, `bundle`, `diff`, `report`         |
+//! | `{p}:review:{id}:lanes`      | hash   | settled lane results by lane id              |
+//! | `{p}:review:{id}:attempts`   | hash   | the attempt awaited per lane                 |
+//! | `{p}:review:{id}:events`     | stream | progress events                              |
+//! | `{p}:active`                 | set    | ids of reviews still running                 |
+//! | `{p}:idem:{key}`             | string | review id submitted under an idempotency key |
+
+mod conn;
+mod queue;
+mod store;
+
+use conn::BlockingPool;
+use redis::aio::ConnectionManager;
+
+use super::QueueError;
+
+/// Consumer group of the workers on the job stream.
+pub const WORKER_GROUP: &str = "workers";
+/// Consumer group of the coordinators on the result stream.
+pub const COORDINATOR_GROUP: &str = "coordinators";
+
+/// The Redis backend. Cloning shares connections.
+#[derive(Clone)]
+pub struct RedisBackend {
+    prefix: String,
+    conn: ConnectionManager,
+    blocking: BlockingPool,
+}
+
+impl std::fmt::Debug for RedisBackend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisBackend")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisBackend {
+    /// Connects and makes sure both consumer groups exist.
+    pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
+        let client = redis::Client::open(url)?;
+        let conn = ConnectionManager::new(client.clone()).await?;
+        let backend = RedisBackend {
+            prefix: prefix.to_owned(),
+            conn,
+            blocking: BlockingPool::new(client),
+        };
+        backend
+            .ensure_group(&backend.key("jobs"), WORKER_GROUP)
+            .await?;
+        backend
+            .ensure_group(&backend.key("results"), COORDINATOR_GROUP)
+            .await?;
+        Ok(backend)
+    }
+
+    fn key(&self, suffix: &str) -> String {
+        format!("{}:{}", self.prefix, suffix)
+    }
+
+    fn review_key(&self, id: &crate::lane::ReviewId, suffix: &str) -> String {
+        if suffix.is_empty() {
+            format!("{}:review:{}", self.prefix, id)
+        } else {
+            format!("{}:review:{}:{}", self.prefix, id, suffix)
+        }
+    }
+
+    async fn ensure_group(&self, stream: &str, group: &str) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        let created: Result<(), redis::RedisError> = redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(stream)
+            .arg(group)
+            .arg("0")
+            .arg("MKSTREAM")
+            .query_async(&mut conn)
+            .await;
+        match created {
+            Ok(()) => Ok(()),
+            Err(e) if e.code() == Some("BUSYGROUP") => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Checks the server answers (for readiness probes).
+    pub async fn ping(&self) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        redis::cmd("PING").query_async::<String>(&mut conn).await?;
+        Ok(())
+    }
+}

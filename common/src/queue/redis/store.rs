@@ -1,0 +1,257 @@
+//! [`ReviewStore`] on Redis hashes, sets and per-review event streams.
+
+use super::RedisBackend;
+use super::conn::block_ms;
+use crate::bundle::ReviewBundle;
+use crate::lane::ReviewId;
+use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
+use crate::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use redis::streams::StreamReadReply;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+/// How long an idempotency key keeps pointing at its review.
+const IDEMPOTENCY_TTL_SECS: u64 = 24 * 60 * 60;
+/// Events kept per review (approximate trim).
+const EVENTS_MAX: u64 = 10_000;
+
+fn decode_json<T: serde::de::DeserializeOwned>(
+    what: &'static str,
+    raw: &str,
+) -> Result<T, QueueError> {
+    serde_json::from_str(raw).map_err(|source| QueueError::Decode { what, source })
+}
+
+impl ReviewStore for RedisBackend {
+    async fn create_review(
+        &self,
+        record: &ReviewRecord,
+        bundle: &ReviewBundle,
+        idempotency_key: Option<&str>,
+    ) -> Result<CreateOutcome, QueueError> {
+        let mut conn = self.conn.clone();
+        if let Some(key) = idempotency_key {
+            let idem = self.key(&format!("idem:{key}"));
+            let claimed: Option<String> = redis::cmd("SET")
+                .arg(&idem)
+                .arg(&record.id.0)
+                .arg("NX")
+                .arg("EX")
+                .arg(IDEMPOTENCY_TTL_SECS)
+                .query_async(&mut conn)
+                .await?;
+            if claimed.is_none() {
+                let existing: Option<String> =
+                    redis::cmd("GET").arg(&idem).query_async(&mut conn).await?;
+                if let Some(existing) = existing {
+                    return Ok(CreateOutcome::Existing(ReviewId(existing)));
+                }
+            }
+        }
+        redis::pipe()
+            .atomic()
+            .cmd("HSET")
+            .arg(self.review_key(&record.id, ""))
+            .arg("record")
+            .arg(encode("review record", record)?)
+            .arg("bundle")
+            .arg(encode("review bundle", bundle)?)
+            .arg("diff")
+            .arg(bundle.diff.as_slice())
+            .ignore()
+            .cmd("SADD")
+            .arg(self.key("active"))
+            .arg(&record.id.0)
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(CreateOutcome::Created)
+    }
+
+    async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
+        let mut conn = self.conn.clone();
+        let raw: Option<String> = redis::cmd("HGET")
+            .arg(self.review_key(id, ""))
+            .arg("record")
+            .query_async(&mut conn)
+            .await?;
+        raw.map(|r| decode_json("review record", &r)).transpose()
+    }
+
+    async fn save_record(&self, record: &ReviewRecord) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("HSET")
+            .arg(self.review_key(&record.id, ""))
+            .arg("record")
+            .arg(encode("review record", record)?)
+            .ignore();
+        if record.state.is_terminal() {
+            pipe.cmd("SREM")
+                .arg(self.key("active"))
+                .arg(&record.id.0)
+                .ignore();
+        }
+        pipe.query_async::<()>(&mut conn).await?;
+        Ok(())
+    }
+
+    async fn load_bundle(&self, id: &ReviewId) -> Result<Option<ReviewBundle>, QueueError> {
+        let mut conn = self.conn.clone();
+        let (raw, diff): (Option<String>, Option<Vec<u8>>) = redis::cmd("HMGET")
+            .arg(self.review_key(id, ""))
+            .arg("bundle")
+            .arg("diff")
+            .query_async(&mut conn)
+            .await?;
+        let Some(raw) = raw else { return Ok(None) };
+        let mut bundle: ReviewBundle = decode_json("review bundle", &raw)?;
+        bundle.diff = diff.unwrap_or_default();
+        Ok(Some(bundle))
+    }
+
+    async fn settle_lane(&self, id: &ReviewId, result: &LaneResult) -> Result<bool, QueueError> {
+        let mut conn = self.conn.clone();
+        let set: bool = redis::cmd("HSETNX")
+            .arg(self.review_key(id, "lanes"))
+            .arg(&result.lane_id)
+            .arg(encode("lane result", result)?)
+            .query_async(&mut conn)
+            .await?;
+        Ok(set)
+    }
+
+    async fn lane_results(
+        &self,
+        id: &ReviewId,
+    ) -> Result<BTreeMap<String, LaneResult>, QueueError> {
+        let mut conn = self.conn.clone();
+        let raw: HashMap<String, String> = redis::cmd("HGETALL")
+            .arg(self.review_key(id, "lanes"))
+            .query_async(&mut conn)
+            .await?;
+        raw.into_iter()
+            .map(|(k, v)| Ok((k, decode_json("lane result", &v)?)))
+            .collect()
+    }
+
+    async fn set_lane_attempt(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+        attempt: u32,
+    ) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        redis::cmd("HSET")
+            .arg(self.review_key(id, "attempts"))
+            .arg(lane_id)
+            .arg(attempt)
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
+        let mut conn = self.conn.clone();
+        let raw: HashMap<String, u32> = redis::cmd("HGETALL")
+            .arg(self.review_key(id, "attempts"))
+            .query_async(&mut conn)
+            .await?;
+        Ok(raw.into_iter().collect())
+    }
+
+    async fn finish_review(
+        &self,
+        record: &ReviewRecord,
+        report_json: &str,
+    ) -> Result<(), QueueError> {
+        let mut done = record.clone();
+        done.state = ReviewState::Finished;
+        let mut conn = self.conn.clone();
+        redis::pipe()
+            .atomic()
+            .cmd("HSET")
+            .arg(self.review_key(&record.id, ""))
+            .arg("record")
+            .arg(encode("review record", &done)?)
+            .arg("report")
+            .arg(report_json)
+            .ignore()
+            .cmd("SREM")
+            .arg(self.key("active"))
+            .arg(&record.id.0)
+            .ignore()
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
+        let mut conn = self.conn.clone();
+        let raw: Option<String> = redis::cmd("HGET")
+            .arg(self.review_key(id, ""))
+            .arg("report")
+            .query_async(&mut conn)
+            .await?;
+        Ok(raw)
+    }
+
+    async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {
+        let mut conn = self.conn.clone();
+        let mut ids: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(self.key("active"))
+            .query_async(&mut conn)
+            .await?;
+        ids.sort();
+        Ok(ids.into_iter().map(ReviewId).collect())
+    }
+
+    async fn push_event(&self, id: &ReviewId, event: &ProgressEvent) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        redis::cmd("XADD")
+            .arg(self.review_key(id, "events"))
+            .arg("MAXLEN")
+            .arg("~")
+            .arg(EVENTS_MAX)
+            .arg("*")
+            .arg("payload")
+            .arg(encode("progress event", event)?)
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn read_events(
+        &self,
+        id: &ReviewId,
+        after: &str,
+        wait: Duration,
+    ) -> Result<Vec<(String, ProgressEvent)>, QueueError> {
+        let mut conn = self.blocking.checkout().await?;
+        let reply: Option<StreamReadReply> = redis::cmd("XREAD")
+            .arg("COUNT")
+            .arg(256)
+            .arg("BLOCK")
+            .arg(block_ms(wait))
+            .arg("STREAMS")
+            .arg(self.review_key(id, "events"))
+            .arg(after)
+            .query_async(&mut conn)
+            .await?;
+        self.blocking.give_back(conn);
+        let mut out = Vec::new();
+        for key in reply.map(|r| r.keys).unwrap_or_default() {
+            for entry in key.ids {
+                let raw: String = match entry.map.get("payload") {
+                    Some(v) => {
+                        redis::from_redis_value_ref(v).map_err(|e| QueueError::Redis(e.into()))?
+                    }
+                    None => continue,
+                };
+                out.push((entry.id.clone(), decode_json("progress event", &raw)?));
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,205 @@
+//! The canonical report: the one JSON document every renderer reads.
+
+use crate::diff::FileStatus;
+use crate::facts::{RiskTier, Signal};
+use crate::finding::{Dimension, Finding};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Version of the report JSON; bumped on any incompatible change.
+pub const SCHEMA_VERSION: &str = "1";
+
+/// What the change deserves, from the findings alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Verdict {
+    #[serde(rename = "APPROVE")]
+    Approve,
+    #[serde(rename = "APPROVE WITH FOLLOWUPS")]
+    ApproveWithFollowups,
+    #[serde(rename = "REQUEST CHANGES")]
+    RequestChanges,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approve => "APPROVE",
+            Verdict::ApproveWithFollowups => "APPROVE WITH FOLLOWUPS",
+            Verdict::RequestChanges => "REQUEST CHANGES",
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Whether the change may merge without a person looking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Gate {
+    #[serde(rename = "MERGE-READY")]
+    MergeReady,
+    #[serde(rename = "NEEDS-HUMAN")]
+    NeedsHuman,
+}
+
+impl Gate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Gate::MergeReady => "MERGE-READY",
+            Gate::NeedsHuman => "NEEDS-HUMAN",
+        }
+    }
+}
+
+impl fmt::Display for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How strict the review is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rigor {
+    Poc,
+    Prototype,
+    #[default]
+    Production,
+}
+
+impl Rigor {
+    pub fn parse(s: &str) -> Option<Rigor> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "poc" => Some(Rigor::Poc),
+            "prototype" => Some(Rigor::Prototype),
+            "production" => Some(Rigor::Production),
+            _ => None,
+        }
+    }
+}
+
+/// Where the rigor came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RigorSource {
+    Request,
+    RepoConfig,
+    Default,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RigorChoice {
+    pub level: Rigor,
+    pub source: RigorSource,
+}
+
+/// How a lane ended, as the report tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum LaneOutcome {
+    /// Reported with every mandatory section.
+    Complete,
+    /// Reported, but failed the completeness gate twice; kept with a banner.
+    Incomplete,
+    /// Never produced a usable report (attempts or deadline exhausted).
+    #[serde(rename = "PIPELINE-FAULT")]
+    PipelineFault,
+    /// Not run because the review was cancelled.
+    Cancelled,
+}
+
+/// One lane's line in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneSummary {
+    pub id: String,
+    /// `domain` or `specialist`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dimension: Option<Dimension>,
+    pub engine: String,
+    pub outcome: LaneOutcome,
+    pub attempts: u32,
+    pub files: usize,
+    pub checks: Vec<String>,
+    /// Findings the lane raised, before verification.
+    pub findings_raised: usize,
+    pub summary: String,
+    /// Why the lane is incomplete or faulted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banner: Option<String>,
+}
+
+/// A file's line in the report's facts summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSummary {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    pub status: FileStatus,
+    pub binary: bool,
+    pub added: u32,
+    pub removed: u32,
+    /// Domain slice the file was grouped into.
+    pub slice: String,
+}
+
+/// The facts the verdict rests on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FactsSummary {
+    pub files_changed: usize,
+    pub lines_added: u64,
+    pub lines_removed: u64,
+    pub risk_tier: RiskTier,
+    pub signals: Vec<Signal>,
+    pub files: Vec<FileSummary>,
+}
+
+/// What verification removed, so that nothing disappears unseen.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerificationStats {
+    /// Findings raised by all lanes.
+    pub raised: usize,
+    /// Dropped: the cited file is not in the change.
+    pub dropped_unknown_file: usize,
+    /// Dropped: the cited line does not exist on the head side.
+    pub dropped_missing_line: usize,
+    /// Dropped: confidence below the floor of its severity.
+    pub dropped_low_confidence: usize,
+    /// Dropped: a non-BLOCKER on a line the change did not touch.
+    pub dropped_untouched_line: usize,
+    /// Merged into another finding on the same line with the same root cause.
+    pub merged_duplicates: usize,
+    /// Findings in the report.
+    pub kept: usize,
+}
+
+/// The canonical report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema_version: String,
+    pub review_id: String,
+    pub verdict: Verdict,
+    pub gate: Gate,
+    /// Why the gate is what it is, one reason per line.
+    pub gate_reasons: Vec<String>,
+    pub rigor: RigorChoice,
+    pub summary: String,
+    pub facts: FactsSummary,
+    pub lanes: Vec<LaneSummary>,
+    /// Specialist dimensions triage did not dispatch, each with why.
+    pub dimensions_not_dispatched: Vec<crate::review::SkippedDimension>,
+    pub findings: Vec<Finding>,
+    /// Different root causes on the same line, noted for the reader.
+    pub cross_cutting: Vec<String>,
+    pub verification: VerificationStats,
+    /// The next steps, most important first.
+    pub actions: Vec<String>,
+    /// Set when the exact-cover gate rejected a refinement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cover_fallback: Option<String>,
+}

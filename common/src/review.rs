@@ -1,0 +1,129 @@
+//! A review's stored state: its plan, its lane results and its progress
+//! events. Lives in the backend (Redis), so any coordinator can resume it.
+
+use crate::facts::Signal;
+use crate::finding::Dimension;
+use crate::lane::{LaneReportBody, LaneSpec, ReviewId};
+use crate::report::{FactsSummary, LaneOutcome, RigorChoice};
+use serde::{Deserialize, Serialize};
+
+/// Where a review is in its life. Only `Running` reviews change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewState {
+    Running,
+    Finished,
+    Cancelled,
+}
+
+impl ReviewState {
+    pub fn is_terminal(self) -> bool {
+        !matches!(self, ReviewState::Running)
+    }
+}
+
+/// Why a specialist dimension was not dispatched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedDimension {
+    pub dimension: Dimension,
+    pub reason: String,
+}
+
+/// Everything decided before dispatch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewPlan {
+    pub lanes: Vec<LaneSpec>,
+    pub skipped_dimensions: Vec<SkippedDimension>,
+    pub rigor: RigorChoice,
+    pub facts: FactsSummary,
+    pub signals: Vec<Signal>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cover_fallback: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+}
+
+/// The stored record of a review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRecord {
+    pub id: ReviewId,
+    pub state: ReviewState,
+    pub created_ms: u64,
+    /// Unix milliseconds after which missing lanes are faulted.
+    pub deadline_ms: u64,
+    pub plan: ReviewPlan,
+}
+
+/// The coordinator's settled account of one lane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneResult {
+    pub lane_id: String,
+    pub outcome: LaneOutcome,
+    pub attempts: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<LaneReportBody>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banner: Option<String>,
+    #[serde(default)]
+    pub worker: String,
+    #[serde(default)]
+    pub duration_ms: u64,
+}
+
+/// What a watcher of a review sees.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ProgressEvent {
+    StageStarted {
+        stage: String,
+    },
+    StageFinished {
+        stage: String,
+    },
+    LaneDispatched {
+        lane_id: String,
+        attempt: u32,
+    },
+    LaneStarted {
+        lane_id: String,
+        attempt: u32,
+        worker: String,
+    },
+    LaneRetried {
+        lane_id: String,
+        attempt: u32,
+        reason: String,
+    },
+    LaneFinished {
+        lane_id: String,
+        attempt: u32,
+        findings: u32,
+    },
+    LaneFaulted {
+        lane_id: String,
+        reason: String,
+    },
+    Verdict {
+        verdict: String,
+        gate: String,
+    },
+    Cancelled,
+}
+
+impl ProgressEvent {
+    /// Whether no event follows this one.
+    pub fn is_final(&self) -> bool {
+        matches!(
+            self,
+            ProgressEvent::Verdict { .. } | ProgressEvent::Cancelled
+        )
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

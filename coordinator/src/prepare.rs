@@ -1,0 +1,109 @@
+//! Stages 1–4 before dispatch, as one pure function: facts, grouping, the
+//! exact-cover gate and the lane plan.
+
+use crate::config::ReviewSettings;
+use crate::stages::{cover, grouping::Grouper, plan};
+use revu_common::diff::{self, Diff, DiffError};
+use revu_common::facts::{Facts, Signal};
+use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
+use revu_common::review::ReviewPlan;
+use std::collections::BTreeMap;
+
+/// A parsed diff and the plan built from it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub diff: Diff,
+    pub facts: Facts,
+    pub plan: ReviewPlan,
+}
+
+/// What a submission asks for besides the diff.
+#[derive(Debug, Clone, Default)]
+pub struct PlanRequest {
+    pub rigor: Option<Rigor>,
+    /// Rigor from the repository's configuration, when it sets one.
+    pub repo_rigor: Option<Rigor>,
+    pub labels: Vec<String>,
+}
+
+/// Resolves rigor: the request, else the repo's config, else production.
+pub fn resolve_rigor(requested: Option<Rigor>, repo: Option<Rigor>) -> RigorChoice {
+    match (requested, repo) {
+        (Some(level), _) => RigorChoice {
+            level,
+            source: RigorSource::Request,
+        },
+        (None, Some(level)) => RigorChoice {
+            level,
+            source: RigorSource::RepoConfig,
+        },
+        (None, None) => RigorChoice {
+            level: Rigor::Production,
+            source: RigorSource::Default,
+        },
+    }
+}
+
+/// Parses the diff and plans the review.
+pub fn prepare(
+    bytes: &[u8],
+    settings: &ReviewSettings,
+    grouper: &Grouper,
+    request: &PlanRequest,
+) -> Result<Prepared, DiffError> {
+    let diff = diff::parse(bytes)?;
+    let facts = Facts::from_diff(&diff);
+    let paths: Vec<String> = facts.files.iter().map(|f| f.path.clone()).collect();
+    let outcome = cover::settle(&paths, grouper.propose(&paths), None);
+    let slice_of: BTreeMap<&str, &str> = outcome
+        .slices
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (f.as_str(), s.name.as_str())))
+        .collect();
+    let source_changed = facts.signals.iter().all(|s| *s != Signal::DocsOnly)
+        && facts
+            .files
+            .iter()
+            .any(|f| grouper.domain_of(&f.path) != "docs");
+    let lane_plan = plan::plan(
+        &outcome.slices,
+        &paths,
+        facts.risk_tier,
+        &facts.signals,
+        source_changed,
+        &settings.engine,
+    );
+    let summary = FactsSummary {
+        files_changed: facts.totals.files,
+        lines_added: facts.totals.added,
+        lines_removed: facts.totals.removed,
+        risk_tier: facts.risk_tier,
+        signals: facts.signals.clone(),
+        files: facts
+            .files
+            .iter()
+            .map(|f| FileSummary {
+                path: f.path.clone(),
+                old_path: f.old_path.clone(),
+                status: f.status,
+                binary: f.binary,
+                added: f.added,
+                removed: f.removed,
+                slice: slice_of
+                    .get(f.path.as_str())
+                    .map(|s| (*s).to_owned())
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    };
+    let plan = ReviewPlan {
+        lanes: lane_plan.lanes,
+        skipped_dimensions: lane_plan.skipped,
+        rigor: resolve_rigor(request.rigor, request.repo_rigor),
+        facts: summary,
+        signals: facts.signals.clone(),
+        cover_fallback: outcome.fallback,
+        labels: request.labels.clone(),
+    };
+    Ok(Prepared { diff, facts, plan })
+}

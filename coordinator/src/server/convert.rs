@@ -1,0 +1,140 @@
+//! Wire types to domain types and back. Prost types end here.
+
+use crate::service::{ReviewStatus, ServiceError, Submission};
+use revu_common::report::Rigor;
+use revu_common::review::{ProgressEvent, ReviewState};
+use revu_proto::v1 as pb;
+use std::collections::BTreeMap;
+
+/// Longest accepted idempotency key, label or path, in bytes.
+const MAX_TOKEN: usize = 4096;
+
+pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceError> {
+    let rigor = match pb::Rigor::try_from(req.rigor) {
+        Ok(pb::Rigor::Unspecified) => None,
+        Ok(pb::Rigor::Poc) => Some(Rigor::Poc),
+        Ok(pb::Rigor::Prototype) => Some(Rigor::Prototype),
+        Ok(pb::Rigor::Production) => Some(Rigor::Production),
+        Err(_) => {
+            return Err(ServiceError::InvalidRequest(format!(
+                "unknown rigor value {}",
+                req.rigor
+            )));
+        }
+    };
+    let mut head_files = BTreeMap::new();
+    for f in req.head_files {
+        if f.path.is_empty() || f.path.len() > MAX_TOKEN {
+            return Err(ServiceError::InvalidRequest(
+                "head file with an empty or overlong path".into(),
+            ));
+        }
+        let content = String::from_utf8_lossy(&f.content).into_owned();
+        head_files.insert(f.path, content);
+    }
+    if req.idempotency_key.len() > MAX_TOKEN || req.labels.iter().any(|l| l.len() > MAX_TOKEN) {
+        return Err(ServiceError::InvalidRequest(format!(
+            "idempotency key and labels are limited to {MAX_TOKEN} bytes"
+        )));
+    }
+    Ok(Submission {
+        diff: req.diff,
+        head_files,
+        intent: req.intent,
+        rigor,
+        labels: req.labels,
+        idempotency_key: Some(req.idempotency_key).filter(|k| !k.is_empty()),
+        conventions: Some(req.conventions).filter(|c| !c.is_empty()),
+    })
+}
+
+pub fn state(s: ReviewState) -> pb::ReviewState {
+    match s {
+        ReviewState::Running => pb::ReviewState::Running,
+        ReviewState::Finished => pb::ReviewState::Finished,
+        ReviewState::Cancelled => pb::ReviewState::Cancelled,
+    }
+}
+
+pub fn status(s: ReviewStatus) -> pb::GetReviewResponse {
+    let (verdict, gate) = s
+        .report_json
+        .as_deref()
+        .and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+        .map(|v| {
+            let field = |k: &str| {
+                v.get(k)
+                    .and_then(|x| x.as_str())
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            (field("verdict"), field("gate"))
+        })
+        .unwrap_or_default();
+    pb::GetReviewResponse {
+        review_id: s.id.0,
+        state: state(s.state) as i32,
+        report_json: s.report_json.unwrap_or_default(),
+        verdict,
+        gate,
+        lanes_total: u32::try_from(s.lanes_total).unwrap_or(u32::MAX),
+        lanes_settled: u32::try_from(s.lanes_settled).unwrap_or(u32::MAX),
+    }
+}
+
+pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
+    use pb::review_event::Kind;
+    let mut out = pb::ReviewEvent {
+        event_id,
+        ..Default::default()
+    };
+    let kind = match e {
+        ProgressEvent::StageStarted { stage } => {
+            out.stage = stage;
+            Kind::StageStarted
+        }
+        ProgressEvent::StageFinished { stage } => {
+            out.stage = stage;
+            Kind::StageFinished
+        }
+        ProgressEvent::LaneDispatched { lane_id, attempt } => {
+            (out.lane_id, out.attempt) = (lane_id, attempt);
+            Kind::LaneDispatched
+        }
+        ProgressEvent::LaneStarted {
+            lane_id,
+            attempt,
+            worker,
+        } => {
+            (out.lane_id, out.attempt, out.worker) = (lane_id, attempt, worker);
+            Kind::LaneStarted
+        }
+        ProgressEvent::LaneRetried {
+            lane_id,
+            attempt,
+            reason,
+        } => {
+            (out.lane_id, out.attempt, out.reason) = (lane_id, attempt, reason);
+            Kind::LaneRetried
+        }
+        ProgressEvent::LaneFinished {
+            lane_id,
+            attempt,
+            findings,
+        } => {
+            (out.lane_id, out.attempt, out.findings) = (lane_id, attempt, findings);
+            Kind::LaneFinished
+        }
+        ProgressEvent::LaneFaulted { lane_id, reason } => {
+            (out.lane_id, out.reason) = (lane_id, reason);
+            Kind::LaneFaulted
+        }
+        ProgressEvent::Verdict { verdict, gate } => {
+            (out.verdict, out.gate) = (verdict, gate);
+            Kind::Verdict
+        }
+        ProgressEvent::Cancelled => Kind::Cancelled,
+    };
+    out.kind = kind as i32;
+    out
+}

@@ -1,0 +1,127 @@
+//! `revu.v1.ReviewService` over the review service.
+
+use super::convert;
+use crate::service::{Coordinator, ServiceError};
+use revu_common::lane::ReviewId;
+use revu_common::queue::{JobQueue, ReviewStore};
+use revu_proto::v1 as pb;
+use revu_proto::v1::review_service_server::ReviewService;
+use std::pin::Pin;
+use std::time::Duration;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+/// The gRPC face of a [`Coordinator`].
+#[derive(Debug, Clone)]
+pub struct ReviewApi<B> {
+    coordinator: Coordinator<B>,
+}
+
+impl<B> ReviewApi<B> {
+    pub fn new(coordinator: Coordinator<B>) -> Self {
+        ReviewApi { coordinator }
+    }
+}
+
+fn review_id(raw: String) -> Result<ReviewId, Status> {
+    if raw.is_empty() || raw.len() > 64 || !raw.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+    {
+        return Err(Status::invalid_argument(format!(
+            "malformed review id {raw:?}"
+        )));
+    }
+    Ok(ReviewId(raw))
+}
+
+type EventStream = Pin<Box<dyn Stream<Item = Result<pb::ReviewEvent, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
+    async fn submit_review(
+        &self,
+        request: Request<pb::SubmitReviewRequest>,
+    ) -> Result<Response<pb::SubmitReviewResponse>, Status> {
+        let submission = convert::submission(request.into_inner())?;
+        let (id, existing) = self.coordinator.submit(submission).await.map_err(|e| {
+            tracing::info!(error = %e, "submission refused");
+            Status::from(e)
+        })?;
+        Ok(Response::new(pb::SubmitReviewResponse {
+            review_id: id.0,
+            existing,
+        }))
+    }
+
+    async fn get_review(
+        &self,
+        request: Request<pb::GetReviewRequest>,
+    ) -> Result<Response<pb::GetReviewResponse>, Status> {
+        let id = review_id(request.into_inner().review_id)?;
+        let status = self.coordinator.status(&id).await?;
+        Ok(Response::new(convert::status(status)))
+    }
+
+    type WatchReviewStream = EventStream;
+
+    async fn watch_review(
+        &self,
+        request: Request<pb::WatchReviewRequest>,
+    ) -> Result<Response<Self::WatchReviewStream>, Status> {
+        let id = review_id(request.into_inner().review_id)?;
+        // Fail fast on an unknown id, before the stream starts.
+        self.coordinator.status(&id).await?;
+        let coordinator = self.coordinator.clone();
+        let (tx, rx) = tokio::sync::mpsc::channel(64);
+        tokio::spawn(async move {
+            let mut after = "0".to_owned();
+            loop {
+                let batch = match coordinator
+                    .events(&id, &after, Duration::from_secs(5))
+                    .await
+                {
+                    Ok(b) => b,
+                    Err(e) => {
+                        let _ = tx.send(Err(Status::from(e))).await;
+                        return;
+                    }
+                };
+                if batch.is_empty() {
+                    // Nothing new: stop once the review can produce no more.
+                    match coordinator.status(&id).await {
+                        Ok(s) if s.state.is_terminal() => return,
+                        Ok(_) => {}
+                        Err(ServiceError::NotFound(_)) => return,
+                        Err(e) => {
+                            let _ = tx.send(Err(Status::from(e))).await;
+                            return;
+                        }
+                    }
+                    if tx.is_closed() {
+                        return;
+                    }
+                }
+                for (event_id, event) in batch {
+                    let last = event.is_final();
+                    after.clone_from(&event_id);
+                    if tx.send(Ok(convert::event(event_id, event))).await.is_err() || last {
+                        return;
+                    }
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(
+            tokio_stream::wrappers::ReceiverStream::new(rx),
+        )))
+    }
+
+    async fn cancel_review(
+        &self,
+        request: Request<pb::CancelReviewRequest>,
+    ) -> Result<Response<pb::CancelReviewResponse>, Status> {
+        let id = review_id(request.into_inner().review_id)?;
+        let state = self.coordinator.cancel(&id).await?;
+        Ok(Response::new(pb::CancelReviewResponse {
+            state: convert::state(state) as i32,
+        }))
+    }
+}

@@ -1,0 +1,84 @@
+//! The gRPC server: `revu.v1.ReviewService`, `grpc.health.v1` and server
+//! reflection (`v1` and `v1alpha`).
+
+mod convert;
+mod grpc;
+mod status;
+
+pub use grpc::ReviewApi;
+
+use crate::service::Coordinator;
+use revu_common::queue::{JobQueue, ReviewStore};
+use revu_proto::v1::review_service_server::ReviewServiceServer;
+use std::future::Future;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+
+/// Largest request the server decodes: the diff limit plus room for head files.
+fn max_message_bytes(max_diff: usize) -> usize {
+    max_diff.saturating_mul(2).max(4 * 1024 * 1024)
+}
+
+/// Errors starting or running the server.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("reflection: {0}")]
+    Reflection(#[from] tonic_reflection::server::Error),
+    #[error("transport: {0}")]
+    Transport(#[from] tonic::transport::Error),
+}
+
+/// Serves the API on `listener` until `shutdown` resolves, with the
+/// gatherer and the sweeper running beside it.
+pub async fn serve<B: JobQueue + ReviewStore>(
+    listener: TcpListener,
+    coordinator: Coordinator<B>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let (health_reporter, health_service) = tonic_health::server::health_reporter();
+    health_reporter
+        .set_serving::<ReviewServiceServer<ReviewApi<B>>>()
+        .await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(revu_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(revu_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()?;
+
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let gatherer = {
+        let c = coordinator.clone();
+        let rx = stop_rx.clone();
+        tokio::spawn(async move { c.run_gatherer(stopped(rx)).await })
+    };
+    let sweeper = {
+        let c = coordinator.clone();
+        let rx = stop_rx.clone();
+        tokio::spawn(async move {
+            c.run_sweeper(std::time::Duration::from_secs(1), stopped(rx))
+                .await
+        })
+    };
+
+    let limit = max_message_bytes(coordinator.settings().max_diff_bytes);
+    let api = ReviewServiceServer::new(ReviewApi::new(coordinator))
+        .max_decoding_message_size(limit)
+        .max_encoding_message_size(limit);
+    tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "coordinator serving");
+    let result = tonic::transport::Server::builder()
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(api)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .await;
+    let _ = stop_tx.send(true);
+    let _ = tokio::join!(gatherer, sweeper);
+    Ok(result?)
+}

@@ -1,0 +1,80 @@
+//! The review service: submission, gathering, finalization, deadlines and
+//! queries, over any backend that honours the queue contract.
+//!
+//! Review state lives in the backend, not here: any coordinator can gather
+//! a review another one submitted, and a restarted one resumes where the
+//! last left off.
+
+mod finalize;
+mod gather;
+mod query;
+mod submit;
+mod sweep;
+
+pub use query::ReviewStatus;
+pub use submit::Submission;
+
+use crate::config::ReviewSettings;
+use crate::stages::grouping::{Grouper, GroupingError, default_domains};
+use revu_common::diff::DiffError;
+use revu_common::lane::ReviewId;
+use revu_common::queue::{JobQueue, QueueError, ReviewStore};
+use std::sync::Arc;
+
+/// Errors of the review service. [`crate::server`] maps each to a gRPC code.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("invalid diff: {0}")]
+    InvalidDiff(#[from] DiffError),
+    #[error("diff is {size} bytes; the limit is {limit}")]
+    DiffTooLarge { size: usize, limit: usize },
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    #[error("review {0} not found")]
+    NotFound(ReviewId),
+    #[error("{inflight} reviews in flight; the limit is {limit}, retry later")]
+    Busy { inflight: usize, limit: usize },
+    #[error("backend: {0}")]
+    Backend(#[from] QueueError),
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// The coordinator's review logic over backend `B`.
+#[derive(Debug, Clone)]
+pub struct Coordinator<B> {
+    backend: B,
+    settings: Arc<ReviewSettings>,
+    grouper: Arc<Grouper>,
+    /// Consumer name of this incarnation on the result stream.
+    consumer: Arc<str>,
+}
+
+impl<B: JobQueue + ReviewStore> Coordinator<B> {
+    pub fn new(backend: B, settings: ReviewSettings) -> Result<Self, GroupingError> {
+        let grouper = Grouper::new(&default_domains(), settings.max_slice_files)?;
+        Ok(Coordinator {
+            backend,
+            settings: Arc::new(settings),
+            grouper: Arc::new(grouper),
+            consumer: format!("coordinator-{}", uuid::Uuid::now_v7()).into(),
+        })
+    }
+
+    pub fn backend(&self) -> &B {
+        &self.backend
+    }
+
+    pub fn settings(&self) -> &ReviewSettings {
+        &self.settings
+    }
+}
+
+/// Runs blocking work (parsing, assembling) off the async runtime.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ServiceError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ServiceError::Internal(format!("blocking task failed: {e}")))
+}

@@ -1,0 +1,76 @@
+//! Queries and control: get, watch, cancel.
+
+use super::{Coordinator, ServiceError};
+use revu_common::lane::ReviewId;
+use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::review::{ProgressEvent, ReviewState};
+use std::time::Duration;
+
+/// A review as `GetReview` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReviewStatus {
+    pub id: ReviewId,
+    pub state: ReviewState,
+    pub report_json: Option<String>,
+    pub lanes_total: usize,
+    pub lanes_settled: usize,
+}
+
+impl<B: JobQueue + ReviewStore> Coordinator<B> {
+    pub async fn status(&self, id: &ReviewId) -> Result<ReviewStatus, ServiceError> {
+        let record = self
+            .backend
+            .load_record(id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(id.clone()))?;
+        let settled = self.backend.lane_results(id).await?;
+        let report_json = match record.state {
+            ReviewState::Finished => self.backend.load_report(id).await?,
+            _ => None,
+        };
+        Ok(ReviewStatus {
+            id: id.clone(),
+            state: record.state,
+            report_json,
+            lanes_total: record.plan.lanes.len(),
+            lanes_settled: record
+                .plan
+                .lanes
+                .iter()
+                .filter(|l| settled.contains_key(&l.id))
+                .count(),
+        })
+    }
+
+    /// Stops a running review: no more dispatch, late reports discarded.
+    pub async fn cancel(&self, id: &ReviewId) -> Result<ReviewState, ServiceError> {
+        let mut record = self
+            .backend
+            .load_record(id)
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(id.clone()))?;
+        if record.state.is_terminal() {
+            return Ok(record.state);
+        }
+        record.state = ReviewState::Cancelled;
+        self.backend.save_record(&record).await?;
+        self.backend
+            .push_event(id, &ProgressEvent::Cancelled)
+            .await?;
+        tracing::info!(review_id = %id, "review cancelled");
+        Ok(ReviewState::Cancelled)
+    }
+
+    /// Events after `after`, waiting up to `wait`; checks the review exists.
+    pub async fn events(
+        &self,
+        id: &ReviewId,
+        after: &str,
+        wait: Duration,
+    ) -> Result<Vec<(String, ProgressEvent)>, ServiceError> {
+        if self.backend.load_record(id).await?.is_none() {
+            return Err(ServiceError::NotFound(id.clone()));
+        }
+        Ok(self.backend.read_events(id, after, wait).await?)
+    }
+}

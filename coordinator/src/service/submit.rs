@@ -1,0 +1,118 @@
+//! Submission: stages 1–4, then dispatch.
+
+use super::{Coordinator, ServiceError, blocking};
+use crate::prepare::{PlanRequest, prepare};
+use revu_common::bundle::ReviewBundle;
+use revu_common::lane::{LaneJob, ReviewId};
+use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
+use revu_common::report::Rigor;
+use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState, now_ms};
+use std::collections::BTreeMap;
+
+/// A review request, already off the wire.
+#[derive(Debug, Clone, Default)]
+pub struct Submission {
+    pub diff: Vec<u8>,
+    pub head_files: BTreeMap<String, String>,
+    pub intent: String,
+    pub rigor: Option<Rigor>,
+    pub labels: Vec<String>,
+    pub idempotency_key: Option<String>,
+    pub conventions: Option<String>,
+}
+
+impl<B: JobQueue + ReviewStore> Coordinator<B> {
+    /// Accepts a submission: plans it, stores it, dispatches its lanes.
+    /// Returns the review id and whether it already existed.
+    pub async fn submit(&self, sub: Submission) -> Result<(ReviewId, bool), ServiceError> {
+        let limit = self.settings.max_diff_bytes;
+        if sub.diff.len() > limit {
+            return Err(ServiceError::DiffTooLarge {
+                size: sub.diff.len(),
+                limit,
+            });
+        }
+        let inflight = self.backend.active_reviews().await?.len();
+        if inflight >= self.settings.max_inflight {
+            return Err(ServiceError::Busy {
+                inflight,
+                limit: self.settings.max_inflight,
+            });
+        }
+        let request = PlanRequest {
+            rigor: sub.rigor,
+            repo_rigor: None,
+            labels: sub.labels.clone(),
+        };
+        let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
+        let diff = sub.diff;
+        let (prepared, diff) = blocking(move || {
+            let prepared = prepare(&diff, &settings, &grouper, &request);
+            (prepared, diff)
+        })
+        .await?;
+        let prepared = prepared?;
+        let id = ReviewId::new();
+        let created_ms = now_ms();
+        let deadline_ms = created_ms.saturating_add(
+            u64::try_from(self.settings.review_timeout().as_millis()).unwrap_or(u64::MAX),
+        );
+        let record = ReviewRecord {
+            id: id.clone(),
+            state: ReviewState::Running,
+            created_ms,
+            deadline_ms,
+            plan: prepared.plan,
+        };
+        let bundle = ReviewBundle {
+            diff,
+            head_files: sub.head_files,
+            intent: sub.intent,
+            conventions: sub.conventions,
+        };
+        match self
+            .backend
+            .create_review(&record, &bundle, sub.idempotency_key.as_deref())
+            .await?
+        {
+            CreateOutcome::Existing(existing) => return Ok((existing, true)),
+            CreateOutcome::Created => {}
+        }
+        tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");
+        for lane in &record.plan.lanes {
+            let job = LaneJob {
+                review_id: id.clone(),
+                lane: lane.clone(),
+                attempt: 1,
+                bundle_ref: id.0.clone(),
+                deadline_ms,
+                not_before_ms: 0,
+                rejected_for: Vec::new(),
+                traceparent: None,
+            };
+            self.dispatch(&job).await?;
+        }
+        if record.plan.lanes.is_empty() {
+            self.try_finalize(&id).await?;
+        }
+        Ok((id, false))
+    }
+
+    /// Publishes one lane attempt and records it as the one awaited.
+    pub(super) async fn dispatch(&self, job: &LaneJob) -> Result<(), ServiceError> {
+        self.backend
+            .set_lane_attempt(&job.review_id, &job.lane.id, job.attempt)
+            .await?;
+        self.backend.publish_job(job).await?;
+        self.backend
+            .push_event(
+                &job.review_id,
+                &ProgressEvent::LaneDispatched {
+                    lane_id: job.lane.id.clone(),
+                    attempt: job.attempt,
+                },
+            )
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,220 @@
+//! Verification: every finding re-checked against the diff and head contents.
+//!
+//! Checks run in a fixed order and each drop is counted once, under the first
+//! check that fails, so that `kept + drops + merged == raised` always holds:
+//!
+//! 1. the file must be one the change touched;
+//! 2. the line must exist on the head side (`0` cites the whole file);
+//! 3. a line the change did not add survives only as a BLOCKER, marked
+//!    `[pre-existing]`;
+//! 4. confidence must reach the floor of the severity;
+//! 5. findings with the same rule on the same line are one root cause and
+//!    merge; different rules on one line stay apart and get a cross-cutting
+//!    note.
+use revu_common::bundle::ReviewBundle;
+use revu_common::diff::{Diff, FilePatch, FileStatus};
+use revu_common::finding::{Dimension, Finding, Severity};
+use revu_common::report::VerificationStats;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What survives verification.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verified {
+    pub findings: Vec<Finding>,
+    pub cross_cutting: Vec<String>,
+    pub stats: VerificationStats,
+}
+
+const PRE_EXISTING: &str = "[pre-existing] ";
+
+/// Checks citations, applies confidence floors, merges duplicates.
+pub fn verify(raised: Vec<Finding>, diff: &Diff, bundle: &ReviewBundle) -> Verified {
+    let mut stats = VerificationStats {
+        raised: raised.len(),
+        ..Default::default()
+    };
+    let patches: BTreeMap<&str, &FilePatch> = diff.files.iter().map(|p| (p.path(), p)).collect();
+    let mut survivors = Vec::new();
+    for mut finding in raised {
+        let Some(patch) = patches.get(finding.file.as_str()) else {
+            stats.dropped_unknown_file += 1;
+            continue;
+        };
+        let head = HeadSide::of(patch, bundle);
+        if finding.line != 0 && !head.has_line(finding.line) {
+            stats.dropped_missing_line += 1;
+            continue;
+        }
+        // A bad range is an imprecise citation, not a wrong one: keep the line.
+        if let Some(end) = finding.end_line
+            && (finding.line == 0 || end < finding.line || !head.has_line(end))
+        {
+            finding.end_line = None;
+        }
+        if finding.line != 0 && !patch.is_added_line(finding.line) {
+            if finding.severity != Severity::Blocker {
+                stats.dropped_untouched_line += 1;
+                continue;
+            }
+            if !finding.summary.starts_with(PRE_EXISTING) {
+                finding.summary.insert_str(0, PRE_EXISTING);
+            }
+        }
+        if finding.confidence < finding.severity.confidence_floor() {
+            stats.dropped_low_confidence += 1;
+            continue;
+        }
+        survivors.push(finding);
+    }
+
+    let mut by_root_cause: BTreeMap<(String, u32, String), Vec<Finding>> = BTreeMap::new();
+    for f in survivors {
+        by_root_cause
+            .entry((f.file.clone(), f.line, f.rule.clone()))
+            .or_default()
+            .push(f);
+    }
+    let mut findings = Vec::with_capacity(by_root_cause.len());
+    let mut rules_on_line: BTreeMap<(String, u32), Vec<String>> = BTreeMap::new();
+    for ((file, line, rule), group) in by_root_cause {
+        stats.merged_duplicates += group.len() - 1;
+        if line != 0 {
+            rules_on_line.entry((file, line)).or_default().push(rule);
+        }
+        findings.extend(merge(group));
+    }
+    findings.sort_by(|a, b| {
+        (Reverse(a.severity), &a.file, a.line, &a.rule).cmp(&(
+            Reverse(b.severity),
+            &b.file,
+            b.line,
+            &b.rule,
+        ))
+    });
+    stats.kept = findings.len();
+
+    // Whole-file findings (line 0) are left out: several issues with one file
+    // are expected, several on one line are worth pointing out.
+    let cross_cutting = rules_on_line
+        .into_iter()
+        .filter(|(_, rules)| rules.len() > 1)
+        .map(|((file, line), rules)| {
+            format!(
+                "{file}:{line}: {} distinct issues ({})",
+                rules.len(),
+                rules.join(", ")
+            )
+        })
+        .collect();
+    Verified {
+        findings,
+        cross_cutting,
+        stats,
+    }
+}
+
+/// The head side of one changed file, as far as the coordinator can see it.
+enum HeadSide<'a> {
+    /// Deleted: nothing but the whole file can be cited.
+    Gone,
+    /// Full contents were sent: any line of the file exists.
+    Lines(usize),
+    /// Only the hunks are known: added and context lines exist.
+    Hunks(&'a FilePatch),
+}
+
+impl<'a> HeadSide<'a> {
+    fn of(patch: &'a FilePatch, bundle: &ReviewBundle) -> HeadSide<'a> {
+        if patch.status == FileStatus::Deleted || patch.new_path.is_none() {
+            return HeadSide::Gone;
+        }
+        match bundle.head_files.get(patch.path()) {
+            Some(text) => HeadSide::Lines(text.lines().count()),
+            None => HeadSide::Hunks(patch),
+        }
+    }
+
+    fn has_line(&self, line: u32) -> bool {
+        match self {
+            HeadSide::Gone => false,
+            HeadSide::Lines(n) => line >= 1 && usize::try_from(line).is_ok_and(|l| l <= *n),
+            HeadSide::Hunks(patch) => patch.has_head_line(line),
+        }
+    }
+}
+
+/// Folds one root cause into one finding. Which copy lends its text is fixed
+/// by [`precedence`], so the result does not depend on lane order.
+fn merge(mut group: Vec<Finding>) -> Option<Finding> {
+    group.sort_by(precedence);
+    let mut merged = group.first()?.clone();
+    if group.len() == 1 {
+        return Some(merged);
+    }
+    let dims: BTreeSet<Dimension> = group
+        .iter()
+        .flat_map(|f| std::iter::once(f.dimension).chain(f.dimensions.iter().copied()))
+        .collect();
+    merged.dimension = dims.first().copied().unwrap_or(merged.dimension);
+    merged.dimensions = if dims.len() > 1 {
+        dims.into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    merged.confidence = group
+        .iter()
+        .map(|f| f.confidence)
+        .max()
+        .unwrap_or(merged.confidence);
+    merged.blast_radius = group
+        .iter()
+        .map(|f| f.blast_radius)
+        .max()
+        .unwrap_or(merged.blast_radius);
+    let said: BTreeSet<(Reverse<Severity>, Dimension)> = group
+        .iter()
+        .map(|f| (Reverse(f.severity), f.dimension))
+        .collect();
+    if group.iter().any(|f| f.severity != merged.severity) {
+        let voices: Vec<String> = said
+            .iter()
+            .map(|(Reverse(sev), dim)| format!("{dim} said {sev}"))
+            .collect();
+        let note = format!(
+            "(Severity disagreement: {}; kept {}.)",
+            voices.join(", "),
+            merged.severity
+        );
+        if !merged.why.is_empty() {
+            merged.why.push(' ');
+        }
+        merged.why.push_str(&note);
+    }
+    Some(merged)
+}
+
+/// A total order on findings, most severe and most confident first; the
+/// remaining fields only break ties so that equal inputs give equal output.
+fn precedence(a: &Finding, b: &Finding) -> Ordering {
+    let key = |f: &Finding| {
+        (
+            Reverse(f.severity),
+            Reverse(f.confidence),
+            f.dimension,
+            f.blast_radius,
+            f.end_line,
+        )
+    };
+    key(a).cmp(&key(b)).then_with(|| {
+        (&a.summary, &a.why, &a.fix, &a.dimensions).cmp(&(
+            &b.summary,
+            &b.why,
+            &b.fix,
+            &b.dimensions,
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests;

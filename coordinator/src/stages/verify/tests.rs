@@ -1,0 +1,295 @@
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use proptest::prelude::*;
+use revu_common::diff::{Hunk, Line, LineKind};
+use revu_common::finding::BlastRadius;
+
+fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch {
+    let line = |&(kind, n): &(LineKind, u32)| Line {
+        kind,
+        old_line: (kind != LineKind::Added).then_some(n),
+        new_line: (kind != LineKind::Removed).then_some(n),
+        text: String::new(),
+        no_newline: false,
+    };
+    let deleted = status == FileStatus::Deleted;
+    FilePatch {
+        old_path: Some(path.into()),
+        new_path: (!deleted).then(|| path.into()),
+        status,
+        old_mode: None,
+        new_mode: None,
+        similarity: None,
+        binary: false,
+        binary_size: None,
+        hunks: vec![Hunk {
+            old_start: 1,
+            old_lines: 0,
+            new_start: 1,
+            new_lines: 0,
+            section: String::new(),
+            lines: lines.iter().map(line).collect(),
+        }],
+    }
+}
+
+/// `src/a.rs`: context 10, added 11-12, context 13 (hunks only).
+/// `src/full.rs`: added 5, head contents of 30 lines sent.
+/// `src/gone.rs`: deleted.
+fn fixture() -> (Diff, ReviewBundle) {
+    use LineKind::*;
+    let diff = Diff {
+        files: vec![
+            patch(
+                "src/a.rs",
+                FileStatus::Modified,
+                &[
+                    (Context, 10),
+                    (Added, 11),
+                    (Added, 12),
+                    (Removed, 12),
+                    (Context, 13),
+                ],
+            ),
+            patch(
+                "src/full.rs",
+                FileStatus::Modified,
+                &[(Context, 4), (Added, 5)],
+            ),
+            patch(
+                "src/gone.rs",
+                FileStatus::Deleted,
+                &[(Removed, 1), (Removed, 2)],
+            ),
+        ],
+    };
+    let mut bundle = ReviewBundle::default();
+    bundle
+        .head_files
+        .insert("src/full.rs".into(), "x\n".repeat(30));
+    (diff, bundle)
+}
+
+fn finding(rule: &str, severity: Severity, file: &str, line: u32, dimension: Dimension) -> Finding {
+    Finding {
+        rule: rule.into(),
+        severity,
+        file: file.into(),
+        line,
+        end_line: None,
+        dimension,
+        dimensions: vec![],
+        summary: format!("{rule} summary"),
+        why: "because".into(),
+        fix: "fix it".into(),
+        confidence: 90,
+        blast_radius: BlastRadius::Local,
+    }
+}
+
+fn run(raised: Vec<Finding>) -> Verified {
+    let (diff, bundle) = fixture();
+    verify(raised, &diff, &bundle)
+}
+
+use Dimension::{Correctness, Design, Security};
+use Severity::{Blocker, Important, Suggestion};
+
+#[test]
+fn drops_finding_on_file_outside_the_change() {
+    let out = run(vec![finding("R", Blocker, "src/other.rs", 11, Security)]);
+    assert!(out.findings.is_empty());
+    assert_eq!(out.stats.dropped_unknown_file, 1);
+}
+
+#[test]
+fn line_zero_cites_the_whole_file_even_when_deleted() {
+    let out = run(vec![
+        finding("R", Important, "src/gone.rs", 0, Design),
+        finding("R", Blocker, "src/gone.rs", 1, Design),
+    ]);
+    assert_eq!(out.findings.len(), 1);
+    assert_eq!(out.findings[0].line, 0);
+    assert_eq!(out.stats.dropped_missing_line, 1);
+}
+
+#[test]
+fn line_must_exist_in_head_contents_or_hunks() {
+    let out = run(vec![
+        finding("A", Blocker, "src/full.rs", 30, Security),
+        finding("B", Blocker, "src/full.rs", 31, Security),
+        finding("C", Blocker, "src/a.rs", 13, Security),
+        finding("D", Blocker, "src/a.rs", 14, Security),
+    ]);
+    let kept: Vec<&str> = out.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(kept, ["C", "A"]);
+    assert_eq!(out.stats.dropped_missing_line, 2);
+}
+
+#[test]
+fn bad_end_line_is_cleared_without_dropping() {
+    let mut backwards = finding("A", Important, "src/a.rs", 12, Correctness);
+    backwards.end_line = Some(11);
+    let mut missing = finding("B", Important, "src/a.rs", 11, Correctness);
+    missing.end_line = Some(40);
+    let mut good = finding("C", Important, "src/a.rs", 11, Correctness);
+    good.end_line = Some(13);
+    let out = run(vec![backwards, missing, good]);
+    let ends: Vec<(&str, Option<u32>)> = out
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.end_line))
+        .collect();
+    assert_eq!(ends, [("B", None), ("C", Some(13)), ("A", None)]);
+    assert_eq!(out.stats.kept, 3);
+}
+
+#[test]
+fn untouched_line_keeps_only_blockers_marked_once() {
+    let mut marked = finding("B", Blocker, "src/a.rs", 13, Security);
+    marked.summary = "[pre-existing] already".into();
+    let out = run(vec![
+        finding("A", Blocker, "src/a.rs", 10, Security),
+        marked,
+        finding("C", Important, "src/a.rs", 10, Design),
+    ]);
+    let summaries: Vec<&str> = out.findings.iter().map(|f| f.summary.as_str()).collect();
+    assert_eq!(
+        summaries,
+        ["[pre-existing] A summary", "[pre-existing] already"]
+    );
+    assert_eq!(out.stats.dropped_untouched_line, 1);
+}
+
+#[test]
+fn confidence_floors_never_drop_a_blocker() {
+    let with = |sev, c| Finding {
+        confidence: c,
+        ..finding("R", sev, "src/a.rs", 11, Design)
+    };
+    let out = run(vec![
+        with(Suggestion, 79),
+        with(Suggestion, 80),
+        with(Important, 69),
+        with(Important, 70),
+        with(Blocker, 5),
+    ]);
+    assert_eq!(out.stats.dropped_low_confidence, 2);
+    assert_eq!(
+        out.stats.kept, 1,
+        "survivors share (file, line, rule) and merge"
+    );
+    assert_eq!(out.stats.merged_duplicates, 2);
+}
+
+#[test]
+fn same_rule_on_same_line_merges_into_the_worst_case() {
+    let mut design = finding("RV-X", Important, "src/a.rs", 11, Design);
+    design.confidence = 99;
+    let out = run(vec![
+        design,
+        finding("RV-X", Blocker, "src/a.rs", 11, Security),
+    ]);
+    assert_eq!(out.stats.merged_duplicates, 1);
+    let f = &out.findings[0];
+    assert_eq!((f.severity, f.confidence), (Blocker, 99));
+    assert_eq!(
+        (f.dimension, f.dimensions.as_slice()),
+        (Security, &[Security, Design][..])
+    );
+    assert_eq!(
+        f.why,
+        "because (Severity disagreement: security said BLOCKER, design said IMPORTANT; kept BLOCKER.)"
+    );
+}
+
+#[test]
+fn merge_within_one_dimension_leaves_dimensions_empty() {
+    let out = run(vec![
+        finding("RV-X", Important, "src/a.rs", 11, Design),
+        finding("RV-X", Important, "src/a.rs", 11, Design),
+    ]);
+    assert_eq!(out.findings.len(), 1);
+    assert!(out.findings[0].dimensions.is_empty());
+    assert_eq!(out.findings[0].why, "because", "no disagreement, no note");
+}
+
+#[test]
+fn distinct_rules_on_one_line_stay_apart_and_are_noted() {
+    let out = run(vec![
+        finding("RV-SEC-004", Important, "src/a.rs", 12, Security),
+        finding("RV-COR-001", Important, "src/a.rs", 12, Correctness),
+        finding("RV-A", Important, "src/gone.rs", 0, Design),
+        finding("RV-B", Important, "src/gone.rs", 0, Design),
+    ]);
+    assert_eq!(out.stats.kept, 4);
+    assert_eq!(
+        out.cross_cutting,
+        ["src/a.rs:12: 2 distinct issues (RV-COR-001, RV-SEC-004)"]
+    );
+}
+
+#[test]
+fn output_is_sorted_by_severity_then_citation_then_rule() {
+    let out = run(vec![
+        finding("B", Suggestion, "src/a.rs", 11, Design),
+        finding("A", Important, "src/a.rs", 12, Design),
+        finding("Z", Important, "src/a.rs", 11, Design),
+        finding("Y", Blocker, "src/full.rs", 5, Design),
+        finding("X", Important, "src/a.rs", 11, Design),
+    ]);
+    let order: Vec<&str> = out.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(order, ["Y", "X", "Z", "A", "B"]);
+}
+
+fn arb_finding() -> impl Strategy<Value = Finding> {
+    let files = prop::sample::select(vec![
+        "src/a.rs",
+        "src/full.rs",
+        "src/gone.rs",
+        "src/other.rs",
+    ]);
+    let sev = prop::sample::select(vec![Blocker, Important, Suggestion]);
+    let dim = prop::sample::select(Dimension::ALL.to_vec());
+    let rule = prop::sample::select(vec!["R1", "R2", "R3"]);
+    (
+        files,
+        0u32..35,
+        prop::option::of(0u32..35),
+        sev,
+        dim,
+        rule,
+        0u8..=100,
+        "[ab]{0,2}",
+    )
+        .prop_map(
+            |(file, line, end_line, sev, dim, rule, confidence, summary)| Finding {
+                end_line,
+                confidence,
+                summary,
+                ..finding(rule, sev, file, line, dim)
+            },
+        )
+}
+
+proptest! {
+    #[test]
+    fn counts_balance_files_exist_and_order_does_not_matter(
+        (raised, shuffled) in prop::collection::vec(arb_finding(), 0..24)
+            .prop_flat_map(|v| (Just(v.clone()), Just(v).prop_shuffle()))
+    ) {
+        let out = run(raised.clone());
+        let s = &out.stats;
+        prop_assert_eq!(s.raised, raised.len());
+        prop_assert_eq!(s.kept, out.findings.len());
+        prop_assert_eq!(
+            s.kept + s.dropped_unknown_file + s.dropped_missing_line + s.dropped_low_confidence
+                + s.dropped_untouched_line + s.merged_duplicates,
+            s.raised
+        );
+        let (diff, _) = fixture();
+        prop_assert!(out.findings.iter().all(|f| diff.files.iter().any(|p| p.path() == f.file)));
+        prop_assert_eq!(run(shuffled), out);
+    }
+}

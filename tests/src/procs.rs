@@ -1,0 +1,175 @@
+//! Child processes that are always stopped: a [`Proc`] kills its child (by
+//! its own PID) when dropped.
+
+use crate::bins::bin;
+use crate::redis_server::RedisServer;
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A free loopback TCP port (bound, read, released).
+pub fn free_port() -> u16 {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("no free loopback port: {e}"));
+    listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("no local address: {e}"))
+        .port()
+}
+
+/// A running child process.
+#[derive(Debug)]
+pub struct Proc {
+    pub name: String,
+    child: Option<Child>,
+}
+
+impl Proc {
+    pub fn spawn(name: &str, mut cmd: Command) -> Proc {
+        cmd.stdin(Stdio::null());
+        if std::env::var_os("REVU_TEST_SHOW_LOGS").is_none() {
+            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        }
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {name}: {e}"));
+        Proc {
+            name: name.to_owned(),
+            child: Some(child),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map(Child::id).unwrap_or(0)
+    }
+
+    /// Sends SIGKILL and reaps the child.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Sends SIGTERM and waits up to `grace` for the child to exit, then kills it.
+    /// Returns whether it exited on its own.
+    pub fn terminate(&mut self, grace: Duration) -> bool {
+        let Some(mut child) = self.child.take() else {
+            return true;
+        };
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
+        let started = Instant::now();
+        while started.elapsed() < grace {
+            if let Ok(Some(_)) = child.try_wait() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        false
+    }
+
+    /// Whether the child is still running.
+    pub fn running(&mut self) -> bool {
+        matches!(self.child.as_mut().map(Child::try_wait), Some(Ok(None)))
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A coordinator and workers on one Redis.
+#[derive(Debug)]
+pub struct Cluster {
+    pub redis: RedisServer,
+    pub coordinator: Proc,
+    pub workers: Vec<Proc>,
+    pub port: u16,
+}
+
+impl Cluster {
+    /// Starts a coordinator and `workers` workers, waiting until the
+    /// coordinator accepts connections.
+    pub fn start(redis: RedisServer, workers: usize, coordinator_args: &[&str]) -> Cluster {
+        let port = free_port();
+        let coordinator = Self::spawn_coordinator(&redis, port, coordinator_args);
+        let workers = (0..workers)
+            .map(|_| Self::spawn_worker(&redis, &[]))
+            .collect();
+        let cluster = Cluster {
+            redis,
+            coordinator,
+            workers,
+            port,
+        };
+        cluster.wait_listening(Duration::from_secs(20));
+        cluster
+    }
+
+    pub fn spawn_coordinator(redis: &RedisServer, port: u16, args: &[&str]) -> Proc {
+        let mut cmd = Command::new(bin("revu-coordinator"));
+        cmd.env_clear_revu()
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--redis")
+            .arg(&redis.url)
+            .arg("--key-prefix")
+            .arg(&redis.prefix)
+            .args(args);
+        Proc::spawn("revu-coordinator", cmd)
+    }
+
+    pub fn spawn_worker(redis: &RedisServer, args: &[&str]) -> Proc {
+        let mut cmd = Command::new(bin("revu-worker"));
+        cmd.env_clear_revu()
+            .arg("--redis")
+            .arg(&redis.url)
+            .arg("--key-prefix")
+            .arg(&redis.prefix)
+            .arg("--concurrency")
+            .arg("2")
+            .args(args);
+        Proc::spawn("revu-worker", cmd)
+    }
+
+    /// The coordinator's gRPC address for clients.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn wait_listening(&self, within: Duration) {
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(
+                started.elapsed() < within,
+                "coordinator did not listen on port {} within {within:?} (REVU_TEST_SHOW_LOGS=1 shows its log)",
+                self.port
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Keeps the caller's `REVU_*` settings out of spawned processes, so that
+/// only the flags a test passes apply.
+trait ClearRevuEnv {
+    fn env_clear_revu(&mut self) -> &mut Self;
+}
+
+impl ClearRevuEnv for Command {
+    fn env_clear_revu(&mut self) -> &mut Self {
+        for (key, _) in std::env::vars_os() {
+            if key.to_string_lossy().starts_with("REVU_") {
+                self.env_remove(&key);
+            }
+        }
+        self
+    }
+}

@@ -1,0 +1,112 @@
+use super::pattern::{Pattern, captures, compile};
+use super::scope::production_rust_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static BARE: Pattern = LazyLock::new(|| compile(r"\b(panic|unreachable)!\(\s*\)"));
+
+/// ## What it does
+/// Flags `panic!()` and `unreachable!()` without a message, added to
+/// non-test Rust code.
+///
+/// ## Why is this bad?
+/// When it fires in production, the only clue is "explicit panic" or
+/// "entered unreachable code" and a line number. A message that states the
+/// violated invariant and the offending value makes the crash diagnosable
+/// from the logs alone.
+///
+/// ## Example
+/// ```rust,ignore
+/// match state {
+///     State::Open => open(),
+///     _ => unreachable!(),
+/// }
+/// ```
+///
+/// Use instead:
+/// ```rust,ignore
+///     other => unreachable!("state {other:?} is filtered out by poll()"),
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BarePanic;
+
+impl Rule for BarePanic {
+    fn code(&self) -> &'static str {
+        "RV-COR-002"
+    }
+    fn name(&self) -> &'static str {
+        "bare-panic"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Correctness
+    }
+    fn severity(&self) -> Severity {
+        Severity::Important
+    }
+    fn confidence(&self) -> u8 {
+        80
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            for (line, text) in production_rust_lines(patch) {
+                let Some(c) = captures(&BARE, text) else {
+                    continue;
+                };
+                let mac = &c[1];
+                let msg = Message {
+                    summary: format!("`{mac}!()` without a message added to non-test code."),
+                    why: format!(
+                        "If this path is ever reached the process aborts the task with a bare \
+                         `{mac}!` and nothing explaining which invariant broke or with what value."
+                    ),
+                    fix: format!(
+                        "Return an error if the case can happen; otherwise give the macro a \
+                         message naming the invariant and the value, e.g. \
+                         `{mac}!(\"unexpected state {{state:?}}\")`."
+                    ),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::Service, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_panics_without_a_message() {
+        let change = [modified(
+            "src/state.rs",
+            7,
+            &[
+                (' ', "match state {"),
+                ('+', "    State::Open => open(),"),
+                ('+', "    _ => unreachable!(),"),
+                (' ', "}"),
+            ],
+        )];
+        let found = run(&BarePanic, &change);
+        assert_eq!(cited(&found), vec![("src/state.rs", 9)]);
+        assert!(found[0].summary.contains("unreachable!()"));
+        assert_well_formed(&BarePanic, &found);
+    }
+
+    #[test]
+    fn ignores_panics_with_a_message_and_test_code() {
+        let change = [
+            added_file(
+                "src/a.rs",
+                &["_ => unreachable!(\"filtered by poll: {s:?}\"),"],
+            ),
+            added_file("src/b_test.rs", &["panic!()"]),
+            added_file("src/c.rs", &["#[test]", "fn t() { panic!() }"]),
+        ];
+        assert!(run(&BarePanic, &change).is_empty());
+    }
+}

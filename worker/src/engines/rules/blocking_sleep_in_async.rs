@@ -1,0 +1,193 @@
+use super::lang::Lang;
+use super::paths::is_test_path;
+use super::pattern::{Pattern, captures, compile, is_match};
+use super::scope::{HeadLine, head_lines, indent};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static RUST_SLEEP: Pattern = LazyLock::new(|| compile(r"\b((?:std::)?thread::sleep)\("));
+static PY_SLEEP: Pattern = LazyLock::new(|| compile(r"\b(time\.sleep)\("));
+/// An async function or block header.
+static ASYNC: Pattern =
+    LazyLock::new(|| compile(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?\{"));
+/// A synchronous function or closure boundary: the sleep is not in async code.
+static SYNC_FN: Pattern = LazyLock::new(|| {
+    compile(
+        r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(",
+    )
+});
+
+/// ## What it does
+/// Flags a blocking sleep inside async code: `std::thread::sleep` within an
+/// `async fn` or `async` block in Rust, and `time.sleep` within an
+/// `async def` in Python.
+///
+/// ## Why is this bad?
+/// A blocking sleep parks the executor thread, not just the task: every
+/// other task scheduled on that thread stalls for the whole duration, which
+/// shows up as latency spikes and timeouts under load.
+///
+/// ## Example
+/// ```python
+/// async def poll(job):
+///     while not job.done():
+///         time.sleep(1)
+/// ```
+///
+/// Use instead:
+/// ```python
+///         await asyncio.sleep(1)
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockingSleepInAsync;
+
+impl Rule for BlockingSleepInAsync {
+    fn code(&self) -> &'static str {
+        "RV-PERF-003"
+    }
+    fn name(&self) -> &'static str {
+        "blocking-sleep-in-async"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Performance
+    }
+    fn severity(&self) -> Severity {
+        Severity::Important
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let lang = Lang::of(patch.path());
+            let (sleep, fix) = match lang {
+                Lang::Rust => (&RUST_SLEEP, "tokio::time::sleep(…).await"),
+                Lang::Python => (&PY_SLEEP, "await asyncio.sleep(…)"),
+                _ => continue,
+            };
+            if is_test_path(patch.path()) {
+                continue;
+            }
+            for hunk in &patch.hunks {
+                let lines = head_lines(hunk);
+                for (i, l) in lines.iter().enumerate() {
+                    if !l.added || lang.is_comment(l.text) {
+                        continue;
+                    }
+                    let Some(c) = captures(sleep, l.text) else {
+                        continue;
+                    };
+                    if !in_async(&lines[..i], l, &hunk.section) {
+                        continue;
+                    }
+                    let call = &c[1];
+                    let msg = Message {
+                        summary: format!("Blocking `{call}` called inside async code."),
+                        why: format!(
+                            "`{call}` blocks the executor thread, so every other task scheduled on \
+                             it stalls for the whole sleep; under load this shows up as latency \
+                             spikes and timeouts."
+                        ),
+                        fix: format!("Use the runtime's timer instead: `{fix}`."),
+                    };
+                    out.push(finding(
+                        self,
+                        patch.path(),
+                        l.line,
+                        BlastRadius::Service,
+                        msg,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `target` is enclosed by an async function or block: the nearest
+/// enclosing (less indented) header is async. Falls back to the hunk's
+/// function context when the hunk does not show the header.
+fn in_async(before: &[HeadLine<'_>], target: &HeadLine<'_>, section: &str) -> bool {
+    let mut depth = indent(target.text);
+    for l in before.iter().rev() {
+        if l.text.trim().is_empty() {
+            continue;
+        }
+        let ind = indent(l.text);
+        if ind >= depth {
+            continue;
+        }
+        if is_match(&ASYNC, l.text) {
+            return true;
+        }
+        if is_match(&SYNC_FN, l.text) {
+            return false;
+        }
+        depth = ind;
+    }
+    is_match(&ASYNC, section)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_blocking_sleep_in_async_functions_and_blocks() {
+        let mut rust = modified(
+            "src/poller.rs",
+            50,
+            &[
+                (' ', "    loop {"),
+                ('+', "        std::thread::sleep(Duration::from_secs(1));"),
+                (' ', "    }"),
+            ],
+        );
+        rust.hunks[0].section = "pub async fn poll(&self) -> Result<()> {".into();
+        let change = [
+            rust,
+            added_file(
+                "app/jobs.py",
+                &[
+                    "async def wait(job):",
+                    "    while not job.done():",
+                    "        time.sleep(1)",
+                ],
+            ),
+        ];
+        let found = run(&BlockingSleepInAsync, &change);
+        assert_eq!(
+            cited(&found),
+            vec![("src/poller.rs", 51), ("app/jobs.py", 3)]
+        );
+        assert_eq!(
+            found[1].summary,
+            "Blocking `time.sleep` called inside async code."
+        );
+        assert_well_formed(&BlockingSleepInAsync, &found);
+    }
+
+    #[test]
+    fn ignores_sleep_in_sync_code_and_blocking_closures() {
+        let change = [
+            added_file(
+                "src/worker.rs",
+                &[
+                    "async fn run() {",
+                    "    tokio::task::spawn_blocking(move || {",
+                    "        std::thread::sleep(BACKOFF);",
+                    "    });",
+                    "}",
+                    "fn retry() {",
+                    "    std::thread::sleep(BACKOFF);",
+                    "}",
+                ],
+            ),
+            added_file("app/cli.py", &["def wait():", "    time.sleep(1)"]),
+        ];
+        assert!(run(&BlockingSleepInAsync, &change).is_empty());
+    }
+}

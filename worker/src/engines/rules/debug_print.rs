@@ -1,0 +1,159 @@
+use super::lang::Lang;
+use super::paths::{is_non_production_path, is_script_path};
+use super::pattern::{Pattern, captures, compile};
+use super::scope::production_rust_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static JS: Pattern = LazyLock::new(|| compile(r"\b(console\.(?:log|debug|trace|dir))\("));
+static PY: Pattern = LazyLock::new(|| compile(r"^\s*(print)\("));
+static RUST: Pattern =
+    LazyLock::new(|| compile(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#));
+static GO: Pattern =
+    LazyLock::new(|| compile(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#));
+static PHP: Pattern = LazyLock::new(|| compile(r"\b(var_dump|print_r)\("));
+
+/// ## What it does
+/// Flags debug output added to production code: `console.log`/`debug`/
+/// `trace`/`dir` (JavaScript), `print(…)` (Python), `dbg!(…)` and
+/// `println!("DEBUG …")` (Rust), `fmt.Println("debug …")` (Go),
+/// `var_dump`/`print_r` (PHP). Tests, examples, scripts and command-line
+/// entry points, where printing is the point, are skipped.
+///
+/// ## Why is this bad?
+/// Stray prints bypass the logging pipeline: they have no level, no
+/// structure and no request context, they cannot be turned off, and they can
+/// spill internal data to stdout of a server or a user's browser console.
+///
+/// ## Example
+/// ```js
+/// console.log("cart", cart);
+/// ```
+///
+/// Use instead: remove it, or log through the application logger at debug
+/// level (`logger.debug({ cartId: cart.id }, "cart loaded")`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DebugPrint;
+
+impl Rule for DebugPrint {
+    fn code(&self) -> &'static str {
+        "RV-OPS-001"
+    }
+    fn name(&self) -> &'static str {
+        "debug-print"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Operability
+    }
+    fn severity(&self) -> Severity {
+        Severity::Suggestion
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let path = patch.path();
+            let lang = Lang::of(path);
+            if is_non_production_path(path) || is_script_path(path) {
+                continue;
+            }
+            let (pattern, lines): (&Pattern, Vec<(u32, &str)>) = match lang {
+                Lang::Rust => (&RUST, production_rust_lines(patch)),
+                Lang::JavaScript => (&JS, patch.added_lines().collect()),
+                Lang::Python => (&PY, patch.added_lines().collect()),
+                Lang::Go => (&GO, patch.added_lines().collect()),
+                Lang::Php => (&PHP, patch.added_lines().collect()),
+                _ => continue,
+            };
+            for (line, text) in lines {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(c) = captures(pattern, text) else {
+                    continue;
+                };
+                let Some(call) = c.iter().skip(1).flatten().next() else {
+                    continue;
+                };
+                let call = call.as_str();
+                let msg = Message {
+                    summary: format!("Debug output `{call}(…)` left in production code."),
+                    why:
+                        "Ad-hoc prints bypass the logging pipeline: no level, structure or request \
+                          context, no way to turn them off, and they can spill internal data to \
+                          stdout or the browser console."
+                            .into(),
+                    fix: "Remove it, or replace it with the application's logger at debug level \
+                          with structured fields."
+                        .into(),
+                };
+                out.push(finding(self, path, line, BlastRadius::Local, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_debug_output_in_production_code() {
+        let change = [
+            modified(
+                "web/src/cart.ts",
+                8,
+                &[
+                    (' ', "export function total(cart) {"),
+                    ('+', "  console.log(\"cart\", cart);"),
+                ],
+            ),
+            added_file("app/pricing.py", &["def price(p):", "    print(p)"]),
+            added_file(
+                "src/plan.rs",
+                &[
+                    "let plan = dbg!(build(cfg));",
+                    "println!(\"DEBUG plan={plan:?}\");",
+                ],
+            ),
+        ];
+        let found = run(&DebugPrint, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("web/src/cart.ts", 9),
+                ("app/pricing.py", 2),
+                ("src/plan.rs", 1),
+                ("src/plan.rs", 2)
+            ]
+        );
+        assert_eq!(
+            found[0].summary,
+            "Debug output `console.log(…)` left in production code."
+        );
+        assert_well_formed(&DebugPrint, &found);
+    }
+
+    #[test]
+    fn ignores_tests_scripts_cli_output_and_real_logging() {
+        let change = [
+            added_file("web/src/cart.test.ts", &["console.log(cart);"]),
+            added_file("scripts/release.py", &["print(version)"]),
+            added_file("app/__main__.py", &["print(report)"]),
+            added_file(
+                "web/src/api.ts",
+                &[
+                    "console.error(\"request failed\", err);",
+                    "// console.log(x)",
+                ],
+            ),
+            added_file("src/main.rs", &["println!(\"listening on {addr}\");"]),
+        ];
+        assert!(run(&DebugPrint, &change).is_empty());
+    }
+}

@@ -1,0 +1,178 @@
+use super::lang::Lang;
+use super::paths::is_test_path;
+use super::pattern::{Pattern, captures, compile};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+/// `eval(`/`exec(` as a free function whose argument is not a string literal.
+static EVAL: Pattern = LazyLock::new(|| compile(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#));
+static NEW_FUNCTION: Pattern = LazyLock::new(|| compile(r#"\b(new Function)\(\s*[^)"'`\s]"#));
+static DESERIALIZE: Pattern = LazyLock::new(|| {
+    compile(
+        r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(",
+    )
+});
+
+/// ## What it does
+/// Flags code that executes or deserialises data as code: Python `eval(…)`
+/// and `exec(…)` on a non-literal, `pickle`/`marshal`/`dill` loads,
+/// `yaml.load(…)` without a safe loader, and JavaScript `eval(…)` or
+/// `new Function(…)` on a non-literal.
+///
+/// ## Why is this bad?
+/// Whoever controls the input controls the process: an attacker-supplied
+/// string or pickle runs arbitrary code with the service's permissions.
+///
+/// ## Example
+/// ```python
+/// config = yaml.load(request.data)
+/// ```
+///
+/// Use instead:
+/// ```python
+/// config = yaml.safe_load(request.data)
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DynamicCodeExecution;
+
+impl Rule for DynamicCodeExecution {
+    fn code(&self) -> &'static str {
+        "RV-SEC-003"
+    }
+    fn name(&self) -> &'static str {
+        "dynamic-code-execution"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Security
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let lang = Lang::of(patch.path());
+            if !matches!(lang, Lang::Python | Lang::JavaScript) || is_test_path(patch.path()) {
+                continue;
+            }
+            for (line, text) in patch.added_lines() {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(call) = detect(text, lang) else {
+                    continue;
+                };
+                let (why, fix) = if call.starts_with("eval")
+                    || call.starts_with("exec")
+                    || call.starts_with("new")
+                {
+                    (
+                        "The argument is evaluated as code, so anyone who can influence it can run \
+                         arbitrary code with the service's permissions.",
+                        "Parse the data instead of evaluating it (`json.loads`, \
+                         `ast.literal_eval`, `JSON.parse`), or dispatch through an explicit \
+                         mapping of allowed operations.",
+                    )
+                } else {
+                    (
+                        "Unpickling or unsafe YAML loading can construct arbitrary objects and \
+                         call arbitrary functions, so untrusted bytes become code execution.",
+                        "Use a data-only format and loader (`yaml.safe_load`, `json.loads`); \
+                         if pickle is unavoidable, only load bytes this service signed itself \
+                         and verify the signature first.",
+                    )
+                };
+                let msg = Message {
+                    summary: format!(
+                        "`{call}(…)` executes or deserialises untrusted data as code."
+                    ),
+                    why: why.into(),
+                    fix: fix.into(),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::System, msg));
+            }
+        }
+    }
+}
+
+/// The dangerous call on `text`, if any.
+fn detect(text: &str, lang: Lang) -> Option<String> {
+    if let Some(c) = captures(&EVAL, text) {
+        let name = &c[1];
+        if lang == Lang::Python || name == "eval" {
+            return Some(name.to_string());
+        }
+    }
+    if lang == Lang::JavaScript {
+        return captures(&NEW_FUNCTION, text).map(|c| c[1].to_string());
+    }
+    let c = captures(&DESERIALIZE, text)?;
+    let call = &c[1];
+    let safe_yaml = call.starts_with("yaml.load")
+        && ["SafeLoader", "CSafeLoader", "BaseLoader"]
+            .iter()
+            .any(|l| text.contains(l));
+    (!safe_yaml).then(|| call.to_string())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    #[test]
+    fn flags_eval_exec_pickle_and_unsafe_yaml() {
+        let change = [
+            added_file(
+                "app/api.py",
+                &[
+                    "import pickle",
+                    "result = eval(request.args['expr'])",
+                    "session = pickle.loads(blob)",
+                    "cfg = yaml.load(body)",
+                ],
+            ),
+            added_file("web/calc.js", &["const f = new Function(userCode);"]),
+        ];
+        let found = run(&DynamicCodeExecution, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("app/api.py", 2),
+                ("app/api.py", 3),
+                ("app/api.py", 4),
+                ("web/calc.js", 1)
+            ]
+        );
+        assert_eq!(
+            found[1].summary,
+            "`pickle.loads(…)` executes or deserialises untrusted data as code."
+        );
+        assert_well_formed(&DynamicCodeExecution, &found);
+    }
+
+    #[test]
+    fn ignores_literals_safe_loaders_methods_and_tests() {
+        let change = [
+            added_file(
+                "app/api.py",
+                &[
+                    "value = ast.literal_eval(raw)",
+                    "model.eval()",
+                    "exec(\"import site\")",
+                    "cfg = yaml.load(body, Loader=yaml.SafeLoader)",
+                    "cfg = yaml.safe_load(body)",
+                    "# never eval(user_input)",
+                ],
+            ),
+            added_file("web/re.js", &["const m = pattern.exec(line);"]),
+            added_file("tests/test_cache.py", &["obj = pickle.loads(blob)"]),
+        ];
+        assert!(run(&DynamicCodeExecution, &change).is_empty());
+    }
+}

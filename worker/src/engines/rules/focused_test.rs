@@ -1,0 +1,137 @@
+use super::lang::Lang;
+use super::paths::is_test_path;
+use super::pattern::{Pattern, captures, compile};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static JS_FOCUS: Pattern = LazyLock::new(|| {
+    compile(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.only|fit|fdescribe|fcontext)\(")
+});
+static RUBY_FOCUS: Pattern =
+    LazyLock::new(|| compile(r"^\s*(fit|fdescribe|fcontext)\b|\b(focus:\s*true)\b"));
+
+/// ## What it does
+/// Flags focused tests committed to test files: `it.only(`, `describe.only(`,
+/// `test.only(`, `fit(`, `fdescribe(` (Jest, Mocha, Jasmine, Vitest) and
+/// RSpec `fit`/`fdescribe`/`focus: true`.
+///
+/// ## Why is this bad?
+/// A focused test makes the runner skip every other test in the file or the
+/// whole suite. CI stays green while almost nothing is tested.
+///
+/// ## Example
+/// ```js
+/// it.only("applies the discount", () => { /* … */ });
+/// ```
+///
+/// Use instead:
+/// ```js
+/// it("applies the discount", () => { /* … */ });
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FocusedTest;
+
+impl Rule for FocusedTest {
+    fn code(&self) -> &'static str {
+        "RV-TEST-002"
+    }
+    fn name(&self) -> &'static str {
+        "focused-test"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Testing
+    }
+    fn severity(&self) -> Severity {
+        Severity::Important
+    }
+    fn confidence(&self) -> u8 {
+        90
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let path = patch.path();
+            let lang = Lang::of(path);
+            let pattern = match lang {
+                Lang::JavaScript => &JS_FOCUS,
+                Lang::Ruby => &RUBY_FOCUS,
+                _ => continue,
+            };
+            if !is_test_path(path) {
+                continue;
+            }
+            for (line, text) in patch.added_lines() {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(c) = captures(pattern, text) else {
+                    continue;
+                };
+                let Some(construct) = c.iter().skip(1).flatten().next() else {
+                    continue;
+                };
+                let construct = construct.as_str();
+                let msg = Message {
+                    summary: format!("Focused test `{construct}` committed."),
+                    why: format!(
+                        "`{construct}` makes the runner skip every other test in scope, so CI \
+                         stays green while most of the suite no longer runs."
+                    ),
+                    fix: "Remove the focus (`it.only` → `it`, `fit` → `it`, drop `focus: true`), \
+                          and consider forbidding it in CI (`--forbid-only`, ESLint \
+                          `no-only-tests`)."
+                        .into(),
+                };
+                out.push(finding(self, path, line, BlastRadius::Module, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    #[test]
+    fn flags_focused_tests() {
+        let change = [
+            added_file(
+                "web/src/cart.test.ts",
+                &[
+                    "describe(\"cart\", () => {",
+                    "  it.only(\"applies the discount\", () => {",
+                ],
+            ),
+            added_file("spec/models/cart_spec.rb", &["  fit \"totals\" do"]),
+        ];
+        let found = run(&FocusedTest, &change);
+        assert_eq!(
+            cited(&found),
+            vec![("web/src/cart.test.ts", 2), ("spec/models/cart_spec.rb", 1)]
+        );
+        assert_eq!(found[0].summary, "Focused test `it.only` committed.");
+        assert_well_formed(&FocusedTest, &found);
+    }
+
+    #[test]
+    fn ignores_plain_tests_words_and_non_test_files() {
+        let change = [
+            added_file(
+                "web/src/cart.test.ts",
+                &[
+                    "it(\"only charges once\", () => {",
+                    "// it.only(\"debug\") while bisecting",
+                    "const fit = layout.fit(box);",
+                ],
+            ),
+            added_file(
+                "web/src/layout.ts",
+                &["export function fit(box) {}", "fit(box);"],
+            ),
+        ];
+        assert!(run(&FocusedTest, &change).is_empty());
+    }
+}

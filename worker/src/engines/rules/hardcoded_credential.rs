@@ -1,0 +1,234 @@
+use super::lang::Lang;
+use super::paths::{has_dir, is_generated_path, is_test_path};
+use super::pattern::{Pattern, captures, compile, is_match};
+use super::secrets::{is_placeholder, mask};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static PRIVATE_KEY: Pattern =
+    LazyLock::new(|| compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"));
+static AWS_KEY_ID: Pattern = LazyLock::new(|| compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"));
+static AWS_SECRET: Pattern = LazyLock::new(|| {
+    compile(
+        r#"(?i)aws_?secret(?:_?access)?_?key\w*["']?\s*(?:=>|:=|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+    )
+});
+static GITHUB: Pattern = LazyLock::new(|| {
+    compile(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b")
+});
+static SLACK: Pattern = LazyLock::new(|| compile(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})"));
+/// `name = "literal"` where the name ends in a credential word (an optional
+/// type annotation between them, as in `const API_KEY: &str = "…"`).
+static ASSIGNED: Pattern = LazyLock::new(|| {
+    compile(concat!(
+        r#"(?i)\b([\w.-]*?(?:password|passwd|pwd|secret|api[_-]?key|apikey"#,
+        r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
+        r#"["']?\s*(?::[^=:"\n]{1,40}?)?\s*(?:=>|:=|=|:)\s*"#,
+        r#"(?:[rbu]|r#)?["']([^"'\n]*)["']"#,
+    ))
+});
+/// `NAME=value` in `.env`, YAML or INI files, unquoted.
+static CONFIG_ASSIGNED: Pattern = LazyLock::new(|| {
+    compile(concat!(
+        r#"(?i)^\s*(?:export\s+)?([\w.-]*?(?:password|passwd|secret|api[_-]?key|apikey"#,
+        r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
+        r#"\s*[=:]\s*([^\s"'#]+)\s*$"#,
+    ))
+});
+
+/// ## What it does
+/// Flags credentials written into the code: AWS access key ids and secret
+/// keys, GitHub and Slack tokens, private key blocks, and string literals
+/// assigned to names like `password`, `secret`, `api_key` or `token`
+/// (ignoring placeholders such as `changeme`, `${VAR}` or `<token>`).
+///
+/// The secret itself is masked in the finding.
+///
+/// ## Why is this bad?
+/// Everyone with read access to the repository, its forks, CI logs and
+/// backups can use the credential, and deleting it later does not remove it
+/// from the git history. It has to be treated as leaked.
+///
+/// ## Example
+/// ```python
+/// client = Client(api_key="sk_live_4eC39HqLyjWDarjtT1zdp7dc")
+/// ```
+///
+/// Use instead:
+/// ```python
+/// client = Client(api_key=os.environ["PAYMENTS_API_KEY"])
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HardcodedCredential;
+
+impl Rule for HardcodedCredential {
+    fn code(&self) -> &'static str {
+        "RV-SEC-001"
+    }
+    fn name(&self) -> &'static str {
+        "hardcoded-credential"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Security
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let path = patch.path();
+            if is_generated_path(path) {
+                continue;
+            }
+            // Name-based matches are noisy in tests, docs and translations;
+            // token formats are checked everywhere (a real key in a test or a
+            // comment is just as leaked).
+            let by_name = !is_test_path(path)
+                && !has_dir(path, &["locales", "locale", "i18n", "translations", "docs"]);
+            let lang = Lang::of(path);
+            for (line, text) in patch.added_lines() {
+                let by_name = by_name && !lang.is_comment(text);
+                if let Some(summary) = detect(text, lang, by_name) {
+                    let msg = Message {
+                        summary,
+                        why: "Anyone who can read the repository, its forks, CI logs or backups \
+                              can use this credential, and removing the line later does not \
+                              remove it from the git history."
+                            .into(),
+                        fix: "Revoke and rotate the credential now, then load it at runtime from \
+                              the environment or a secret manager (e.g. `os.environ[...]`, \
+                              `std::env::var`, a mounted secret) and keep it out of the repository."
+                            .into(),
+                    };
+                    out.push(finding(self, path, line, BlastRadius::System, msg));
+                }
+            }
+        }
+    }
+}
+
+/// The summary for the first credential on `text`, with the secret masked.
+fn detect(text: &str, lang: Lang, by_name: bool) -> Option<String> {
+    if is_match(&PRIVATE_KEY, text) {
+        return Some("Private key block committed to the repository.".into());
+    }
+    let formats: [(&Pattern, &str); 4] = [
+        (&AWS_KEY_ID, "AWS access key id"),
+        (&GITHUB, "GitHub token"),
+        (&SLACK, "Slack token"),
+        (&AWS_SECRET, "AWS secret access key"),
+    ];
+    for (pattern, label) in formats {
+        if let Some(c) = captures(pattern, text) {
+            let secret = &c[1];
+            if !secret.ends_with("EXAMPLE") && !secret.contains("EXAMPLEKEY") {
+                return Some(format!("Hard-coded {label} `{}`.", mask(secret)));
+            }
+        }
+    }
+    if !by_name {
+        return None;
+    }
+    let c = captures(&ASSIGNED, text).or_else(|| {
+        (lang == Lang::Config)
+            .then(|| captures(&CONFIG_ASSIGNED, text))
+            .flatten()
+    })?;
+    let (name, value) = (&c[1], &c[2]);
+    (!is_placeholder(value)).then(|| {
+        format!(
+            "Hard-coded secret assigned to `{name}` (`{}`).",
+            mask(value)
+        )
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    // Fake credentials are assembled at runtime so this file holds none.
+    fn aws_id() -> String {
+        format!("AKIA{}", "Z7Q3XK2M4PLRWT6N")
+    }
+    fn gh_token() -> String {
+        format!("ghp_{}", "a1B2c3D4".repeat(4) + "e5F6")
+    }
+
+    #[test]
+    fn flags_token_formats_key_blocks_and_named_literals_masked() {
+        let key_line = format!("{}{}", "-----BEGIN RSA ", "PRIVATE KEY-----");
+        let lines = [
+            format!("AWS_ACCESS_KEY_ID = \"{}\"", aws_id()),
+            format!("const token = '{}';", gh_token()),
+            key_line,
+            "db_password = \"s3cr3t-Pa55word!\"".to_string(),
+            "API_KEY=q8Zt2LmN4vX9".to_string(),
+        ];
+        let change = [
+            added_file(
+                "src/settings.py",
+                &lines[..4].iter().map(String::as_str).collect::<Vec<_>>(),
+            ),
+            added_file("deploy/.env", &[lines[4].as_str()]),
+        ];
+        let found = run(&HardcodedCredential, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("src/settings.py", 1),
+                ("src/settings.py", 2),
+                ("src/settings.py", 3),
+                ("src/settings.py", 4),
+                ("deploy/.env", 1)
+            ]
+        );
+        assert_eq!(
+            found[0].summary,
+            "Hard-coded AWS access key id `AKIA************WT6N`."
+        );
+        assert!(found[3].summary.contains("`db_password`"));
+        assert_well_formed(&HardcodedCredential, &found);
+        let json = serde_json::to_string(&found).unwrap();
+        for secret in [
+            aws_id(),
+            gh_token(),
+            "s3cr3t-Pa55word!".into(),
+            "q8Zt2LmN4vX9".into(),
+        ] {
+            assert!(
+                !json.contains(&secret),
+                "raw secret leaked into the finding"
+            );
+        }
+    }
+
+    #[test]
+    fn ignores_placeholders_references_and_test_fixtures() {
+        let change = [
+            added_file(
+                "src/settings.py",
+                &[
+                    "password = \"\"",
+                    "password = \"changeme\"",
+                    "api_key = os.environ[\"API_KEY\"]",
+                    "token = \"${GITHUB_TOKEN}\"",
+                    "secret = \"<your secret here>\"",
+                    "if password == \"hunter2hunter2\":",
+                    "password_hash = \"pbkdf2:sha256:600000\"",
+                    "AWS_ACCESS_KEY_ID = \"AKIAIOSFODNN7EXAMPLE\"",
+                    "# password = \"s3cr3t-Pa55word!\"",
+                ],
+            ),
+            added_file("tests/test_login.py", &["password = \"s3cr3t-Pa55word!\""]),
+        ];
+        assert!(run(&HardcodedCredential, &change).is_empty());
+    }
+}

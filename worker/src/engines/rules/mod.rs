@@ -1,0 +1,213 @@
+//! The built-in rules engine: deterministic checks over the added lines of a
+//! change. One rule per module, each with a stable code, a dimension, a
+//! severity, a confidence and a fixture test.
+
+use revu_common::diff::{FilePatch, FileStatus};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+
+mod interpolation;
+mod lang;
+mod paths;
+mod pattern;
+mod scope;
+mod secrets;
+#[cfg(test)]
+mod testing;
+
+mod bare_panic;
+mod blocking_sleep_in_async;
+mod debug_mode_enabled;
+mod debug_print;
+mod debugger_statement;
+mod destructive_migration;
+mod dynamic_code_execution;
+mod focused_test;
+mod hardcoded_credential;
+mod large_binary;
+mod oversized_file;
+mod placeholder_macro;
+mod regex_in_loop;
+mod secret_logged;
+mod select_star;
+mod shell_injection;
+mod skipped_test;
+mod source_without_tests;
+mod sql_string_formatting;
+mod swallowed_exception;
+mod tls_verification_disabled;
+mod too_many_parameters;
+mod unwrap_in_production;
+mod wildcard_import;
+
+/// What a rule sees: the files of its lane and the change as a whole.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleContext<'a> {
+    /// The files this lane reviews.
+    pub files: &'a [&'a FilePatch],
+    /// Every file of the change (for change-wide rules such as "source
+    /// changed without tests").
+    pub change: &'a [FilePatch],
+}
+
+/// A built-in check.
+pub trait Rule: Send + Sync {
+    /// Stable code, e.g. `RV-SEC-001`. Never reused for another check.
+    fn code(&self) -> &'static str;
+    /// Short kebab-case name, e.g. `hardcoded-credential`.
+    fn name(&self) -> &'static str;
+    fn dimension(&self) -> Dimension;
+    fn severity(&self) -> Severity;
+    /// 0–100: how often a hit is a true positive.
+    fn confidence(&self) -> u8;
+    /// Appends its findings on the lane's files.
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>);
+}
+
+/// Every built-in rule, in code order.
+pub fn all_rules() -> Vec<Box<dyn Rule>> {
+    vec![
+        Box::new(unwrap_in_production::UnwrapInProduction),
+        Box::new(bare_panic::BarePanic),
+        Box::new(placeholder_macro::PlaceholderMacro),
+        Box::new(swallowed_exception::SwallowedException),
+        Box::new(destructive_migration::DestructiveMigration),
+        Box::new(hardcoded_credential::HardcodedCredential),
+        Box::new(sql_string_formatting::SqlStringFormatting),
+        Box::new(dynamic_code_execution::DynamicCodeExecution),
+        Box::new(shell_injection::ShellInjection),
+        Box::new(tls_verification_disabled::TlsVerificationDisabled),
+        Box::new(secret_logged::SecretLogged),
+        Box::new(debug_mode_enabled::DebugModeEnabled),
+        Box::new(regex_in_loop::RegexInLoop),
+        Box::new(select_star::SelectStar),
+        Box::new(blocking_sleep_in_async::BlockingSleepInAsync),
+        Box::new(too_many_parameters::TooManyParameters),
+        Box::new(wildcard_import::WildcardImport),
+        Box::new(oversized_file::OversizedFile),
+        Box::new(source_without_tests::SourceWithoutTests),
+        Box::new(focused_test::FocusedTest),
+        Box::new(skipped_test::SkippedTest),
+        Box::new(debug_print::DebugPrint),
+        Box::new(debugger_statement::DebuggerStatement),
+        Box::new(large_binary::LargeBinary),
+    ]
+}
+
+/// The text of a finding.
+#[derive(Debug, Clone)]
+pub(crate) struct Message {
+    pub summary: String,
+    pub why: String,
+    pub fix: String,
+}
+
+/// A finding of `rule` at `file:line` (`0` for the whole file).
+pub(crate) fn finding(
+    rule: &dyn Rule,
+    file: &str,
+    line: u32,
+    blast_radius: BlastRadius,
+    msg: Message,
+) -> Finding {
+    Finding {
+        rule: rule.code().to_string(),
+        severity: rule.severity(),
+        file: file.to_string(),
+        line,
+        end_line: None,
+        dimension: rule.dimension(),
+        dimensions: Vec::new(),
+        summary: msg.summary,
+        why: msg.why,
+        fix: msg.fix,
+        confidence: rule.confidence(),
+        blast_radius,
+    }
+}
+
+/// The lane's files whose text a rule can read: neither binary nor deleted.
+pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
+    ctx.files
+        .iter()
+        .copied()
+        .filter(|p| !p.binary && p.status != FileStatus::Deleted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn prefix(d: Dimension) -> &'static str {
+        match d {
+            Dimension::Correctness => "RV-COR-",
+            Dimension::Security => "RV-SEC-",
+            Dimension::Performance => "RV-PERF-",
+            Dimension::Design => "RV-DES-",
+            Dimension::Testing => "RV-TEST-",
+            Dimension::Operability => "RV-OPS-",
+        }
+    }
+
+    #[test]
+    fn codes_and_names_are_unique_and_match_their_dimension() {
+        let rules = all_rules();
+        let codes: HashSet<_> = rules.iter().map(|r| r.code()).collect();
+        let names: HashSet<_> = rules.iter().map(|r| r.name()).collect();
+        assert_eq!(codes.len(), rules.len());
+        assert_eq!(names.len(), rules.len());
+        for r in &rules {
+            let p = prefix(r.dimension());
+            let number = r.code().strip_prefix(p).unwrap_or_default();
+            assert!(
+                number.len() == 3 && number.chars().all(|c| c.is_ascii_digit()),
+                "{} does not match {p}NNN",
+                r.code()
+            );
+            assert!(
+                r.name().chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{} is not kebab-case",
+                r.name()
+            );
+        }
+    }
+
+    #[test]
+    fn rules_cover_every_dimension_with_sane_confidence() {
+        let rules = all_rules();
+        assert!(rules.len() >= 14);
+        let dims: HashSet<_> = rules.iter().map(|r| r.dimension()).collect();
+        for d in Dimension::ALL {
+            assert!(dims.contains(&d), "no rule for {d}");
+        }
+        for r in &rules {
+            assert!((1..=100).contains(&r.confidence()), "{}", r.code());
+        }
+    }
+
+    #[test]
+    fn rules_are_listed_in_code_order() {
+        let order = |code: &str| {
+            let dim = Dimension::ALL
+                .iter()
+                .position(|d| code.starts_with(prefix(*d)))
+                .unwrap_or(usize::MAX);
+            (dim, code.to_string())
+        };
+        let codes: Vec<_> = all_rules().iter().map(|r| order(r.code())).collect();
+        let mut sorted = codes.clone();
+        sorted.sort();
+        assert_eq!(codes, sorted);
+    }
+
+    #[test]
+    fn no_rule_reads_deleted_or_binary_files() {
+        let change = [
+            testing::deleted("src/app.py", &["password = \"s3cr3t-v4lue!\"", "eval(x)"]),
+            testing::binary("assets/logo.png", FileStatus::Added, Some(2_000)),
+        ];
+        for r in all_rules() {
+            assert!(testing::run(r.as_ref(), &change).is_empty(), "{}", r.code());
+        }
+    }
+}

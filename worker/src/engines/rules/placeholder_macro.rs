@@ -1,0 +1,105 @@
+use super::pattern::{Pattern, captures, compile};
+use super::scope::production_rust_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static PLACEHOLDER: Pattern = LazyLock::new(|| compile(r"\b(todo|unimplemented)!\("));
+
+/// ## What it does
+/// Flags `todo!()` and `unimplemented!()` added to non-test Rust code.
+///
+/// ## Why is this bad?
+/// Both compile into an unconditional panic. Merged, they turn an
+/// unfinished code path into a crash the first time a caller reaches it,
+/// and nothing at build time says the feature is incomplete.
+///
+/// ## Example
+/// ```rust,ignore
+/// fn refund(&self, order: &Order) -> Result<(), PayError> {
+///     todo!()
+/// }
+/// ```
+///
+/// Use instead: finish the implementation, or return an explicit error
+/// (`Err(PayError::Unsupported("refund"))`) until it exists.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlaceholderMacro;
+
+impl Rule for PlaceholderMacro {
+    fn code(&self) -> &'static str {
+        "RV-COR-003"
+    }
+    fn name(&self) -> &'static str {
+        "placeholder-macro"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Correctness
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        90
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            for (line, text) in production_rust_lines(patch) {
+                let Some(c) = captures(&PLACEHOLDER, text) else {
+                    continue;
+                };
+                let mac = &c[1];
+                let msg = Message {
+                    summary: format!("`{mac}!()` placeholder added to non-test code."),
+                    why: format!(
+                        "`{mac}!` always panics: any caller that reaches this path crashes, \
+                         and the compiler gives no warning that the code is unfinished."
+                    ),
+                    fix: "Implement the path before merging, or return an explicit error \
+                          (e.g. an `Unsupported` variant) that callers can handle."
+                        .into(),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::Service, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    #[test]
+    fn flags_todo_and_unimplemented() {
+        let change = [added_file(
+            "src/pay.rs",
+            &[
+                "fn refund(&self) -> Result<(), PayError> {",
+                "    todo!()",
+                "}",
+                "fn void(&self) { unimplemented!(\"later\") }",
+            ],
+        )];
+        let found = run(&PlaceholderMacro, &change);
+        assert_eq!(cited(&found), vec![("src/pay.rs", 2), ("src/pay.rs", 4)]);
+        assert!(found[0].summary.contains("todo!()"));
+        assert_well_formed(&PlaceholderMacro, &found);
+    }
+
+    #[test]
+    fn ignores_comments_and_test_modules() {
+        let change = [added_file(
+            "src/pay.rs",
+            &[
+                "// todo!() once the API exists",
+                "mod tests {",
+                "    todo!()",
+                "}",
+            ],
+        )];
+        assert!(run(&PlaceholderMacro, &change).is_empty());
+    }
+}

@@ -1,0 +1,92 @@
+//! Secret values: telling real ones from placeholders, and masking them
+//! before they reach a finding.
+
+/// `secret` with all but its first and last four characters replaced by
+/// `*` (at most 12 of them); secrets shorter than 16 characters are masked
+/// entirely, so that no more than half of a short secret ever shows.
+pub(crate) fn mask(secret: &str) -> String {
+    let chars: Vec<char> = secret.chars().collect();
+    let n = chars.len();
+    if n < 16 {
+        return "*".repeat(n.max(8));
+    }
+    let head: String = chars.iter().take(4).collect();
+    let tail: String = chars.iter().skip(n - 4).collect();
+    format!("{head}{}{tail}", "*".repeat((n - 8).min(12)))
+}
+
+/// Whether an assigned literal is a placeholder or a reference rather than
+/// a real secret.
+pub(crate) fn is_placeholder(value: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "changeme",
+        "change_me",
+        "change-me",
+        "example",
+        "placeholder",
+        "your_",
+        "your-",
+        "xxx",
+        "***",
+        "...",
+        "dummy",
+        "fake",
+        "sample",
+        "redacted",
+        "todo",
+        "test",
+        "replace",
+        "environ",
+        "process.env",
+        "getenv",
+        "secret_key_here",
+    ];
+    let lower = value.to_ascii_lowercase();
+    let first = value.chars().next().unwrap_or(' ');
+    value.chars().count() < 8
+        || value.chars().any(char::is_whitespace)
+        || value.chars().all(|c| c == first)
+        || matches!(first, '$' | '%' | '/' | '.' | '~')
+        || lower.starts_with("http")
+        || (value.contains('{') && value.contains('}'))
+        || (value.contains('<') && value.contains('>'))
+        || value.contains("%(")
+        || value
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        || WORDS.iter().any(|w| lower.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_four_characters_each_side_of_long_secrets() {
+        assert_eq!(mask("AKIAIOSFODNN7EXAMPLE"), "AKIA************MPLE");
+        let long = "x".repeat(60);
+        assert_eq!(mask(&long).len(), 20);
+    }
+
+    #[test]
+    fn placeholders_and_references_are_not_secrets() {
+        for v in [
+            "",
+            "changeme",
+            "${DB_PASSWORD}",
+            "<token>",
+            "xxxxxxxxxx",
+            "DB_PASSWORD",
+            "your_key_here",
+        ] {
+            assert!(is_placeholder(v), "{v}");
+        }
+        assert!(!is_placeholder("s3cr3t-Pa55word!"));
+    }
+
+    #[test]
+    fn masks_short_secrets_entirely() {
+        assert_eq!(mask("hunter2hunter"), "*************");
+        assert_eq!(mask("abc"), "********");
+    }
+}

@@ -1,0 +1,191 @@
+use super::interpolation::interpolation;
+use super::lang::Lang;
+use super::paths::is_test_path;
+use super::pattern::{Pattern, captures, compile, is_match};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static PY_SUBPROCESS: Pattern = LazyLock::new(|| {
+    compile(
+        r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(",
+    )
+});
+static SHELL_TRUE: Pattern = LazyLock::new(|| compile(r"\bshell\s*=\s*True\b"));
+static PY_OS: Pattern = LazyLock::new(|| compile(r#"\b(os\.(?:system|popen))\(\s*(["']?)"#));
+static JS_EXEC: Pattern =
+    LazyLock::new(|| compile(r"(?:^|[^\w.]|child_process\.)(exec(?:Sync)?)\("));
+static RUST_SH: Pattern = LazyLock::new(|| {
+    compile(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#)
+});
+static GO_SH: Pattern = LazyLock::new(|| {
+    compile(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#)
+});
+
+/// ## What it does
+/// Flags shell commands built from runtime values: `subprocess.*(…,
+/// shell=True)` with a formatted command, `os.system`/`os.popen` with a
+/// non-literal, Node `child_process.exec` with a template literal or
+/// concatenation, and `sh -c` with a formatted script in Rust or Go.
+///
+/// ## Why is this bad?
+/// The shell parses the whole string, so a value containing `;`, `|`, `$( )`
+/// or a quote runs extra commands with the service's permissions (command
+/// injection).
+///
+/// ## Example
+/// ```python
+/// subprocess.run(f"convert {upload} out.png", shell=True)
+/// ```
+///
+/// Use instead:
+/// ```python
+/// subprocess.run(["convert", upload, "out.png"], check=True)
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ShellInjection;
+
+impl Rule for ShellInjection {
+    fn code(&self) -> &'static str {
+        "RV-SEC-004"
+    }
+    fn name(&self) -> &'static str {
+        "shell-injection"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Security
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let lang = Lang::of(patch.path());
+            if is_test_path(patch.path()) {
+                continue;
+            }
+            for (line, text) in patch.added_lines() {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(call) = detect(text, lang) else {
+                    continue;
+                };
+                let how = interpolation(text).unwrap_or("a non-literal value");
+                let msg = Message {
+                    summary: format!("Shell command for `{call}` built from {how}."),
+                    why: "The shell parses the interpolated value, so input containing `;`, `|`, \
+                          `$(…)` or quotes runs additional commands with the service's \
+                          permissions (command injection)."
+                        .into(),
+                    fix: "Run the program directly with an argument list and no shell \
+                          (`subprocess.run([...])`, `execFile`/`spawn` with args, \
+                          `Command::new(prog).args(...)`); if a shell is unavoidable, pass \
+                          values as positional parameters or quote them with `shlex.quote`."
+                        .into(),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::System, msg));
+            }
+        }
+    }
+}
+
+/// The call that runs a shell with an interpolated command, if any.
+fn detect(text: &str, lang: Lang) -> Option<String> {
+    let interpolated = interpolation(text).is_some();
+    match lang {
+        Lang::Python => {
+            if let Some(c) = captures(&PY_SUBPROCESS, text)
+                && is_match(&SHELL_TRUE, text)
+                && interpolated
+            {
+                return Some(c[1].to_string());
+            }
+            let c = captures(&PY_OS, text)?;
+            let literal_arg = !c[2].is_empty();
+            (!literal_arg || interpolated).then(|| c[1].to_string())
+        }
+        Lang::JavaScript => {
+            let c = captures(&JS_EXEC, text)?;
+            interpolated.then(|| c[1].to_string())
+        }
+        Lang::Rust => {
+            let c = captures(&RUST_SH, text)?;
+            interpolated.then(|| c[1].to_string())
+        }
+        Lang::Go => {
+            let c = captures(&GO_SH, text)?;
+            interpolated.then(|| c[1].to_string())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    #[test]
+    fn flags_interpolated_shell_commands() {
+        let change = [
+            added_file(
+                "app/convert.py",
+                &[
+                    "import subprocess",
+                    "subprocess.run(f\"convert {upload} out.png\", shell=True)",
+                    "os.system(cmd)",
+                ],
+            ),
+            added_file(
+                "server/zip.js",
+                &["child_process.exec(`zip -r ${name}.zip dir`);"],
+            ),
+            added_file(
+                "src/hook.rs",
+                &["Command::new(\"sh\").arg(\"-c\").arg(format!(\"git log {rev}\"));"],
+            ),
+        ];
+        let found = run(&ShellInjection, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("app/convert.py", 2),
+                ("app/convert.py", 3),
+                ("server/zip.js", 1),
+                ("src/hook.rs", 1)
+            ]
+        );
+        assert_eq!(
+            found[0].summary,
+            "Shell command for `subprocess.run` built from an f-string."
+        );
+        assert_eq!(
+            found[1].summary,
+            "Shell command for `os.system` built from a non-literal value."
+        );
+        assert_well_formed(&ShellInjection, &found);
+    }
+
+    #[test]
+    fn ignores_argument_lists_literals_regex_exec_and_tests() {
+        let change = [
+            added_file(
+                "app/convert.py",
+                &[
+                    "subprocess.run([\"convert\", upload, \"out.png\"], check=True)",
+                    "subprocess.run(\"make clean\", shell=True)",
+                    "os.system(\"clear\")",
+                ],
+            ),
+            added_file("server/parse.js", &["const m = re.exec(`${prefix}`);"]),
+            added_file("tests/test_convert.py", &["os.system(f\"rm -rf {tmp}\")"]),
+        ];
+        assert!(run(&ShellInjection, &change).is_empty());
+    }
+}

@@ -1,0 +1,150 @@
+use super::lang::Lang;
+use super::pattern::{Pattern, captures, compile};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+/// Unconditional skips; conditional ones (`skipif`, `t.Skip` behind an `if`)
+/// are deliberate and not matched.
+static SKIP: Pattern = LazyLock::new(|| {
+    compile(concat!(
+        r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(",
+        r"|(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|$)",
+        r"|^\s*(#\[ignore\b)",
+        r"|^\s*(@Disabled|@Ignore)\b",
+    ))
+});
+
+/// ## What it does
+/// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,
+/// `xit`, `xdescribe` (JavaScript), `@pytest.mark.skip`, `@unittest.skip`
+/// (Python), `#[ignore]` (Rust), `@Disabled`/`@Ignore` (Java, Kotlin).
+/// Conditional skips such as `skipif` are not flagged.
+///
+/// ## Why is this bad?
+/// A skipped test reports nothing while the suite stays green, so the
+/// behaviour it covered can break unnoticed; skips added "for now" tend to
+/// stay forever.
+///
+/// ## Example
+/// ```python
+/// @pytest.mark.skip
+/// def test_refund_rounding(): ...
+/// ```
+///
+/// Use instead: fix the test, or skip it only under the condition that
+/// breaks it (`@pytest.mark.skipif(sys.platform == "win32", reason="…")`)
+/// with an issue reference.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SkippedTest;
+
+impl Rule for SkippedTest {
+    fn code(&self) -> &'static str {
+        "RV-TEST-003"
+    }
+    fn name(&self) -> &'static str {
+        "skipped-test"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Testing
+    }
+    fn severity(&self) -> Severity {
+        Severity::Suggestion
+    }
+    fn confidence(&self) -> u8 {
+        80
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let lang = Lang::of(patch.path());
+            if !matches!(
+                lang,
+                Lang::JavaScript | Lang::Python | Lang::Rust | Lang::Java | Lang::Kotlin
+            ) {
+                continue;
+            }
+            for (line, text) in patch.added_lines() {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(c) = captures(&SKIP, text) else {
+                    continue;
+                };
+                let Some(construct) = c.iter().skip(1).flatten().next() else {
+                    continue;
+                };
+                let construct = match construct.as_str() {
+                    "#[ignore" => "#[ignore]",
+                    other => other,
+                };
+                let msg = Message {
+                    summary: format!("Test disabled with `{construct}`."),
+                    why: "A skipped test no longer checks anything while the suite stays green, \
+                          so the behaviour it covered can regress unnoticed; temporary skips tend \
+                          to become permanent."
+                        .into(),
+                    fix: "Fix the test or the code it exercises; if it must be skipped, make the \
+                          skip conditional on the actual cause and link the tracking issue in \
+                          the reason."
+                        .into(),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::Local, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_unconditional_skips() {
+        let change = [
+            modified(
+                "tests/test_refunds.py",
+                14,
+                &[
+                    (' ', ""),
+                    ('+', "@pytest.mark.skip(reason=\"flaky\")"),
+                    (' ', "def test_rounding():"),
+                ],
+            ),
+            added_file("web/cart.test.ts", &["it.skip(\"totals\", () => {});"]),
+            added_file("src/diff.rs", &["#[test]", "#[ignore]", "fn slow() {}"]),
+        ];
+        let found = run(&SkippedTest, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("tests/test_refunds.py", 15),
+                ("web/cart.test.ts", 1),
+                ("src/diff.rs", 2)
+            ]
+        );
+        assert_eq!(found[0].summary, "Test disabled with `@pytest.mark.skip`.");
+        assert_eq!(found[2].summary, "Test disabled with `#[ignore]`.");
+        assert_well_formed(&SkippedTest, &found);
+    }
+
+    #[test]
+    fn ignores_conditional_skips_and_unrelated_calls() {
+        let change = [
+            added_file(
+                "tests/test_refunds.py",
+                &[
+                    "@pytest.mark.skipif(sys.platform == \"win32\", reason=\"no fork\")",
+                    "# @pytest.mark.skip",
+                ],
+            ),
+            added_file(
+                "web/list.ts",
+                &["const rest = items.skip(2);", "stream.skip(1)"],
+            ),
+        ];
+        assert!(run(&SkippedTest, &change).is_empty());
+    }
+}

@@ -1,0 +1,169 @@
+use super::interpolation::interpolation;
+use super::lang::Lang;
+use super::paths::{in_migration_dir, is_test_path};
+use super::pattern::{Pattern, captures, compile};
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+/// SQL written in upper case, as it usually is inside application code.
+static SQL_UPPER: Pattern = LazyLock::new(|| {
+    compile(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b")
+});
+/// Lower-case SQL needs a full clause, so that prose ("select a file from")
+/// does not match.
+static SQL_ANY_CASE: Pattern = LazyLock::new(|| {
+    compile(concat!(
+        r"(?i)\b(select\s.*?\bfrom\s+\S+.*?\bwhere",
+        r"|insert\s+into\s+\S+.*?\bvalues",
+        r"|update\s+\S+\s+set\s+\w+\s*=",
+        r"|delete\s+from\s+\S+\s+where)\b",
+    ))
+});
+
+/// ## What it does
+/// Flags SQL statements (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`,
+/// `DELETE FROM`) built on one line with f-strings, `%` formatting,
+/// `.format()`, `format!`, `fmt.Sprintf`, template literals, interpolated
+/// strings or string concatenation.
+///
+/// ## Why is this bad?
+/// Values pasted into the SQL text are parsed as SQL. A value that contains
+/// a quote changes the statement — the classic SQL injection — which can
+/// read, modify or delete any data the database user can reach.
+///
+/// ## Example
+/// ```python
+/// cur.execute(f"SELECT * FROM users WHERE email = '{email}'")
+/// ```
+///
+/// Use instead:
+/// ```python
+/// cur.execute("SELECT * FROM users WHERE email = %s", (email,))
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SqlStringFormatting;
+
+impl Rule for SqlStringFormatting {
+    fn code(&self) -> &'static str {
+        "RV-SEC-002"
+    }
+    fn name(&self) -> &'static str {
+        "sql-string-formatting"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Security
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        80
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let path = patch.path();
+            let lang = Lang::of(path);
+            if !lang.is_source() || is_test_path(path) || in_migration_dir(path) {
+                continue;
+            }
+            for (line, text) in patch.added_lines() {
+                if lang.is_comment(text) {
+                    continue;
+                }
+                let Some(sql) =
+                    captures(&SQL_UPPER, text).or_else(|| captures(&SQL_ANY_CASE, text))
+                else {
+                    continue;
+                };
+                let Some(how) = interpolation(text) else {
+                    continue;
+                };
+                let verb = sql[1]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("SQL")
+                    .to_ascii_uppercase();
+                let msg = Message {
+                    summary: format!("SQL `{verb}` statement built with {how}."),
+                    why: "Values formatted into SQL text are parsed as SQL: input containing a \
+                          quote can rewrite the statement (SQL injection) and read or destroy \
+                          data the database user can reach."
+                        .into(),
+                    fix:
+                        "Keep the SQL constant and pass values as bound parameters (`%s`/`?`/`$1` \
+                          placeholders with a parameter list, or the query builder's bind API); \
+                          if an identifier must vary, pick it from a fixed allow-list."
+                            .into(),
+                };
+                out.push(finding(self, path, line, BlastRadius::System, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_formatted_sql() {
+        let change = [
+            modified(
+                "app/users.py",
+                30,
+                &[
+                    (' ', "def find(email):"),
+                    (
+                        '+',
+                        "    cur.execute(f\"SELECT * FROM users WHERE email = '{email}'\")",
+                    ),
+                ],
+            ),
+            added_file(
+                "src/db.rs",
+                &["let q = format!(\"delete from jobs where id = {id}\");"],
+            ),
+            added_file(
+                "web/repo.ts",
+                &["db.query(`UPDATE orders SET state = '${s}'`);"],
+            ),
+        ];
+        let found = run(&SqlStringFormatting, &change);
+        assert_eq!(
+            cited(&found),
+            vec![("app/users.py", 31), ("src/db.rs", 1), ("web/repo.ts", 1)]
+        );
+        assert_eq!(
+            found[0].summary,
+            "SQL `SELECT` statement built with an f-string."
+        );
+        assert_eq!(
+            found[1].summary,
+            "SQL `DELETE` statement built with `format!`."
+        );
+        assert_well_formed(&SqlStringFormatting, &found);
+    }
+
+    #[test]
+    fn ignores_parameterised_queries_prose_and_tests() {
+        let change = [
+            added_file(
+                "app/users.py",
+                &[
+                    "cur.execute(\"SELECT * FROM users WHERE email = %s\", (email,))",
+                    "log.info(f\"select a file from {folder}\")",
+                    "# cur.execute(f\"SELECT * FROM users WHERE id = {uid}\")",
+                ],
+            ),
+            added_file(
+                "tests/test_users.py",
+                &["q = f\"SELECT * FROM users WHERE id = {uid}\""],
+            ),
+        ];
+        assert!(run(&SqlStringFormatting, &change).is_empty());
+    }
+}

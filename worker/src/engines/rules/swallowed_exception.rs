@@ -1,0 +1,196 @@
+use super::lang::Lang;
+use super::paths::is_test_path;
+use super::pattern::{Pattern, compile, is_match};
+use super::scope::head_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+/// `except:` / `except Exception [as e]:`, optionally with an inline `pass`.
+static PY_EXCEPT: Pattern = LazyLock::new(|| {
+    compile(
+        r"^\s*except(?:\s+\(?\s*(?:Exception|BaseException)\s*\)?(?:\s+as\s+\w+)?)?\s*:\s*(pass\s*)?$",
+    )
+});
+/// An empty `catch` block closed on the same line, or a promise `.catch`
+/// with an empty handler.
+static CATCH_EMPTY: Pattern = LazyLock::new(|| {
+    compile(
+        r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}|\.catch\(\s*(?:\(\s*\w*\s*\)|\w+)\s*=>\s*\{\s*\}\s*\)",
+    )
+});
+/// A `catch` block opened at the end of the line.
+static CATCH_OPEN: Pattern = LazyLock::new(|| compile(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*$"));
+
+/// ## What it does
+/// Flags exception handlers that discard the error: a bare or broad Python
+/// `except:` whose body is only `pass`, and an empty `catch {}` block in
+/// JavaScript, TypeScript, Java, Kotlin, C#, PHP, Scala, Swift or C++.
+///
+/// ## Why is this bad?
+/// The failure disappears: the program continues in a state nobody checked,
+/// and whoever debugs it later has no log line, metric or stack trace to go
+/// on. Broad handlers also swallow programming errors such as `TypeError`.
+///
+/// ## Example
+/// ```python
+/// try:
+///     send_receipt(order)
+/// except Exception:
+///     pass
+/// ```
+///
+/// Use instead:
+/// ```python
+/// try:
+///     send_receipt(order)
+/// except SmtpError:
+///     log.warning("receipt not sent for %s", order.id, exc_info=True)
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SwallowedException;
+
+impl Rule for SwallowedException {
+    fn code(&self) -> &'static str {
+        "RV-COR-004"
+    }
+    fn name(&self) -> &'static str {
+        "swallowed-exception"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Correctness
+    }
+    fn severity(&self) -> Severity {
+        Severity::Important
+    }
+    fn confidence(&self) -> u8 {
+        85
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            let lang = Lang::of(patch.path());
+            let braces = matches!(
+                lang,
+                Lang::JavaScript
+                    | Lang::Java
+                    | Lang::Kotlin
+                    | Lang::CSharp
+                    | Lang::Php
+                    | Lang::Scala
+                    | Lang::Swift
+                    | Lang::C
+            );
+            if is_test_path(patch.path()) || !(braces || lang == Lang::Python) {
+                continue;
+            }
+            for hunk in &patch.hunks {
+                let lines = head_lines(hunk);
+                for (i, l) in lines.iter().enumerate() {
+                    if !l.added || lang.is_comment(l.text) {
+                        continue;
+                    }
+                    let next = lines.get(i + 1).map(|n| n.text.trim());
+                    let construct = if lang == Lang::Python {
+                        let inline = l.text.trim_end().ends_with("pass");
+                        let swallowed = is_match(&PY_EXCEPT, l.text)
+                            && (inline || matches!(next, Some("pass" | "...")));
+                        swallowed.then(|| format!("`{}` with only `pass`", py_head(l.text)))
+                    } else if is_match(&CATCH_EMPTY, l.text)
+                        || (is_match(&CATCH_OPEN, l.text) && next == Some("}"))
+                    {
+                        Some("an empty `catch` block".to_string())
+                    } else {
+                        None
+                    };
+                    let Some(construct) = construct else {
+                        continue;
+                    };
+                    out.push(finding(
+                        self,
+                        patch.path(),
+                        l.line,
+                        BlastRadius::Module,
+                        message(&construct),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// `except Exception as e:` → `except Exception:` (what the summary names).
+fn py_head(text: &str) -> String {
+    let head = text.trim().split(':').next().unwrap_or("except");
+    let head = head.split(" as ").next().unwrap_or(head).trim();
+    format!("{head}:")
+}
+
+fn message(construct: &str) -> Message {
+    Message {
+        summary: format!("Exception silently swallowed by {construct}."),
+        why: "Errors caught here vanish without a log line, metric or re-raise, so the program \
+              continues in an unchecked state and the failure cannot be diagnosed later; broad \
+              handlers also hide programming errors."
+            .into(),
+        fix: "Catch only the specific exception you expect, and log it (with the stack trace), \
+              handle it, or re-raise it; if ignoring it is intended, say why in a comment in the \
+              handler."
+            .into(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_python_and_brace_language_handlers() {
+        let change = [
+            modified(
+                "app/receipts.py",
+                20,
+                &[
+                    (' ', "try:"),
+                    (' ', "    send_receipt(order)"),
+                    ('+', "except Exception as e:"),
+                    ('+', "    pass"),
+                ],
+            ),
+            added_file(
+                "web/src/api.ts",
+                &["try { load() } catch (e) {}", "} catch {", "}"],
+            ),
+        ];
+        let found = run(&SwallowedException, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("app/receipts.py", 22),
+                ("web/src/api.ts", 1),
+                ("web/src/api.ts", 2)
+            ]
+        );
+        assert!(found[0].summary.contains("`except Exception:`"));
+        assert_well_formed(&SwallowedException, &found);
+    }
+
+    #[test]
+    fn ignores_narrow_or_handled_exceptions_and_tests() {
+        let change = [
+            added_file("app/cache.py", &["except KeyError:", "    pass"]),
+            added_file(
+                "app/jobs.py",
+                &["except Exception:", "    log.exception('job failed')"],
+            ),
+            added_file(
+                "web/src/a.js",
+                &["} catch (e) { /* offline: retried later */ }"],
+            ),
+            added_file("tests/test_api.py", &["except Exception:", "    pass"]),
+        ];
+        assert!(run(&SwallowedException, &change).is_empty());
+    }
+}

@@ -1,0 +1,129 @@
+use super::pattern::{Pattern, captures, compile};
+use super::scope::production_rust_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::sync::LazyLock;
+
+static UNWRAP: Pattern = LazyLock::new(|| compile(r"\.(unwrap\(\)|expect\()"));
+static LOCK: Pattern = LazyLock::new(|| compile(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()"));
+
+/// ## What it does
+/// Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.
+///
+/// ## Why is this bad?
+/// Both panic when the value is `None` or `Err`, turning a recoverable error
+/// into a crash of the task or process. In a service, one malformed input
+/// can take down every request the process is serving.
+///
+/// Test code, examples, benchmarks, build scripts and `.lock().unwrap()` (a
+/// poisoned mutex is already a bug) are not flagged.
+///
+/// ## Example
+/// ```rust,ignore
+/// let port: u16 = env::var("PORT").unwrap().parse().unwrap();
+/// ```
+///
+/// Use instead:
+/// ```rust,ignore
+/// let port: u16 = env::var("PORT")?.parse().map_err(ConfigError::Port)?;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UnwrapInProduction;
+
+impl Rule for UnwrapInProduction {
+    fn code(&self) -> &'static str {
+        "RV-COR-001"
+    }
+    fn name(&self) -> &'static str {
+        "unwrap-in-production"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Correctness
+    }
+    fn severity(&self) -> Severity {
+        Severity::Important
+    }
+    fn confidence(&self) -> u8 {
+        75
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        for patch in text_files(ctx) {
+            for (line, text) in production_rust_lines(patch) {
+                let Some(c) = captures(&UNWRAP, text) else {
+                    continue;
+                };
+                if captures(&LOCK, text).is_some() {
+                    continue;
+                }
+                let call = if &c[1] == "unwrap()" {
+                    ".unwrap()"
+                } else {
+                    ".expect(…)"
+                };
+                let msg = Message {
+                    summary: format!("`{call}` added to non-test code can panic at runtime."),
+                    why: format!(
+                        "`{call}` panics on `None`/`Err`, so an unexpected input or I/O error \
+                         crashes the task instead of being reported to the caller."
+                    ),
+                    fix: "Propagate the error with `?` (adding context with `map_err` or \
+                          `ok_or_else`), or handle the `None`/`Err` case explicitly; if it truly \
+                          cannot fail, document the invariant in an `expect` message and allow \
+                          the lint locally."
+                        .into(),
+                };
+                out.push(finding(self, patch.path(), line, BlastRadius::Service, msg));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
+    use super::*;
+
+    #[test]
+    fn flags_unwrap_and_expect_in_production_code() {
+        let change = [modified(
+            "src/config.rs",
+            40,
+            &[
+                (' ', "fn port() -> u16 {"),
+                ('+', "    let raw = std::env::var(\"PORT\").unwrap();"),
+                ('+', "    raw.parse().expect(\"port\")"),
+                (' ', "}"),
+            ],
+        )];
+        let found = run(&UnwrapInProduction, &change);
+        assert_eq!(
+            cited(&found),
+            vec![("src/config.rs", 41), ("src/config.rs", 42)]
+        );
+        assert!(found[0].summary.contains(".unwrap()"));
+        assert!(found[1].summary.contains(".expect(…)"));
+        assert_well_formed(&UnwrapInProduction, &found);
+    }
+
+    #[test]
+    fn ignores_tests_comments_safe_variants_and_mutex_locks() {
+        let change = [
+            added_file("tests/api.rs", &["let v = call().unwrap();"]),
+            added_file(
+                "src/lib.rs",
+                &[
+                    "// call().unwrap() would panic here",
+                    "let n = s.parse().unwrap_or(0);",
+                    "let guard = state.lock().unwrap();",
+                    "#[cfg(test)]",
+                    "mod tests {",
+                    "    fn t() { call().unwrap(); }",
+                    "}",
+                ],
+            ),
+        ];
+        assert!(run(&UnwrapInProduction, &change).is_empty());
+    }
+}

@@ -1,0 +1,32 @@
+//! `revu-worker`: consumes lane jobs from Redis and runs review engines.
+
+use anyhow::Context;
+use clap::Parser;
+use revu_common::queue::redis::RedisBackend;
+use revu_worker::config::WorkerConfig;
+use revu_worker::engines::Engines;
+use revu_worker::runner::Worker;
+use std::time::Duration;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = WorkerConfig::parse();
+    if config.dump_config {
+        println!("{}", serde_json::to_string_pretty(&config)?);
+        return Ok(());
+    }
+    config.validate().map_err(anyhow::Error::msg)?;
+    revu_common::telemetry::init_logs(config.log_json, "info");
+    let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
+        .await
+        .with_context(|| format!("connecting to redis at {}", config.redis))?;
+    let worker = Worker::new(backend, Engines::default(), config.lease());
+    worker
+        .run(
+            config.concurrency,
+            Duration::from_secs(config.drain_secs),
+            revu_common::shutdown::signal(),
+        )
+        .await;
+    Ok(())
+}

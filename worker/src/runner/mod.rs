@@ -1,0 +1,189 @@
+//! The consumer loop: take a lane job, run its engine, write the report and
+//! acknowledge the job in one step.
+//!
+//! A job is acknowledged only together with its report, so a worker that
+//! dies mid-lane leaves the job pending; another worker reclaims it once the
+//! lease (idle time) passes.
+
+mod bundles;
+mod lane;
+
+use crate::engines::Engines;
+use bundles::BundleCache;
+use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_common::queue::{Delivery, JobQueue, ReviewStore};
+use revu_common::retry::RetryPolicy;
+use revu_common::review::{ProgressEvent, now_ms};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// Longest a job's retry backoff is honoured by waiting in hand.
+const MAX_BACKOFF_WAIT: Duration = Duration::from_secs(60);
+/// How long one queue read waits before the loop looks at the stop flag.
+const DEFAULT_POLL: Duration = Duration::from_secs(1);
+
+/// One worker incarnation.
+#[derive(Debug, Clone)]
+pub struct Worker<B> {
+    backend: B,
+    engines: Arc<Engines>,
+    name: Arc<str>,
+    lease: Duration,
+    poll: Duration,
+    bundles: BundleCache,
+}
+
+impl<B: JobQueue + ReviewStore> Worker<B> {
+    /// A worker with a consumer name unique to this incarnation.
+    pub fn new(backend: B, engines: Engines, lease: Duration) -> Self {
+        Worker {
+            backend,
+            engines: Arc::new(engines),
+            name: format!("worker-{}", uuid::Uuid::now_v7()).into(),
+            lease,
+            poll: DEFAULT_POLL,
+            bundles: BundleCache::default(),
+        }
+    }
+
+    /// How long one queue read waits; bounds how late a stop is noticed.
+    /// Reads are never cancelled midway, so that no delivered job is dropped.
+    pub fn with_poll(mut self, poll: Duration) -> Self {
+        self.poll = poll.max(Duration::from_millis(1));
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Runs `concurrency` lane slots until `shutdown` resolves, then stops
+    /// taking jobs and gives the lanes in hand `drain` to finish. Lanes still
+    /// running after that stay pending and are reclaimed elsewhere.
+    pub async fn run(
+        &self,
+        concurrency: usize,
+        drain: Duration,
+        shutdown: impl Future<Output = ()>,
+    ) {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let mut slots = tokio::task::JoinSet::new();
+        for _ in 0..concurrency.max(1) {
+            let worker = self.clone();
+            let stop = stop_rx.clone();
+            slots.spawn(async move { worker.slot(stop).await });
+        }
+        tracing::info!(worker = %self.name, concurrency, "worker started");
+        shutdown.await;
+        let _ = stop_tx.send(true);
+        let drained =
+            tokio::time::timeout(drain, async { while slots.join_next().await.is_some() {} }).await;
+        if drained.is_err() {
+            tracing::warn!(worker = %self.name, "drain period over; lanes in hand left for reclaim");
+            slots.abort_all();
+        }
+        tracing::info!(worker = %self.name, "worker stopped");
+    }
+
+    async fn slot(&self, stop: watch::Receiver<bool>) {
+        let mut last_reclaim: Option<Instant> = None;
+        while !*stop.borrow() {
+            if last_reclaim.is_none_or(|t| t.elapsed() >= self.lease / 2) {
+                last_reclaim = Some(Instant::now());
+                match self.backend.reclaim_jobs(&self.name, self.lease, 1).await {
+                    Ok(claimed) => {
+                        for d in claimed {
+                            tracing::info!(worker = %self.name, entry = %d.entry, "reclaimed a job from a silent worker");
+                            self.process(d).await;
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "reclaim failed"),
+                }
+            }
+            match self.backend.take_job(&self.name, self.poll).await {
+                Ok(Some(d)) => self.process(d).await,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading jobs failed; retrying");
+                    tokio::time::sleep(self.poll).await;
+                }
+            }
+        }
+    }
+
+    /// Runs one delivered job to its report.
+    pub async fn process(&self, delivery: Delivery<LaneJob>) {
+        let job = match delivery.payload {
+            Ok(job) => job,
+            Err(poison) => {
+                tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable job dead-lettered");
+                let reason = format!("undecodable job: {poison}");
+                if let Err(e) = self
+                    .backend
+                    .dead_letter_job(Some(&delivery.entry), &poison.raw, &reason)
+                    .await
+                {
+                    tracing::warn!(error = %e, "dead-lettering failed; entry stays pending");
+                }
+                return;
+            }
+        };
+        let wait =
+            Duration::from_millis(job.not_before_ms.saturating_sub(now_ms())).min(MAX_BACKOFF_WAIT);
+        if !wait.is_zero() {
+            tokio::time::sleep(wait).await;
+        }
+        let started = Instant::now();
+        let event = ProgressEvent::LaneStarted {
+            lane_id: job.lane.id.clone(),
+            attempt: job.attempt,
+            worker: self.name.to_string(),
+        };
+        if let Err(e) = self.backend.push_event(&job.review_id, &event).await {
+            tracing::debug!(error = %e, "progress event lost");
+        }
+        let outcome = self.run_lane(&job).await;
+        if let LaneAttemptOutcome::Failed { reason, transient } = &outcome {
+            tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, "lane failed");
+        }
+        let report = LaneReport {
+            review_id: job.review_id.clone(),
+            lane_id: job.lane.id.clone(),
+            attempt: job.attempt,
+            worker: self.name.to_string(),
+            engine: job.lane.engine.clone(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            outcome,
+        };
+        self.write_report(&delivery.entry, &report).await;
+    }
+
+    /// Writes the report and acknowledges the job, retrying a backend that
+    /// hiccups. If it stays down the job stays pending and is reclaimed.
+    async fn write_report(&self, entry: &str, report: &LaneReport) {
+        let policy = RetryPolicy {
+            max_attempts: 5,
+            base_delay_ms: 200,
+            max_delay_ms: 5_000,
+        };
+        let mut attempt = 1;
+        loop {
+            match self.backend.complete_job(entry, report).await {
+                Ok(()) => {
+                    tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, "lane reported");
+                    return;
+                }
+                Err(e) if e.is_transient() && attempt < policy.max_attempts => {
+                    tokio::time::sleep(policy.delay(attempt)).await;
+                    attempt += 1;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, lane = %report.lane_id, "report not written; job left for reclaim");
+                    return;
+                }
+            }
+        }
+    }
+}
