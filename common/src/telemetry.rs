@@ -17,3 +17,42 @@ pub fn init_logs(json: bool, default_level: &str) {
         builder.try_init()
     };
 }
+
+/// One line for an error and its causes, each cause added only when its
+/// text is not already part of the line (many errors repeat their source).
+pub fn one_line<'a>(
+    chain: impl IntoIterator<Item = &'a (dyn std::error::Error + 'static)>,
+) -> String {
+    let mut line = String::new();
+    for cause in chain {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("outer: {0}")]
+    struct Outer(#[source] Inner);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("refused")]
+    struct Inner;
+
+    #[test]
+    fn repeated_causes_are_said_once() {
+        let err = Outer(Inner);
+        let chain: [&(dyn std::error::Error + 'static); 2] = [&err, &Inner];
+        assert_eq!(one_line(chain), "outer: refused");
+    }
+}

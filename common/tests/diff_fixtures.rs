@@ -302,36 +302,9 @@ proptest! {
         // Ok or Err are both fine; panicking or hanging is not.
         if let Ok(d) = parse(&mutated) {
             for f in &d.files {
+                prop_assert!(!f.path().is_empty());
                 prop_assert!(check_hunks(f).is_ok());
             }
         }
     }
-}
-
-/// Throughput on a large input: `cargo test --release -p revu-common --test
-/// diff_fixtures -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn diff_large_input_throughput() {
-    let mut unit = Vec::new();
-    for name in [
-        "content",
-        "hunks-function-context",
-        "binary-patch",
-        "modes",
-        "names-edited-raw",
-    ] {
-        unit.extend(sibling(name, "patch").unwrap());
-    }
-    let copies = (100 << 20) / unit.len();
-    let big = unit.repeat(copies);
-    let start = std::time::Instant::now();
-    let d = parse(&big).unwrap();
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "{} MiB, {} files in {secs:.2}s ({:.0} MiB/s)",
-        big.len() >> 20,
-        d.files.len(),
-        (big.len() >> 20) as f64 / secs
-    );
 }

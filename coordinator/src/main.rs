@@ -7,8 +7,27 @@ use revu_coordinator::config::CoordinatorConfig;
 use revu_coordinator::server;
 use revu_coordinator::service::Coordinator;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("revu-coordinator: starting the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "revu-coordinator: {}",
+                revu_common::telemetry::one_line(e.chain())
+            );
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
     let config = CoordinatorConfig::parse();
     if config.dump_config {
         println!("{}", serde_json::to_string_pretty(&config)?);

@@ -8,8 +8,27 @@ use revu_worker::engines::Engines;
 use revu_worker::runner::Worker;
 use std::time::Duration;
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("revu-worker: starting the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run()) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "revu-worker: {}",
+                revu_common::telemetry::one_line(e.chain())
+            );
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
     let config = WorkerConfig::parse();
     if config.dump_config {
         println!("{}", serde_json::to_string_pretty(&config)?);

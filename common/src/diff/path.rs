@@ -77,16 +77,23 @@ pub(crate) fn git_line_names(rest: &[u8]) -> Result<GitNames, DiffErrorKind> {
             Some(raw) => raw.to_vec(),
             None => return Err(DiffErrorKind::MissingPath),
         };
-        return Ok(GitNames::Exact(first, second));
+        return exact(first, second);
     }
     // An unquoted name never holds `"`, so a quote opens the second name.
     if let Some(q) = rest.iter().position(|&b| b == b'"') {
         let first = rest.get(..q).unwrap_or_default();
         let first = first.strip_suffix(b" ").unwrap_or(first);
         let second = unquote(rest.get(q..).unwrap_or_default())?.0;
-        return Ok(GitNames::Exact(first.to_vec(), second));
+        return exact(first.to_vec(), second);
     }
     Ok(GitNames::Unquoted(rest.to_vec()))
+}
+
+fn exact(first: Vec<u8>, second: Vec<u8>) -> Result<GitNames, DiffErrorKind> {
+    if first.is_empty() || second.is_empty() {
+        return Err(DiffErrorKind::MissingPath);
+    }
+    Ok(GitNames::Exact(first, second))
 }
 
 /// The path both prefixed names share, if they name the same file:

@@ -52,6 +52,11 @@ fn git_line_quoting_shapes() {
     );
     assert_eq!(git_line_names(br#""a/x""#), Err(DiffErrorKind::MissingPath));
     assert_eq!(
+        git_line_names(b"\"\" \"\""),
+        Err(DiffErrorKind::MissingPath)
+    );
+    assert_eq!(git_line_names(b"a/x \"\""), Err(DiffErrorKind::MissingPath));
+    assert_eq!(
         git_line_names(br#""a/x"#),
         Err(DiffErrorKind::InvalidQuotedPath)
     );

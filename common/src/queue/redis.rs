@@ -19,7 +19,8 @@ mod queue;
 mod store;
 
 use conn::BlockingPool;
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::time::Duration;
 
 use super::QueueError;
 
@@ -48,7 +49,13 @@ impl RedisBackend {
     /// Connects and makes sure both consumer groups exist.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
         let client = redis::Client::open(url)?;
-        let conn = ConnectionManager::new(client.clone()).await?;
+        // Reconnects on its own after the first connection; the first one
+        // fails fast so a wrong URL is reported at startup.
+        let config = ConnectionManagerConfig::new()
+            .set_number_of_retries(2)
+            .set_connection_timeout(Some(Duration::from_secs(3)))
+            .set_response_timeout(Some(Duration::from_secs(10)));
+        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
         let backend = RedisBackend {
             prefix: prefix.to_owned(),
             conn,

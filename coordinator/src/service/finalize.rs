@@ -52,6 +52,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         .await?
         .map_err(|e| ServiceError::Internal(format!("stored diff no longer parses: {e}")))?;
         self.backend.finish_review(&record, &json).await?;
+        self.backend
+            .push_event(
+                id,
+                &ProgressEvent::StageFinished {
+                    stage: "render".into(),
+                },
+            )
+            .await?;
         tracing::info!(
             review_id = %id,
             verdict = %report.verdict,

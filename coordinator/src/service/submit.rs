@@ -79,6 +79,24 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             CreateOutcome::Created => {}
         }
         tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");
+        for stage in ["facts", "grouping", "exact-cover", "plan"] {
+            self.backend
+                .push_event(
+                    &id,
+                    &ProgressEvent::StageFinished {
+                        stage: stage.into(),
+                    },
+                )
+                .await?;
+        }
+        self.backend
+            .push_event(
+                &id,
+                &ProgressEvent::StageStarted {
+                    stage: "dispatch".into(),
+                },
+            )
+            .await?;
         for lane in &record.plan.lanes {
             let job = LaneJob {
                 review_id: id.clone(),
@@ -92,6 +110,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             };
             self.dispatch(&job).await?;
         }
+        self.backend
+            .push_event(
+                &id,
+                &ProgressEvent::StageFinished {
+                    stage: "dispatch".into(),
+                },
+            )
+            .await?;
         if record.plan.lanes.is_empty() {
             self.try_finalize(&id).await?;
         }

@@ -1,3 +1,4 @@
+use super::lang::Lang;
 use super::pattern::{Pattern, captures, compile};
 use super::scope::production_rust_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
@@ -51,7 +52,8 @@ impl Rule for BarePanic {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             for (line, text) in production_rust_lines(patch) {
-                let Some(c) = captures(&BARE, text) else {
+                let code = Lang::Rust.code_only(text);
+                let Some(c) = captures(&BARE, &code) else {
                     continue;
                 };
                 let mac = &c[1];

@@ -1,7 +1,6 @@
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::{HeadLine, head_lines, indent};
+use super::scope::{HeadLine, head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -67,13 +66,11 @@ impl Rule for BlockingSleepInAsync {
                 Lang::Python => (&PY_SLEEP, "await asyncio.sleep(…)"),
                 _ => continue,
             };
-            if is_test_path(patch.path()) {
-                continue;
-            }
+            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = head_lines(hunk);
                 for (i, l) in lines.iter().enumerate() {
-                    if !l.added || lang.is_comment(l.text) {
+                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
                     let Some(c) = captures(sleep, l.text) else {

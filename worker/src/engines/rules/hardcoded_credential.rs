@@ -1,6 +1,7 @@
 use super::lang::Lang;
-use super::paths::{has_dir, is_generated_path, is_test_path};
+use super::paths::{has_dir, is_generated_path};
 use super::pattern::{Pattern, captures, compile, is_match};
+use super::scope::test_code_start;
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -88,11 +89,11 @@ impl Rule for HardcodedCredential {
             // Name-based matches are noisy in tests, docs and translations;
             // token formats are checked everywhere (a real key in a test or a
             // comment is just as leaked).
-            let by_name = !is_test_path(path)
-                && !has_dir(path, &["locales", "locale", "i18n", "translations", "docs"]);
+            let tests_from = test_code_start(patch);
+            let by_name = !has_dir(path, &["locales", "locale", "i18n", "translations", "docs"]);
             let lang = Lang::of(path);
             for (line, text) in patch.added_lines() {
-                let by_name = by_name && !lang.is_comment(text);
+                let by_name = by_name && line < tests_from && !lang.is_comment(text);
                 if let Some(summary) = detect(text, lang, by_name) {
                     let msg = Message {
                         summary,

@@ -1,4 +1,12 @@
-//! Languages by file extension, and what counts as a comment line in each.
+//! Languages by file extension, what counts as a comment line in each, and
+//! a line's code with its string literals blanked.
+
+use super::pattern::{Pattern, compile};
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+static DOUBLE_QUOTED: Pattern = LazyLock::new(|| compile(r#""(?:[^"\\]|\\.)*""#));
+static QUOTED: Pattern = LazyLock::new(|| compile(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#));
 
 /// The language family of a file, as far as the rules need to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +84,21 @@ impl Lang {
             _ => slashes,
         }
     }
+
+    /// `text` with the content of its string literals removed (`"…"` →
+    /// `""`), so that a pattern matches code rather than text about code.
+    /// Single quotes delimit strings except in Rust (lifetimes, chars).
+    pub(crate) fn code_only(self, text: &str) -> Cow<'_, str> {
+        let pattern = if self == Lang::Rust {
+            &DOUBLE_QUOTED
+        } else {
+            &QUOTED
+        };
+        match pattern.as_ref() {
+            Some(re) => re.replace_all(text, "\"\""),
+            None => Cow::Borrowed(text),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -99,5 +122,14 @@ mod tests {
         assert!(Lang::Python.is_comment("  # eval(x)"));
         assert!(!Lang::C.is_comment("*ptr = 0;"));
         assert!(Lang::Sql.is_comment("-- DROP TABLE users;"));
+    }
+
+    #[test]
+    fn code_only_blanks_string_literals() {
+        assert_eq!(
+            Lang::Rust.code_only(r#"f("a.unwrap()", 'a', x)"#),
+            r#"f("", 'a', x)"#
+        );
+        assert_eq!(Lang::Python.code_only(r#"g('x\'y', "z")"#), r#"g("", "")"#);
     }
 }

@@ -1,7 +1,6 @@
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::{head_lines, indent};
+use super::scope::{head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -58,13 +57,14 @@ impl Rule for RegexInLoop {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if !lang.is_source() || is_test_path(patch.path()) {
+            if !lang.is_source() {
                 continue;
             }
+            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = head_lines(hunk);
                 for (i, l) in lines.iter().enumerate() {
-                    if !l.added || lang.is_comment(l.text) {
+                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
                     let Some(c) = captures(&COMPILE, l.text) else {

@@ -2,7 +2,7 @@
 //! added lines of a Rust file are production code rather than tests.
 
 use super::lang::Lang;
-use super::paths::is_non_production_path;
+use super::paths::{is_non_production_path, is_test_path};
 use super::pattern::{Pattern, compile, is_match};
 use revu_common::diff::{FilePatch, Hunk, LineKind};
 use std::sync::LazyLock;
@@ -44,29 +44,50 @@ static RUST_TEST_START: Pattern = LazyLock::new(|| {
     )
 });
 
-/// The added, non-comment lines of a Rust production file that come before
-/// any test code in the patch (`#[cfg(test)]`, `mod tests`, `#[test]`, or a
-/// hunk whose function context is `mod tests`). Empty for other files.
+/// The head line from which `patch` is test code: `0` for a test file, the
+/// first inline test marker of a Rust file (`#[cfg(test)]`, `mod tests`,
+/// `#[test]`, or a hunk whose function context is `mod tests`), otherwise
+/// `u32::MAX`. Best effort: everything after the marker counts as test code.
+pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
+    let path = patch.path();
+    if is_test_path(path) {
+        return 0;
+    }
+    if Lang::of(path) != Lang::Rust {
+        return u32::MAX;
+    }
+    for hunk in &patch.hunks {
+        if is_match(&RUST_TEST_START, &hunk.section) {
+            return hunk.new_start;
+        }
+        if let Some(l) = head_lines(hunk)
+            .into_iter()
+            .find(|l| is_match(&RUST_TEST_START, l.text))
+        {
+            return l.line;
+        }
+    }
+    u32::MAX
+}
+
+/// The added, non-comment lines of `patch` that are not test code.
+pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
+    let start = test_code_start(patch);
+    let lang = Lang::of(patch.path());
+    patch
+        .added_lines()
+        .filter(|&(n, text)| n < start && !lang.is_comment(text))
+        .collect()
+}
+
+/// [`production_lines`] of a Rust file outside examples, benchmarks and
+/// build scripts; empty for other files.
 pub(crate) fn production_rust_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
     let path = patch.path();
     if Lang::of(path) != Lang::Rust || is_non_production_path(path) {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    for hunk in &patch.hunks {
-        if is_match(&RUST_TEST_START, &hunk.section) {
-            break;
-        }
-        for l in head_lines(hunk) {
-            if is_match(&RUST_TEST_START, l.text) {
-                return out;
-            }
-            if l.added && !Lang::Rust.is_comment(l.text) {
-                out.push((l.line, l.text));
-            }
-        }
-    }
-    out
+    production_lines(patch)
 }
 
 #[cfg(test)]
@@ -100,5 +121,19 @@ mod tests {
         assert_eq!(production_rust_lines(&p).len(), 1);
         assert!(production_rust_lines(&added_file("tests/it.rs", &["fn a() {}"])).is_empty());
         assert_eq!(indent("\t  x"), 6);
+    }
+
+    #[test]
+    fn test_code_starts_at_a_marker_or_a_test_path() {
+        let mut p = modified("src/lib.rs", 30, &[(' ', "fn a() {}"), ('+', "fn b() {}")]);
+        assert_eq!(test_code_start(&p), u32::MAX);
+        p.hunks[0].section = "mod tests {".into();
+        assert_eq!(test_code_start(&p), 30);
+        assert_eq!(test_code_start(&added_file("app/test_x.py", &["x"])), 0);
+        let py = added_file("app/x.py", &["# note", "mod tests = 1", "y = 2"]);
+        assert_eq!(
+            production_lines(&py),
+            vec![(2, "mod tests = 1"), (3, "y = 2")]
+        );
     }
 }

@@ -1,6 +1,6 @@
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::{Pattern, captures, compile, is_match};
+use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -67,11 +67,11 @@ impl Rule for SecretLogged {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if !lang.is_source() || is_test_path(patch.path()) {
+            if !lang.is_source() {
                 continue;
             }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) || !is_match(&LOG_CALL, text) {
+            for (line, text) in production_lines(patch) {
+                if !is_match(&LOG_CALL, text) {
                     continue;
                 }
                 let Some(name) = logged_secret(text) else {

@@ -1,6 +1,7 @@
 use super::lang::Lang;
-use super::paths::{in_migration_dir, is_test_path};
+use super::paths::in_migration_dir;
 use super::pattern::{Pattern, compile, is_match};
+use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -51,14 +52,11 @@ impl Rule for SelectStar {
         for patch in text_files(ctx) {
             let path = patch.path();
             let lang = Lang::of(path);
-            if !(lang.is_source() || lang == Lang::Sql)
-                || is_test_path(path)
-                || in_migration_dir(path)
-            {
+            if !(lang.is_source() || lang == Lang::Sql) || in_migration_dir(path) {
                 continue;
             }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) || !is_match(&SELECT_STAR, text) {
+            for (line, text) in production_lines(patch) {
+                if !is_match(&SELECT_STAR, text) {
                     continue;
                 }
                 let msg = Message {

@@ -1,7 +1,7 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::{Pattern, captures, compile, is_match};
+use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -65,13 +65,7 @@ impl Rule for ShellInjection {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if is_test_path(patch.path()) {
-                continue;
-            }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) {
-                    continue;
-                }
+            for (line, text) in production_lines(patch) {
                 let Some(call) = detect(text, lang) else {
                     continue;
                 };

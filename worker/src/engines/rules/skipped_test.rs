@@ -4,22 +4,22 @@ use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
-/// Unconditional skips; conditional ones (`skipif`, `t.Skip` behind an `if`)
-/// are deliberate and not matched.
-static SKIP: Pattern = LazyLock::new(|| {
-    compile(concat!(
-        r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(",
-        r"|(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|$)",
-        r"|^\s*(#\[ignore\b)",
-        r"|^\s*(@Disabled|@Ignore)\b",
-    ))
+// Unconditional skips, per language; conditional ones (`skipif`, `t.Skip`
+// behind an `if`) are deliberate and not matched.
+static JS: Pattern = LazyLock::new(|| {
+    compile(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(")
 });
+static PY: Pattern =
+    LazyLock::new(|| compile(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|\s*$)"));
+static RUST: Pattern = LazyLock::new(|| compile(r"^\s*(#\[ignore\])"));
+static JVM: Pattern = LazyLock::new(|| compile(r"^\s*(@Disabled|@Ignore)\b"));
 
 /// ## What it does
 /// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,
 /// `xit`, `xdescribe` (JavaScript), `@pytest.mark.skip`, `@unittest.skip`
-/// (Python), `#[ignore]` (Rust), `@Disabled`/`@Ignore` (Java, Kotlin).
-/// Conditional skips such as `skipif` are not flagged.
+/// (Python), a bare `#[ignore]` (Rust), `@Disabled`/`@Ignore` (Java,
+/// Kotlin). Conditional skips such as `skipif`, and Rust's documented
+/// `#[ignore = "reason"]` for slow tests run with `--ignored`, are not flagged.
 ///
 /// ## Why is this bad?
 /// A skipped test reports nothing while the suite stays green, so the
@@ -58,26 +58,21 @@ impl Rule for SkippedTest {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if !matches!(
-                lang,
-                Lang::JavaScript | Lang::Python | Lang::Rust | Lang::Java | Lang::Kotlin
-            ) {
-                continue;
-            }
+            let pattern = match lang {
+                Lang::JavaScript => &JS,
+                Lang::Python => &PY,
+                Lang::Rust => &RUST,
+                Lang::Java | Lang::Kotlin => &JVM,
+                _ => continue,
+            };
             for (line, text) in patch.added_lines() {
                 if lang.is_comment(text) {
                     continue;
                 }
-                let Some(c) = captures(&SKIP, text) else {
+                let Some(c) = captures(pattern, text) else {
                     continue;
                 };
-                let Some(construct) = c.iter().skip(1).flatten().next() else {
-                    continue;
-                };
-                let construct = match construct.as_str() {
-                    "#[ignore" => "#[ignore]",
-                    other => other,
-                };
+                let construct = c.get(1).map_or("", |m| m.as_str());
                 let msg = Message {
                     summary: format!("Test disabled with `{construct}`."),
                     why: "A skipped test no longer checks anything while the suite stays green, \
@@ -86,7 +81,7 @@ impl Rule for SkippedTest {
                         .into(),
                     fix: "Fix the test or the code it exercises; if it must be skipped, make the \
                           skip conditional on the actual cause and link the tracking issue in \
-                          the reason."
+                          the reason (in Rust, `#[ignore = \"why\"]`)."
                         .into(),
                 };
                 out.push(finding(self, patch.path(), line, BlastRadius::Local, msg));
@@ -143,6 +138,10 @@ mod tests {
             added_file(
                 "web/list.ts",
                 &["const rest = items.skip(2);", "stream.skip(1)"],
+            ),
+            added_file(
+                "tests/perf.rs",
+                &["#[ignore = \"slow: run with --ignored\"]"],
             ),
         ];
         assert!(run(&SkippedTest, &change).is_empty());

@@ -1,7 +1,8 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
-use super::paths::{in_migration_dir, is_test_path};
+use super::paths::in_migration_dir;
 use super::pattern::{Pattern, captures, compile};
+use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -65,13 +66,10 @@ impl Rule for SqlStringFormatting {
         for patch in text_files(ctx) {
             let path = patch.path();
             let lang = Lang::of(path);
-            if !lang.is_source() || is_test_path(path) || in_migration_dir(path) {
+            if !lang.is_source() || in_migration_dir(path) {
                 continue;
             }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) {
-                    continue;
-                }
+            for (line, text) in production_lines(patch) {
                 let Some(sql) =
                     captures(&SQL_UPPER, text).or_else(|| captures(&SQL_ANY_CASE, text))
                 else {

@@ -1,59 +1,109 @@
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::compile;
+use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use regex::Regex;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
-/// Each way of turning verification off, with the name the summary uses.
-static CHECKS: LazyLock<Vec<(&'static str, Option<Regex>)>> = LazyLock::new(|| {
+/// Where a check applies: a setting only means "no verification" in the
+/// languages (or config files) of the library that reads it.
+#[derive(Debug, Clone, Copy)]
+enum Scope {
+    Python,
+    Go,
+    Rust,
+    Node,
+    /// Where the Node environment variable can be set.
+    NodeEnv,
+    Curl,
+    /// Shell scripts, Dockerfiles, CI configs, Makefiles.
+    Scripts,
+}
+
+impl Scope {
+    /// Whether the setting is written as code (so string content is ignored).
+    fn is_code(self) -> bool {
+        matches!(self, Scope::Python | Scope::Go | Scope::Rust)
+    }
+
+    fn covers(self, lang: Lang) -> bool {
+        let scripts = matches!(lang, Lang::Shell | Lang::Config | Lang::Other);
+        match self {
+            Scope::Python => lang == Lang::Python,
+            Scope::Go => matches!(lang, Lang::Go | Lang::Config),
+            Scope::Rust => lang == Lang::Rust,
+            Scope::Node => matches!(lang, Lang::JavaScript | Lang::Config),
+            Scope::NodeEnv => lang == Lang::JavaScript || scripts,
+            Scope::Curl => matches!(lang, Lang::Php | Lang::C) || scripts,
+            Scope::Scripts => scripts,
+        }
+    }
+}
+
+/// Each way of turning verification off: the name the summary uses, where
+/// it applies, and its pattern.
+static CHECKS: LazyLock<Vec<(&'static str, Scope, Option<Regex>)>> = LazyLock::new(|| {
     [
-        ("verify=False", r"\bverify\s*=\s*False\b"),
-        (
-            "InsecureSkipVerify: true",
-            r"\bInsecureSkipVerify\s*:\s*true\b",
-        ),
-        (
-            "danger_accept_invalid_certs(true)",
-            r"\bdanger_accept_invalid_(?:certs|hostnames)\(\s*true\s*\)",
-        ),
-        (
-            "rejectUnauthorized: false",
-            r#"\brejectUnauthorized["']?\s*[:=]\s*false\b"#,
-        ),
-        (
-            "NODE_TLS_REJECT_UNAUTHORIZED=0",
-            r#"\bNODE_TLS_REJECT_UNAUTHORIZED["']?\s*[:=]\s*["']?0\b"#,
-        ),
+        ("verify=False", Scope::Python, r"\bverify\s*=\s*False\b"),
         (
             "ssl._create_unverified_context",
+            Scope::Python,
             r"\bssl\._create_unverified_context\b",
         ),
         (
             "ssl.CERT_NONE",
-            r"\bverify_mode\s*=\s*ssl\.CERT_NONE\b|\bcert_reqs\s*=\s*ssl\.CERT_NONE\b",
+            Scope::Python,
+            r"\b(?:verify_mode|cert_reqs)\s*=\s*ssl\.CERT_NONE\b",
         ),
-        ("check_hostname = False", r"\bcheck_hostname\s*=\s*False\b"),
+        (
+            "check_hostname = False",
+            Scope::Python,
+            r"\bcheck_hostname\s*=\s*False\b",
+        ),
+        (
+            "InsecureSkipVerify: true",
+            Scope::Go,
+            r"(?i)\bInsecureSkipVerify\s*:\s*true\b",
+        ),
+        (
+            "danger_accept_invalid_certs(true)",
+            Scope::Rust,
+            r"\bdanger_accept_invalid_(?:certs|hostnames)\(\s*true\s*\)",
+        ),
+        (
+            "rejectUnauthorized: false",
+            Scope::Node,
+            r#"\brejectUnauthorized["']?\s*[:=]\s*false\b"#,
+        ),
+        (
+            "NODE_TLS_REJECT_UNAUTHORIZED=0",
+            Scope::NodeEnv,
+            r#"\bNODE_TLS_REJECT_UNAUTHORIZED["']?\s*[:=]\s*["']?0\b"#,
+        ),
         (
             "CURLOPT_SSL_VERIFYPEER off",
+            Scope::Curl,
             r"\bCURLOPT_SSL_VERIFY(?:PEER|HOST)\s*,\s*(?:0|false|FALSE)\b",
         ),
         (
             "curl --insecure",
+            Scope::Scripts,
             r"\bcurl\b.*\s(?:--insecure|-[A-Za-z]*k[A-Za-z]*)(?:\s|$)",
         ),
         (
             "wget --no-check-certificate",
+            Scope::Scripts,
             r"\bwget\b.*\s--no-check-certificate\b",
         ),
         (
             "sslVerify false",
+            Scope::Scripts,
             r"(?i)\b(?:http\.)?sslverify\b\W{1,3}false\b",
         ),
     ]
     .into_iter()
-    .map(|(label, p)| (label, compile(p)))
+    .map(|(label, scope, p)| (label, scope, compile(p)))
     .collect()
 });
 
@@ -102,17 +152,14 @@ impl Rule for TlsVerificationDisabled {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if is_test_path(patch.path()) {
-                continue;
-            }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) {
-                    continue;
-                }
-                let hit = CHECKS
-                    .iter()
-                    .find(|(_, re)| re.as_ref().is_some_and(|re| re.is_match(text)));
-                let Some((label, _)) = hit else {
+            for (line, text) in production_lines(patch) {
+                // In program code these settings are code, never string content.
+                let code = lang.code_only(text);
+                let hit = CHECKS.iter().find(|(_, scope, re)| {
+                    let subject = if scope.is_code() { &code } else { text };
+                    scope.covers(lang) && re.as_ref().is_some_and(|re| re.is_match(subject))
+                });
+                let Some((label, _, _)) = hit else {
                     continue;
                 };
                 let msg = Message {
@@ -174,11 +221,11 @@ mod tests {
             "TLS certificate verification disabled (`verify=False`)."
         );
         assert_well_formed(&TlsVerificationDisabled, &found);
-        assert!(CHECKS.iter().all(|(_, re)| re.is_some()));
+        assert!(CHECKS.iter().all(|(_, _, re)| re.is_some()));
     }
 
     #[test]
-    fn ignores_enabled_verification_comments_and_tests() {
+    fn ignores_enabled_verification_other_languages_strings_and_tests() {
         let change = [
             added_file(
                 "app/client.py",
@@ -193,6 +240,13 @@ mod tests {
                 &["curl -fsSL https://example.org/install.sh"],
             ),
             added_file("tests/test_client.py", &["requests.get(url, verify=False)"]),
+            added_file(
+                "src/docs.rs",
+                &[
+                    "// verify=False",
+                    "let s = \"danger_accept_invalid_certs(true)\";",
+                ],
+            ),
         ];
         assert!(run(&TlsVerificationDisabled, &change).is_empty());
     }

@@ -1,7 +1,6 @@
 use super::lang::Lang;
-use super::paths::is_test_path;
 use super::pattern::{Pattern, captures, compile};
-use super::scope::head_lines;
+use super::scope::{head_lines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -67,14 +66,14 @@ impl Rule for TooManyParameters {
             if !matches!(
                 lang,
                 Lang::Rust | Lang::Python | Lang::JavaScript | Lang::Go
-            ) || is_test_path(patch.path())
-            {
+            ) {
                 continue;
             }
+            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = head_lines(hunk);
                 for (i, l) in lines.iter().enumerate() {
-                    if !l.added || lang.is_comment(l.text) {
+                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
                     let Some(c) = captures(&HEADER, l.text) else {

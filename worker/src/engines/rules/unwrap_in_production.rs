@@ -1,3 +1,4 @@
+use super::lang::Lang;
 use super::pattern::{Pattern, captures, compile};
 use super::scope::production_rust_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
@@ -50,10 +51,11 @@ impl Rule for UnwrapInProduction {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             for (line, text) in production_rust_lines(patch) {
-                let Some(c) = captures(&UNWRAP, text) else {
+                let code = Lang::Rust.code_only(text);
+                let Some(c) = captures(&UNWRAP, &code) else {
                     continue;
                 };
-                if captures(&LOCK, text).is_some() {
+                if captures(&LOCK, &code).is_some() {
                     continue;
                 }
                 let call = if &c[1] == "unwrap()" {
@@ -115,6 +117,7 @@ mod tests {
                 "src/lib.rs",
                 &[
                     "// call().unwrap() would panic here",
+                    "let hint = \"call .unwrap() only in tests\";",
                     "let n = s.parse().unwrap_or(0);",
                     "let guard = state.lock().unwrap();",
                     "#[cfg(test)]",

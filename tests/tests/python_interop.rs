@@ -1,0 +1,132 @@
+//! A gRPC client generated from `proto/revu/v1/review.proto` by Python's
+//! toolchain (grpcio-tools) submits and fetches a review from a real
+//! coordinator with two workers.
+
+use revu_tests::{Cluster, RedisServer, example};
+use serde_json::Value;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const PYTHON: &str = "python3";
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
+const HOW_TO_GET_THEM: &str = "`python3 -m pip install grpcio grpcio-tools grpcio-health-checking`";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Panics, saying how to get them, unless python3 has the grpc packages.
+fn require_python_grpc() {
+    let out = Command::new(PYTHON)
+        .args(["-c", "import grpc, grpc_tools, grpc_health"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "the Python interop test needs {PYTHON} on PATH ({e}); then run {HOW_TO_GET_THEM}"
+            )
+        });
+    assert!(
+        out.status.success(),
+        "the Python interop test needs grpcio, grpcio-tools and grpcio-health-checking; \
+         install them with {HOW_TO_GET_THEM}\n{PYTHON} said:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Reads a child's pipe to the end on a thread of its own.
+fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// Waits up to `within` for `child`; kills it (by its own handle) after that.
+fn wait_bounded(child: &mut Child, within: Duration) -> Option<ExitStatus> {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("waiting for the Python client: {e}"),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Runs the Python client against `target`; returns its exit status (None
+/// when it timed out), stdout and stderr.
+fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String) {
+    let root = repo_root();
+    let mut child = Command::new(PYTHON)
+        .arg(root.join("tests").join("interop").join("python_client.py"))
+        .arg("--target")
+        .arg(target)
+        .arg("--proto-root")
+        .arg(root.join("proto"))
+        .arg("--diff")
+        .arg(diff)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting the Python client: {e}"));
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = wait_bounded(&mut child, CLIENT_TIMEOUT);
+    let join = |h: JoinHandle<String>| h.join().unwrap_or_else(|_| String::new());
+    (status, join(stdout), join(stderr))
+}
+
+#[test]
+fn python_client_submits_and_fetches_a_review() {
+    require_python_grpc();
+    let cluster = Cluster::start(RedisServer::start(), 2, &[]);
+    let target = format!("127.0.0.1:{}", cluster.port);
+
+    let (status, stdout, stderr) = run_client(&target, &example("multi-file.patch"));
+    let Some(status) = status else {
+        panic!("the Python client did not finish within {CLIENT_TIMEOUT:?}; stderr:\n{stderr}");
+    };
+    assert!(
+        status.success(),
+        "the Python client failed ({status}); stderr:\n{stderr}\nstdout:\n{stdout}"
+    );
+
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    println!("python client summary: {line}");
+    let summary: Value = serde_json::from_str(line)
+        .unwrap_or_else(|e| panic!("summary is not JSON ({e}): {line:?}; stderr:\n{stderr}"));
+    assert_eq!(summary["verdict"], "REQUEST CHANGES", "{summary}");
+    assert_eq!(summary["gate"], "NEEDS-HUMAN", "{summary}");
+    let findings = summary["findings"].as_u64().unwrap_or(0);
+    assert!(
+        findings >= 5,
+        "expected the example's findings, got {findings}: {summary}"
+    );
+    let events: Vec<&str> = summary["events"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert!(
+        events.contains(&"KIND_LANE_FINISHED"),
+        "a lane finished: {events:?}"
+    );
+    assert!(
+        events.contains(&"KIND_VERDICT"),
+        "a verdict event: {events:?}"
+    );
+}

@@ -1,0 +1,366 @@
+//! The queue contract, run against both backends: Redis Streams (on a real
+//! redis-server) and the in-memory one of the embedded mode.
+
+use revu_common::bundle::ReviewBundle;
+use revu_common::facts::RiskTier;
+use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::queue::memory::MemoryBackend;
+use revu_common::queue::redis::RedisBackend;
+use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
+use revu_common::report::{FactsSummary, LaneOutcome, Rigor, RigorChoice, RigorSource};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState};
+use revu_tests::RedisServer;
+use std::time::Duration;
+
+const SHORT: Duration = Duration::from_millis(50);
+
+fn job(review: &ReviewId, lane: &str) -> LaneJob {
+    LaneJob {
+        review_id: review.clone(),
+        lane: LaneSpec {
+            id: lane.to_owned(),
+            kind: LaneKind::Domain {
+                domain: "core".into(),
+            },
+            engine: "rules".into(),
+            files: vec!["src/lib.rs".into()],
+            guidance: vec![],
+        },
+        attempt: 1,
+        bundle_ref: review.0.clone(),
+        deadline_ms: u64::MAX,
+        not_before_ms: 0,
+        rejected_for: vec![],
+        traceparent: None,
+    }
+}
+
+fn report(job: &LaneJob) -> LaneReport {
+    LaneReport {
+        review_id: job.review_id.clone(),
+        lane_id: job.lane.id.clone(),
+        attempt: job.attempt,
+        worker: "w".into(),
+        engine: "rules".into(),
+        duration_ms: 1,
+        outcome: LaneAttemptOutcome::Reported {
+            body: serde_json::json!({"reviewed": [], "checks": [], "findings": [], "summary": "ok"}),
+        },
+    }
+}
+
+fn record(id: &ReviewId) -> ReviewRecord {
+    ReviewRecord {
+        id: id.clone(),
+        state: ReviewState::Running,
+        created_ms: 1,
+        deadline_ms: u64::MAX,
+        plan: ReviewPlan {
+            lanes: vec![],
+            skipped_dimensions: vec![],
+            rigor: RigorChoice {
+                level: Rigor::Production,
+                source: RigorSource::Default,
+            },
+            facts: FactsSummary {
+                files_changed: 0,
+                lines_added: 0,
+                lines_removed: 0,
+                risk_tier: RiskTier::Trivial,
+                signals: vec![],
+                files: vec![],
+            },
+            signals: vec![],
+            cover_fallback: None,
+            labels: vec![],
+        },
+    }
+}
+
+async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let j = job(&id, "domain:core");
+    b.publish_job(&j).await.unwrap_or_else(|e| panic!("{e}"));
+    let got = b
+        .take_job("c1", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let got = got.unwrap_or_else(|| panic!("job not delivered"));
+    assert_eq!(got.payload.as_ref().ok(), Some(&j));
+    // Nobody else gets it while it is pending.
+    assert!(
+        b.take_job("c2", SHORT)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_none()
+    );
+    assert_eq!(
+        b.job_backlog()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .pending,
+        1
+    );
+    b.complete_job(&got.entry, &report(&j))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((depth.pending, depth.undelivered), (0, 0));
+    let r = b
+        .take_result("coord", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let r = r.unwrap_or_else(|| panic!("report not delivered"));
+    assert_eq!(r.payload.as_ref().ok(), Some(&report(&j)));
+    b.ack_result(&r.entry)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        b.reclaim_results("coord2", Duration::ZERO, 10)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_empty()
+    );
+}
+
+async fn empty_queue_waits_then_returns_nothing<B: JobQueue + ReviewStore>(b: B) {
+    let started = std::time::Instant::now();
+    assert!(
+        b.take_job("c1", SHORT)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_none()
+    );
+    assert!(started.elapsed() >= SHORT / 2, "returned before waiting");
+}
+
+async fn silent_consumer_jobs_are_reclaimed_after_idle<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let j = job(&id, "domain:a");
+    b.publish_job(&j).await.unwrap_or_else(|e| panic!("{e}"));
+    let taken = b
+        .take_job("dead", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(taken.is_some());
+    // Not idle long enough yet.
+    let early = b
+        .reclaim_jobs("alive", Duration::from_secs(60), 10)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(early.is_empty());
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    let claimed = b
+        .reclaim_jobs("alive", Duration::from_millis(100), 10)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].payload.as_ref().ok(), Some(&j));
+    b.complete_job(&claimed[0].entry, &report(&j))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        b.job_backlog()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .pending,
+        0
+    );
+}
+
+async fn dead_letter_acknowledges_and_counts<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    b.publish_job(&job(&id, "domain:a"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = b
+        .take_job("c", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = d.unwrap_or_else(|| panic!("no job"));
+    b.dead_letter_job(Some(&d.entry), "{}", "poison")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((depth.pending, depth.dead), (0, 1));
+}
+
+async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStore>(b: B) {
+    let first = ReviewId::new();
+    let bundle = ReviewBundle {
+        diff: b"diff --git a/x b/x\n\xff raw bytes".to_vec(),
+        ..Default::default()
+    };
+    let created = b
+        .create_review(&record(&first), &bundle, Some("key-1"))
+        .await;
+    assert_eq!(
+        created.unwrap_or_else(|e| panic!("{e}")),
+        CreateOutcome::Created
+    );
+    let again = b
+        .create_review(&record(&ReviewId::new()), &bundle, Some("key-1"))
+        .await;
+    assert_eq!(
+        again.unwrap_or_else(|e| panic!("{e}")),
+        CreateOutcome::Existing(first.clone())
+    );
+    let loaded = b
+        .load_bundle(&first)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        loaded.map(|l| l.diff),
+        Some(bundle.diff.clone()),
+        "diff bytes kept exactly"
+    );
+    assert_eq!(
+        b.active_reviews().await.unwrap_or_else(|e| panic!("{e}")),
+        vec![first.clone()]
+    );
+
+    let result = LaneResult {
+        lane_id: "domain:a".into(),
+        outcome: LaneOutcome::Complete,
+        attempts: 1,
+        body: None,
+        banner: None,
+        worker: "w".into(),
+        duration_ms: 1,
+    };
+    assert!(
+        b.settle_lane(&first, &result)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    assert!(
+        !b.settle_lane(&first, &result)
+            .await
+            .unwrap_or_else(|e| panic!("{e}")),
+        "second settle ignored"
+    );
+    assert_eq!(
+        b.lane_results(&first)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .len(),
+        1
+    );
+
+    let events = [
+        ProgressEvent::LaneDispatched {
+            lane_id: "domain:a".into(),
+            attempt: 1,
+        },
+        ProgressEvent::Cancelled,
+    ];
+    for e in &events {
+        b.push_event(&first, e)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let all = b
+        .read_events(&first, "0", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        all.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>(),
+        events
+    );
+    let after_first = b
+        .read_events(&first, &all[0].0, SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(after_first.len(), 1);
+
+    b.finish_review(&record(&first), "{\"report\":1}")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        b.active_reviews()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .is_empty()
+    );
+    let rec = b
+        .load_record(&first)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rec.map(|r| r.state), Some(ReviewState::Finished));
+    let rep = b
+        .load_report(&first)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rep.as_deref(), Some("{\"report\":1}"));
+}
+
+async fn redis_backend(server: &RedisServer) -> RedisBackend {
+    RedisBackend::connect(&server.url, &server.prefix)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {}: {e}", server.url))
+}
+
+macro_rules! conformance {
+    ($($case:ident),* $(,)?) => {
+        mod memory {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    super::$case(super::MemoryBackend::new()).await;
+                }
+            )*
+        }
+        mod redis_streams {
+            $(
+                #[tokio::test]
+                async fn $case() {
+                    let server = super::RedisServer::start();
+                    super::$case(super::redis_backend(&server).await).await;
+                }
+            )*
+        }
+    };
+}
+
+conformance!(
+    job_is_delivered_once_and_acked_with_its_report,
+    empty_queue_waits_then_returns_nothing,
+    silent_consumer_jobs_are_reclaimed_after_idle,
+    dead_letter_acknowledges_and_counts,
+    store_is_idempotent_and_settles_each_lane_once,
+);
+
+#[tokio::test]
+async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
+    let server = RedisServer::start();
+    let b = redis_backend(&server).await;
+    let client = redis::Client::open(server.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let key = format!("{}:jobs", server.prefix);
+    redis::cmd("XADD")
+        .arg(&key)
+        .arg("*")
+        .arg("payload")
+        .arg("{not json")
+        .query_async::<String>(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = b
+        .take_job("c", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = d.unwrap_or_else(|| panic!("poison entry not delivered"));
+    let poison = d
+        .payload
+        .err()
+        .unwrap_or_else(|| panic!("garbage decoded as a job"));
+    assert!(!poison.error.is_empty());
+    b.dead_letter_job(Some(&d.entry), &poison.raw, "undecodable")
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((depth.pending, depth.dead), (0, 1));
+}

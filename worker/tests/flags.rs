@@ -1,0 +1,44 @@
+//! The worker binary's flags and their environment fallbacks.
+
+use std::process::Command;
+
+fn worker() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu-worker"));
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("REVU_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+#[test]
+fn dump_config_shows_flags_with_env_fallbacks() {
+    let out = worker()
+        .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
+        .arg("--concurrency")
+        .arg("8")
+        .arg("--dump-config")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config["redis"], "redis://127.0.0.1:6999");
+    assert_eq!(config["concurrency"], 8);
+}
+
+#[test]
+fn zero_concurrency_is_refused() {
+    let out = worker()
+        .arg("--concurrency")
+        .arg("0")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--concurrency"));
+}
