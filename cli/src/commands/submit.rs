@@ -124,10 +124,8 @@ async fn submit(args: Args, diff: Vec<u8>) -> Result<String, CliError> {
     loop {
         match events.message().await {
             Ok(Some(e)) => {
-                if !args.quiet {
-                    if let Some(line) = describe(&e) {
-                        eprintln!("revu: {line}");
-                    }
+                if let Some(line) = describe(&e).filter(|_| !args.quiet) {
+                    eprintln!("revu: {line}");
                 }
             }
             Ok(None) => break,
