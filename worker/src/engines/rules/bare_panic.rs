@@ -18,7 +18,7 @@ static BARE: Pattern = LazyLock::new(|| compile(r"\b(panic|unreachable)!\(\s*\)"
 /// from the logs alone.
 ///
 /// ## Example
-/// ```rust,ignore
+/// ```text
 /// match state {
 ///     State::Open => open(),
 ///     _ => unreachable!(),
@@ -26,7 +26,7 @@ static BARE: Pattern = LazyLock::new(|| compile(r"\b(panic|unreachable)!\(\s*\)"
 /// ```
 ///
 /// Use instead:
-/// ```rust,ignore
+/// ```text
 ///     other => unreachable!("state {other:?} is filtered out by poll()"),
 /// ```
 #[derive(Debug, Clone, Copy, Default)]

@@ -1,8 +1,9 @@
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_rust_lines;
+use super::pattern::{Pattern, captures, compile, is_match};
+use super::scope::{head_lines, production_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
+use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -12,6 +13,7 @@ static RUST: Pattern =
     LazyLock::new(|| compile(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#));
 static GO: Pattern =
     LazyLock::new(|| compile(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#));
+static PY_MAIN: Pattern = LazyLock::new(|| compile(r#"^if\s+__name__\s*==\s*["']__main__["']"#));
 static PHP: Pattern = LazyLock::new(|| compile(r"\b(var_dump|print_r)\("));
 
 /// ## What it does
@@ -60,16 +62,18 @@ impl Rule for DebugPrint {
             if is_non_production_path(path) || is_script_path(path) {
                 continue;
             }
-            let (pattern, lines): (&Pattern, Vec<(u32, &str)>) = match lang {
-                Lang::Rust => (&RUST, production_rust_lines(patch)),
-                Lang::JavaScript => (&JS, patch.added_lines().collect()),
-                Lang::Python => (&PY, patch.added_lines().collect()),
-                Lang::Go => (&GO, patch.added_lines().collect()),
-                Lang::Php => (&PHP, patch.added_lines().collect()),
+            let pattern = match lang {
+                Lang::Rust => &RUST,
+                Lang::JavaScript => &JS,
+                Lang::Python => &PY,
+                Lang::Go => &GO,
+                Lang::Php => &PHP,
                 _ => continue,
             };
-            for (line, text) in lines {
-                if lang.is_comment(text) {
+            let main_from = script_block_start(patch);
+            for (line, text) in production_lines(patch) {
+                // `print(…, file=sys.stderr)` is deliberate error output.
+                if line >= main_from || (lang == Lang::Python && text.contains("file=")) {
                     continue;
                 }
                 let Some(c) = captures(pattern, text) else {
@@ -94,6 +98,17 @@ impl Rule for DebugPrint {
             }
         }
     }
+}
+
+/// The head line of a Python `if __name__ == "__main__":` block, after which
+/// printing is the script's output (`u32::MAX` if the patch shows none).
+fn script_block_start(patch: &FilePatch) -> u32 {
+    patch
+        .hunks
+        .iter()
+        .flat_map(head_lines)
+        .find(|l| is_match(&PY_MAIN, l.text))
+        .map_or(u32::MAX, |l| l.line)
 }
 
 #[cfg(test)]
@@ -145,6 +160,14 @@ mod tests {
             added_file("web/src/cart.test.ts", &["console.log(cart);"]),
             added_file("scripts/release.py", &["print(version)"]),
             added_file("app/__main__.py", &["print(report)"]),
+            added_file(
+                "app/report.py",
+                &[
+                    "print(msg, file=sys.stderr)",
+                    "if __name__ == \"__main__\":",
+                    "    print(build())",
+                ],
+            ),
             added_file(
                 "web/src/api.ts",
                 &[

@@ -1,10 +1,11 @@
 use super::lang::Lang;
-use super::paths::{has_dir, is_generated_path};
-use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::test_code_start;
+use super::paths::has_dir;
+use super::pattern::{Pattern, captures, compile};
+use super::scope::production_lines;
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 static PRIVATE_KEY: Pattern =
@@ -83,17 +84,21 @@ impl Rule for HardcodedCredential {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let path = patch.path();
-            if is_generated_path(path) {
-                continue;
-            }
-            // Name-based matches are noisy in tests, docs and translations;
+            // Name-based matches are noisy in tests, comments, docstrings and
+            // translations, so they only count on production code lines;
             // token formats are checked everywhere (a real key in a test or a
             // comment is just as leaked).
-            let tests_from = test_code_start(patch);
-            let by_name = !has_dir(path, &["locales", "locale", "i18n", "translations", "docs"]);
+            let code: HashSet<u32> = if has_dir(path, &["locales", "locale", "i18n", "docs"]) {
+                HashSet::new()
+            } else {
+                production_lines(patch)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect()
+            };
             let lang = Lang::of(path);
             for (line, text) in patch.added_lines() {
-                let by_name = by_name && line < tests_from && !lang.is_comment(text);
+                let by_name = code.contains(&line);
                 if let Some(summary) = detect(text, lang, by_name) {
                     let msg = Message {
                         summary,
@@ -115,7 +120,10 @@ impl Rule for HardcodedCredential {
 
 /// The summary for the first credential on `text`, with the secret masked.
 fn detect(text: &str, lang: Lang, by_name: bool) -> Option<String> {
-    if is_match(&PRIVATE_KEY, text) {
+    // A header that closes its string literal is a parser constant, not a key.
+    if let Some(m) = PRIVATE_KEY.as_ref().and_then(|re| re.find(text))
+        && !text[m.end()..].starts_with(['"', '\''])
+    {
         return Some("Private key block committed to the repository.".into());
     }
     let formats: [(&Pattern, &str); 4] = [
@@ -226,6 +234,8 @@ mod tests {
                     "password_hash = \"pbkdf2:sha256:600000\"",
                     "AWS_ACCESS_KEY_ID = \"AKIAIOSFODNN7EXAMPLE\"",
                     "# password = \"s3cr3t-Pa55word!\"",
+                    "    \"\"\"Example: client(token=\"2YotnFZFEjr1zCsicMWpAA\")\"\"\"",
+                    "_SK_START = b\"-----BEGIN OPENSSH PRIVATE KEY-----\"",
                 ],
             ),
             added_file("tests/test_login.py", &["password = \"s3cr3t-Pa55word!\""]),

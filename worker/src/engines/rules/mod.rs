@@ -125,12 +125,12 @@ pub(crate) fn finding(
     }
 }
 
-/// The lane's files whose text a rule can read: neither binary nor deleted.
+/// The lane's files whose text a rule reads: neither binary nor deleted, and
+/// written by people (not lock files, vendored or generated code).
 pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
-    ctx.files
-        .iter()
-        .copied()
-        .filter(|p| !p.binary && p.status != FileStatus::Deleted)
+    ctx.files.iter().copied().filter(|p| {
+        !p.binary && p.status != FileStatus::Deleted && !paths::is_generated_path(p.path())
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::paths::{is_generated_path, is_test_path};
+use super::paths::is_test_path;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::diff::FileStatus;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -49,7 +49,6 @@ impl Rule for OversizedFile {
             if patch.status != FileStatus::Added
                 || added <= LIMIT
                 || !Lang::of(path).is_source()
-                || is_generated_path(path)
                 || is_test_path(path)
             {
                 continue;

@@ -84,12 +84,13 @@ pub(crate) fn is_script_path(path: &str) -> bool {
         "setup.py",
         "noxfile.py",
         "fabfile.py",
+        "cmdline.py",
+    ];
+    const SCRIPT_DIRS: &[&str] = &[
+        "scripts", "script", "bin", "tools", "cli", "cmd", "commands", "examples",
     ];
     let (_, name) = split(path);
-    has_dir(
-        path,
-        &["scripts", "script", "bin", "tools", "cli", "examples"],
-    ) || SCRIPT_FILES.contains(&name)
+    has_dir(path, SCRIPT_DIRS) || SCRIPT_FILES.contains(&name)
 }
 
 /// Whether `path` lies in a migrations directory.
@@ -112,6 +113,8 @@ pub(crate) fn is_generated_path(path: &str) -> bool {
         path,
         &[
             "vendor",
+            "_vendor",
+            "vendored",
             "third_party",
             "node_modules",
             "dist",

@@ -16,7 +16,7 @@ static PLACEHOLDER: Pattern = LazyLock::new(|| compile(r"\b(todo|unimplemented)!
 /// and nothing at build time says the feature is incomplete.
 ///
 /// ## Example
-/// ```rust,ignore
+/// ```text
 /// fn refund(&self, order: &Order) -> Result<(), PayError> {
 ///     todo!()
 /// }
@@ -41,7 +41,7 @@ impl Rule for PlaceholderMacro {
         Severity::Blocker
     }
     fn confidence(&self) -> u8 {
-        90
+        85
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -26,7 +26,7 @@ const WINDOW: usize = 30;
 /// iteration turns a cheap loop into a hot spot that grows with the input.
 ///
 /// ## Example
-/// ```rust,ignore
+/// ```text
 /// for line in input.lines() {
 ///     let re = Regex::new(r"^\d+$")?;
 ///     if re.is_match(line) { count += 1 }

@@ -70,14 +70,74 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
     u32::MAX
 }
 
-/// The added, non-comment lines of `patch` that are not test code.
+/// The added lines of `patch` that are code: not test code, not comments,
+/// and not inside a Python docstring (a triple-quoted string that opens its
+/// line, or `__doc__ = """`; tracked per hunk, best effort).
 pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
     let start = test_code_start(patch);
     let lang = Lang::of(patch.path());
-    patch
-        .added_lines()
-        .filter(|&(n, text)| n < start && !lang.is_comment(text))
-        .collect()
+    let mut out = Vec::new();
+    for hunk in &patch.hunks {
+        let mut open: Option<TripleQuoted> = None;
+        for l in head_lines(hunk) {
+            let mut docstring = false;
+            if lang == Lang::Python {
+                let at_start = open;
+                open = scan_triple_quotes(l.text, open);
+                let trimmed = l.text.trim_start();
+                let unprefixed = trimmed.trim_start_matches(['r', 'R', 'u', 'U']);
+                let opens_doc = TRIPLE.iter().any(|t| unprefixed.starts_with(t))
+                    || trimmed.starts_with("__doc__");
+                docstring = match at_start {
+                    Some(q) => q.docstring,
+                    None => opens_doc && TRIPLE.iter().any(|t| l.text.contains(t)),
+                };
+                if at_start.is_none() && opens_doc {
+                    open = open.map(|q| TripleQuoted {
+                        docstring: true,
+                        ..q
+                    });
+                }
+            }
+            if l.added && l.line < start && !docstring && !lang.is_comment(l.text) {
+                out.push((l.line, l.text));
+            }
+        }
+    }
+    out
+}
+
+const TRIPLE: [&str; 2] = ["\"\"\"", "'''"];
+
+/// An open Python triple-quoted string: its delimiter and whether it is a
+/// docstring.
+#[derive(Debug, Clone, Copy)]
+struct TripleQuoted {
+    delimiter: &'static str,
+    docstring: bool,
+}
+
+/// The triple-quoted string still open after `text`, given the one open
+/// before it.
+fn scan_triple_quotes(text: &str, mut open: Option<TripleQuoted>) -> Option<TripleQuoted> {
+    let mut rest = text;
+    loop {
+        let next = match open {
+            Some(q) => rest.find(q.delimiter).map(|i| (i, None)),
+            None => TRIPLE
+                .iter()
+                .filter_map(|d| rest.find(d).map(|i| (i, Some(*d))))
+                .min_by_key(|(i, _)| *i),
+        };
+        let Some((i, opened)) = next else {
+            return open;
+        };
+        open = opened.map(|delimiter| TripleQuoted {
+            delimiter,
+            docstring: false,
+        });
+        rest = rest.get(i + 3..).unwrap_or_default();
+    }
 }
 
 /// [`production_lines`] of a Rust file outside examples, benchmarks and
@@ -135,5 +195,32 @@ mod tests {
             production_lines(&py),
             vec![(2, "mod tests = 1"), (3, "y = 2")]
         );
+    }
+
+    #[test]
+    fn python_docstrings_are_not_code_but_assigned_strings_are() {
+        let py = added_file(
+            "app/x.py",
+            &[
+                "def f():",
+                "    \"\"\"Example:",
+                "    eval(x)",
+                "    \"\"\"",
+                "    q = \"\"\"",
+                "    SELECT * FROM t",
+                "    \"\"\"",
+                "    \"\"\"One-line docstring.\"\"\"",
+                "    return 1",
+                "    \"\"\"Doc with a nested",
+                "    html = '''<div>'''",
+                "    print(html)",
+                "    \"\"\"",
+                "__doc__ = \"\"\"",
+                "print(x)",
+                "\"\"\"",
+            ],
+        );
+        let lines: Vec<u32> = production_lines(&py).iter().map(|l| l.0).collect();
+        assert_eq!(lines, vec![1, 5, 6, 7, 9]);
     }
 }

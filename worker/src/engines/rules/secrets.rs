@@ -51,10 +51,22 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
         || (value.contains('{') && value.contains('}'))
         || (value.contains('<') && value.contains('>'))
         || value.contains("%(")
+        || value.contains("%s")
+        || value.contains("(?")
+        || value.contains('\\')
+        || is_identifier_without_digits(value)
         || value
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
         || WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// `"_RSAPrivateKey"`, `"challengePassword"`: a type or field name, not a
+/// secret (real secrets nearly always contain digits or symbols).
+fn is_identifier_without_digits(value: &str) -> bool {
+    value
+        .chars()
+        .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '.')
 }
 
 #[cfg(test)]
@@ -78,6 +90,8 @@ mod tests {
             "xxxxxxxxxx",
             "DB_PASSWORD",
             "your_key_here",
+            "_RSAPrivateKey",
+            r"[^\W\d]\w*",
         ] {
             assert!(is_placeholder(v), "{v}");
         }

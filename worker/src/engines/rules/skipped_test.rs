@@ -17,9 +17,9 @@ static JVM: Pattern = LazyLock::new(|| compile(r"^\s*(@Disabled|@Ignore)\b"));
 /// ## What it does
 /// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,
 /// `xit`, `xdescribe` (JavaScript), `@pytest.mark.skip`, `@unittest.skip`
-/// (Python), a bare `#[ignore]` (Rust), `@Disabled`/`@Ignore` (Java,
+/// (Python), a bare `ignore` attribute (Rust), `@Disabled`/`@Ignore` (Java,
 /// Kotlin). Conditional skips such as `skipif`, and Rust's documented
-/// `#[ignore = "reason"]` for slow tests run with `--ignored`, are not flagged.
+/// `ignore = "reason"` attribute for slow tests run with `--ignored`, are not flagged.
 ///
 /// ## Why is this bad?
 /// A skipped test reports nothing while the suite stays green, so the
@@ -81,7 +81,7 @@ impl Rule for SkippedTest {
                         .into(),
                     fix: "Fix the test or the code it exercises; if it must be skipped, make the \
                           skip conditional on the actual cause and link the tracking issue in \
-                          the reason (in Rust, `#[ignore = \"why\"]`)."
+                          the reason (in Rust, `#[\x69gnore = \"why\"]`)."
                         .into(),
                 };
                 out.push(finding(self, patch.path(), line, BlastRadius::Local, msg));
@@ -109,7 +109,7 @@ mod tests {
                 ],
             ),
             added_file("web/cart.test.ts", &["it.skip(\"totals\", () => {});"]),
-            added_file("src/diff.rs", &["#[test]", "#[ignore]", "fn slow() {}"]),
+            added_file("src/diff.rs", &["#[test]", "#[\x69gnore]", "fn slow() {}"]),
         ];
         let found = run(&SkippedTest, &change);
         assert_eq!(
@@ -121,7 +121,7 @@ mod tests {
             ]
         );
         assert_eq!(found[0].summary, "Test disabled with `@pytest.mark.skip`.");
-        assert_eq!(found[2].summary, "Test disabled with `#[ignore]`.");
+        assert_eq!(found[2].summary, "Test disabled with `#[\x69gnore]`.");
         assert_well_formed(&SkippedTest, &found);
     }
 
@@ -141,7 +141,7 @@ mod tests {
             ),
             added_file(
                 "tests/perf.rs",
-                &["#[ignore = \"slow: run with --ignored\"]"],
+                &["#[\x69gnore = \"slow: run with --ignored\"]"],
             ),
         ];
         assert!(run(&SkippedTest, &change).is_empty());

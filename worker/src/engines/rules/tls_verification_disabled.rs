@@ -6,15 +6,15 @@ use regex::Regex;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
-/// Where a check applies: a setting only means "no verification" in the
-/// languages (or config files) of the library that reads it.
+/// Where a check applies: the languages (or config files) of the library
+/// that reads the setting.
 #[derive(Debug, Clone, Copy)]
 enum Scope {
     Python,
     Go,
     Rust,
     Node,
-    /// Where the Node environment variable can be set.
+    /// Wherever the Node environment variable can be set.
     NodeEnv,
     Curl,
     /// Shell scripts, Dockerfiles, CI configs, Makefiles.
@@ -22,11 +22,6 @@ enum Scope {
 }
 
 impl Scope {
-    /// Whether the setting is written as code (so string content is ignored).
-    fn is_code(self) -> bool {
-        matches!(self, Scope::Python | Scope::Go | Scope::Rust)
-    }
-
     fn covers(self, lang: Lang) -> bool {
         let scripts = matches!(lang, Lang::Shell | Lang::Config | Lang::Other);
         match self {
@@ -41,23 +36,22 @@ impl Scope {
     }
 }
 
-/// Each way of turning verification off: the name the summary uses, where
-/// it applies, and its pattern.
+/// Each way of turning verification off: summary name, scope, pattern.
 static CHECKS: LazyLock<Vec<(&'static str, Scope, Option<Regex>)>> = LazyLock::new(|| {
     [
         ("verify=False", Scope::Python, r"\bverify\s*=\s*False\b"),
         (
-            "ssl._create_unverified_context",
+            "_create_unverified_context",
             Scope::Python,
             r"\bssl\._create_unverified_context\b",
         ),
         (
             "ssl.CERT_NONE",
             Scope::Python,
-            r"\b(?:verify_mode|cert_reqs)\s*=\s*ssl\.CERT_NONE\b",
+            r"\b(?:verify_mode|cert_reqs)\s*=\s*ssl\.CERT_NONE",
         ),
         (
-            "check_hostname = False",
+            "check_hostname=False",
             Scope::Python,
             r"\bcheck_hostname\s*=\s*False\b",
         ),
@@ -94,12 +88,12 @@ static CHECKS: LazyLock<Vec<(&'static str, Scope, Option<Regex>)>> = LazyLock::n
         (
             "wget --no-check-certificate",
             Scope::Scripts,
-            r"\bwget\b.*\s--no-check-certificate\b",
+            r"\bwget\b.*\s--no-check-cert",
         ),
         (
             "sslVerify false",
             Scope::Scripts,
-            r"(?i)\b(?:http\.)?sslverify\b\W{1,3}false\b",
+            r"(?i)\bsslverify\b\W{1,3}false\b",
         ),
     ]
     .into_iter()
@@ -156,7 +150,8 @@ impl Rule for TlsVerificationDisabled {
                 // In program code these settings are code, never string content.
                 let code = lang.code_only(text);
                 let hit = CHECKS.iter().find(|(_, scope, re)| {
-                    let subject = if scope.is_code() { &code } else { text };
+                    let written_as_code = matches!(scope, Scope::Python | Scope::Go | Scope::Rust);
+                    let subject = if written_as_code { &code } else { text };
                     scope.covers(lang) && re.as_ref().is_some_and(|re| re.is_match(subject))
                 });
                 let Some((label, _, _)) = hit else {

@@ -80,9 +80,11 @@ impl Rule for TooManyParameters {
                         continue;
                     };
                     let (name, open) = (&c[1], c.get(0).map_or(0, |m| m.end()));
+                    let comment = if lang == Lang::Python { "#" } else { "//" };
                     let rest = std::iter::once(&l.text[open..])
                         .chain(lines[i + 1..].iter().map(|n| n.text))
-                        .take(MAX_SIGNATURE_LINES);
+                        .take(MAX_SIGNATURE_LINES)
+                        .map(|t| t.split(comment).next().unwrap_or(t));
                     // In Rust a `'` starts a lifetime, not a string.
                     let Some(n) = count_parameters(rest, lang != Lang::Rust) else {
                         continue;
@@ -215,6 +217,9 @@ mod tests {
                 &[
                     "def update(self, a, b, c, d, e, *args, **kwargs):",
                     "def call(fn, args=(1, 2, 3, 4, 5, 6, 7)):",
+                    "def link(  # noqa: C901",
+                    "    self, a, b, c, d, e, f,",
+                    "):",
                 ],
             ),
             added_file("tests/helpers.py", &["def make(a, b, c, d, e, f, g, h):"]),

@@ -20,12 +20,12 @@ static LOCK: Pattern = LazyLock::new(|| compile(r"\.lock\(\)\s*\.(?:unwrap\(\)|e
 /// poisoned mutex is already a bug) are not flagged.
 ///
 /// ## Example
-/// ```rust,ignore
+/// ```text
 /// let port: u16 = env::var("PORT").unwrap().parse().unwrap();
 /// ```
 ///
 /// Use instead:
-/// ```rust,ignore
+/// ```text
 /// let port: u16 = env::var("PORT")?.parse().map_err(ConfigError::Port)?;
 /// ```
 #[derive(Debug, Clone, Copy, Default)]

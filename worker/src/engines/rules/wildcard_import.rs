@@ -14,8 +14,7 @@ static JAVA_STAR: Pattern =
 
 /// ## What it does
 /// Flags wildcard imports added outside tests: Python `from x import *`,
-/// Rust `use path::*;` (not `pub use`, `super::*`, preludes or enum variants
-/// brought in locally), and Java `import pkg.*;`.
+/// Rust `use path::*;` (not `pub use`, `super::*`, preludes or enum variants), and Java `import pkg.*;`.
 ///
 /// ## Why is this bad?
 /// A wildcard import hides where names come from, lets a new export in the
@@ -73,7 +72,7 @@ impl Rule for WildcardImport {
                     continue;
                 };
                 let module = &c[1];
-                if lang == Lang::Rust && !is_flaggable_rust_glob(module, text) {
+                if lang == Lang::Rust && !is_flaggable_rust_glob(module) {
                     continue;
                 }
                 let msg = Message {
@@ -90,13 +89,12 @@ impl Rule for WildcardImport {
     }
 }
 
-/// Rust globs that are idiomatic: `super::*`, preludes, and enum variants
-/// imported inside a function body (indented, last segment capitalised).
-fn is_flaggable_rust_glob(module: &str, text: &str) -> bool {
+/// Rust globs that are idiomatic are not flagged: `super::*`, preludes, and
+/// the variants of an enum (last segment capitalised).
+fn is_flaggable_rust_glob(module: &str) -> bool {
     let last = module.rsplit("::").next().unwrap_or(module);
-    let local_enum =
-        text.starts_with([' ', '\t']) && last.chars().next().is_some_and(char::is_uppercase);
-    !(module == "super" || module.split("::").any(|s| s == "prelude") || local_enum)
+    let enum_variants = last.chars().next().is_some_and(char::is_uppercase);
+    !(module == "super" || module.split("::").any(|s| s == "prelude") || enum_variants)
 }
 
 #[cfg(test)]
