@@ -22,3 +22,26 @@ pub async fn signal() {
     }
     tracing::info!("shutdown requested");
 }
+
+/// Runs a binary's async main on a fresh multi-threaded runtime and turns
+/// its result into the exit code, printing a failure as one line prefixed
+/// with the binary's `name`.
+pub fn block_on_main(
+    name: &str,
+    main: impl std::future::Future<Output = Result<(), String>>,
+) -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("{name}: starting the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(main) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -9,23 +9,11 @@ use revu_worker::runner::Worker;
 use std::time::Duration;
 
 fn main() -> std::process::ExitCode {
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("revu-worker: starting the runtime: {e}");
-            return std::process::ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!(
-                "revu-worker: {}",
-                revu_common::telemetry::one_line(e.chain())
-            );
-            std::process::ExitCode::FAILURE
-        }
-    }
+    revu_common::shutdown::block_on_main("revu-worker", async {
+        run()
+            .await
+            .map_err(|e| revu_common::telemetry::one_line(e.chain()))
+    })
 }
 
 async fn run() -> anyhow::Result<()> {
