@@ -1,7 +1,9 @@
 //! `revu`: review a diff in one process, submit it to a coordinator, or print
 //! its facts.
 //!
-//! Exit codes: 0 MERGE-READY, 1 NEEDS-HUMAN, 2 usage or input error,
+//! Exit codes: 0 MERGE-READY, 1 NEEDS-HUMAN (or, with `--fail-on`, a
+//! finding at or above the threshold or a lane that did not complete; for
+//! `revu verdict`, a verdict that does not replay), 2 usage or input error,
 //! 3 service unavailable or internal failure.
 
 mod commands;
@@ -32,6 +34,12 @@ enum Command {
     Submit(commands::submit::Args),
     /// Print the facts of a diff as JSON.
     Facts(commands::facts::Args),
+    /// Render a canonical report JSON as md, sarif, rdjson or json.
+    Render(commands::render::Args),
+    /// Recompute a report's verdict from the report alone and check it agrees.
+    Verdict(commands::verdict::Args),
+    /// Print the JSON Schema of the canonical report.
+    Schema(commands::schema::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +54,9 @@ fn main() -> ExitCode {
         Command::Review(args) => commands::review::run(args),
         Command::Submit(args) => commands::submit::run(args),
         Command::Facts(args) => commands::facts::run(args),
+        Command::Render(args) => commands::render::run(args),
+        Command::Verdict(args) => commands::verdict::run(args),
+        Command::Schema(args) => commands::schema::run(args),
     };
     match result {
         Ok(code) => code,

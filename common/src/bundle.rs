@@ -18,4 +18,7 @@ pub struct ReviewBundle {
     /// The repo's `REVIEW.md`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conventions: Option<String>,
+    /// The repo's `revu.toml`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repo_config: Option<String>,
 }

@@ -8,6 +8,7 @@ pub mod finding;
 pub mod lane;
 pub mod queue;
 pub mod report;
+pub mod report_schema;
 pub mod retry;
 pub mod review;
 pub mod shutdown;

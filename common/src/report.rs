@@ -2,7 +2,7 @@
 
 use crate::diff::FileStatus;
 use crate::facts::{RiskTier, Signal};
-use crate::finding::{Dimension, Finding};
+use crate::finding::{Dimension, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -174,6 +174,13 @@ pub struct VerificationStats {
     pub dropped_untouched_line: usize,
     /// Merged into another finding on the same line with the same root cause.
     pub merged_duplicates: usize,
+    /// Dropped: a SUGGESTION the repo's `REVIEW.md` lists as an allowed nit.
+    #[serde(default)]
+    pub dropped_allowed_nit: usize,
+    /// Given another severity by a `REVIEW.md` severity override (counted
+    /// per raised finding, like the drops; not a drop itself).
+    #[serde(default)]
+    pub severity_overridden: usize,
     /// Findings in the report.
     pub kept: usize,
 }
@@ -202,4 +209,75 @@ pub struct Report {
     /// Set when the exact-cover gate rejected a refinement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cover_fallback: Option<String>,
+    /// What the repository's `REVIEW.md` and `revu.toml` did to this review.
+    #[serde(default)]
+    pub conventions: ConventionsReport,
+}
+
+/// A repository file a review used, identified by its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// `REVIEW.md` or `revu.toml`, relative to the repository root.
+    pub name: String,
+    pub bytes: usize,
+    /// Hex SHA-256 of the exact text used, so a reader can tell which version.
+    pub sha256: String,
+}
+
+/// One convention acting on one finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConventionEffect {
+    /// Where the convention is written, e.g. `REVIEW.md:14`.
+    pub convention: String,
+    pub rule: String,
+    /// `file:line` of the finding.
+    pub citation: String,
+    pub from: Severity,
+    /// The severity after; absent when the finding was suppressed or kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Severity>,
+}
+
+/// One `REVIEW.md` path guidance bullet and the lanes it was given to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuidanceGiven {
+    /// Where the guidance is written, e.g. `REVIEW.md:7`.
+    pub convention: String,
+    /// As the lanes received it: `glob: text`.
+    pub guidance: String,
+    /// Lane ids; empty when no changed file matched.
+    pub lanes: Vec<String>,
+}
+
+/// The repository's own review settings and what they changed. Both sources
+/// are always stated, `null` when the submission carried none.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConventionsReport {
+    /// The `REVIEW.md` used.
+    #[serde(default)]
+    pub review_md: Option<SourceFile>,
+    /// The `revu.toml` used.
+    #[serde(default)]
+    pub repo_config: Option<SourceFile>,
+    /// Every path guidance bullet, with the lanes it went to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub path_guidance: Vec<GuidanceGiven>,
+    /// Review-miss ledger entries run as checks, by id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ledger_checks: Vec<String>,
+    /// Findings the ledger raised, before verification.
+    #[serde(default)]
+    pub ledger_matches: usize,
+    /// Severity overrides that changed a finding.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides_applied: Vec<ConventionEffect>,
+    /// Allowed nits that suppressed a SUGGESTION.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nits_suppressed: Vec<ConventionEffect>,
+    /// Conventions that would have lowered or silenced a BLOCKER, refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blockers_protected: Vec<ConventionEffect>,
+    /// Malformed bullets and other problems, each naming its line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }

@@ -1,12 +1,19 @@
 //! Stages 7–8 after gathering, as one pure function: verification of every
 //! finding, verdict math, and the canonical report.
+//!
+//! The repository's `REVIEW.md` and `revu.toml` are re-read from the stored
+//! bundle rather than carried in the plan: parsing is cheap and pure, and
+//! the report then depends on nothing but stored state.
 
+use crate::conventions::{REPO_CONFIG, RepoContext, source_file};
 use crate::stages::verdict::{self, VerdictInput};
 use crate::stages::verify;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
 use revu_common::lane::{LaneKind, ReviewId};
-use revu_common::report::{LaneOutcome, LaneSummary, Report, SCHEMA_VERSION};
+use revu_common::report::{
+    ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION,
+};
 use revu_common::review::{LaneResult, ReviewPlan};
 use std::collections::BTreeMap;
 
@@ -50,7 +57,32 @@ pub fn assemble(
             },
         });
     }
-    let verified = verify::verify(raised, diff, bundle);
+    let (repo, mut conventions) = repo_context(bundle);
+    let ledger = repo.config.ledger.run(diff);
+    conventions.ledger_matches = ledger.len();
+    raised.extend(ledger);
+    let verified = verify::verify_with(raised, diff, bundle, &repo.conventions);
+    conventions.path_guidance = repo
+        .conventions
+        .guidance
+        .iter()
+        .map(|g| {
+            let guidance = g.render();
+            GuidanceGiven {
+                convention: format!("REVIEW.md:{}", g.line),
+                lanes: plan
+                    .lanes
+                    .iter()
+                    .filter(|l| l.guidance.contains(&guidance))
+                    .map(|l| l.id.clone())
+                    .collect(),
+                guidance,
+            }
+        })
+        .collect();
+    conventions.overrides_applied = verified.conventions.overrides;
+    conventions.nits_suppressed = verified.conventions.nits;
+    conventions.blockers_protected = verified.conventions.protected;
     let failed_citations =
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
     let decision = verdict::decide(&VerdictInput {
@@ -77,6 +109,29 @@ pub fn assemble(
         verification: verified.stats,
         actions: decision.actions,
         cover_fallback: plan.cover_fallback.clone(),
+        conventions,
+    }
+}
+
+/// The repository context of the review. A `revu.toml` that no longer
+/// loads (it was accepted at submission, so only a coordinator upgrade can
+/// cause this) is reported, and the review goes on with `REVIEW.md` alone.
+fn repo_context(bundle: &ReviewBundle) -> (RepoContext, ConventionsReport) {
+    let (review_md, repo_config) = (bundle.conventions.as_deref(), bundle.repo_config.as_deref());
+    match RepoContext::load(review_md, repo_config) {
+        Ok(repo) => {
+            let report = repo.report();
+            (repo, report)
+        }
+        Err(e) => {
+            let repo = RepoContext::load(review_md, None).unwrap_or_default();
+            let mut report = repo.report();
+            report.repo_config = repo_config.map(|t| source_file(REPO_CONFIG, t));
+            report
+                .warnings
+                .push(format!("{e}; {REPO_CONFIG} was not applied"));
+            (repo, report)
+        }
     }
 }
 

@@ -10,9 +10,25 @@ use std::time::Duration;
 /// How reviews run, independent of where the backend lives.
 #[derive(Debug, Clone, Args, Serialize)]
 pub struct ReviewSettings {
-    /// Engine that runs every lane.
+    /// Engine that runs lanes no `--lane-engine` names.
     #[arg(long, env = "REVU_ENGINE", default_value = "rules")]
     pub engine: String,
+
+    /// Engine for matching lanes, as `LANE=ENGINE`; `LANE` is a lane id
+    /// (`specialist:security`) or a prefix ending in `*` (`domain:*`).
+    /// Repeatable; the first match wins.
+    #[arg(long = "lane-engine", value_parser = parse_lane_engine)]
+    pub lane_engines: Vec<LaneEngine>,
+
+    /// Retry policy of an engine, as `ENGINE=ATTEMPTS[:BASE_MS]`; engines
+    /// not named use `--lane-attempts` and `--retry-base-ms`. Repeatable.
+    #[arg(long = "engine-retry", value_parser = parse_engine_retry)]
+    pub engine_retries: Vec<EngineRetry>,
+
+    /// Seconds a lane report may stay unacknowledged on a coordinator
+    /// before another coordinator takes it over.
+    #[arg(long, env = "REVU_RECLAIM_IDLE_SECS", default_value_t = 10)]
+    pub reclaim_idle_secs: u64,
 
     /// Largest accepted diff, in bytes.
     #[arg(long, env = "REVU_MAX_DIFF_BYTES", default_value_t = 64 * 1024 * 1024)]
@@ -40,12 +56,32 @@ pub struct ReviewSettings {
 }
 
 impl ReviewSettings {
-    pub fn retry(&self) -> RetryPolicy {
-        RetryPolicy {
-            max_attempts: self.lane_attempts,
-            base_delay_ms: self.retry_base_ms,
-            max_delay_ms: 30_000,
+    /// The retry policy of lanes run by `engine`.
+    pub fn retry_for(&self, engine: &str) -> RetryPolicy {
+        match self.engine_retries.iter().find(|r| r.engine == engine) {
+            Some(r) => r.policy,
+            None => RetryPolicy {
+                max_attempts: self.lane_attempts,
+                base_delay_ms: self.retry_base_ms,
+                max_delay_ms: 30_000,
+            },
         }
+    }
+
+    /// The engine that runs lane `lane_id`.
+    pub fn engine_for(&self, lane_id: &str) -> &str {
+        self.lane_engines
+            .iter()
+            .find(|l| match l.lane.strip_suffix('*') {
+                Some(prefix) => lane_id.starts_with(prefix),
+                None => lane_id == l.lane,
+            })
+            .map(|l| l.engine.as_str())
+            .unwrap_or(&self.engine)
+    }
+
+    pub fn reclaim_idle(&self) -> Duration {
+        Duration::from_secs(self.reclaim_idle_secs)
     }
 
     pub fn review_timeout(&self) -> Duration {
@@ -65,11 +101,9 @@ impl ReviewSettings {
         if self.max_inflight == 0 {
             return Err("--max-inflight must be at least 1".into());
         }
-        if self.engine != "rules" {
-            return Err(format!(
-                "unknown engine {:?}; known engines: rules",
-                self.engine
-            ));
+        valid_engine_name(&self.engine).map_err(|e| format!("--engine: {e}"))?;
+        if self.reclaim_idle_secs == 0 {
+            return Err("--reclaim-idle-secs must be at least 1".into());
         }
         Ok(())
     }
@@ -79,6 +113,9 @@ impl Default for ReviewSettings {
     fn default() -> Self {
         ReviewSettings {
             engine: "rules".into(),
+            lane_engines: Vec::new(),
+            engine_retries: Vec::new(),
+            reclaim_idle_secs: 10,
             max_diff_bytes: 64 * 1024 * 1024,
             max_slice_files: 40,
             lane_attempts: 3,
@@ -120,4 +157,112 @@ pub struct CoordinatorConfig {
 
     #[command(flatten)]
     pub review: ReviewSettings,
+}
+
+/// `--lane-engine LANE=ENGINE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LaneEngine {
+    pub lane: String,
+    pub engine: String,
+}
+
+/// `--engine-retry ENGINE=ATTEMPTS[:BASE_MS]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EngineRetry {
+    pub engine: String,
+    pub policy: RetryPolicy,
+}
+
+/// Engine names are what workers register: lowercase words and dashes.
+fn valid_engine_name(name: &str) -> Result<(), String> {
+    if !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "engine name {name:?} must be 1-64 of a-z, 0-9, '-' and '_'"
+        ))
+    }
+}
+
+fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
+    let (lane, engine) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not LANE=ENGINE"))?;
+    if lane.is_empty() {
+        return Err(format!("{s:?} names no lane"));
+    }
+    valid_engine_name(engine)?;
+    Ok(LaneEngine {
+        lane: lane.to_owned(),
+        engine: engine.to_owned(),
+    })
+}
+
+fn parse_engine_retry(s: &str) -> Result<EngineRetry, String> {
+    let (engine, policy) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not ENGINE=ATTEMPTS[:BASE_MS]"))?;
+    valid_engine_name(engine)?;
+    let (attempts, base) = match policy.split_once(':') {
+        Some((a, b)) => (a, Some(b)),
+        None => (policy, None),
+    };
+    let max_attempts: u32 = attempts
+        .parse()
+        .ok()
+        .filter(|n| *n >= 1)
+        .ok_or_else(|| format!("{s:?}: attempts must be a whole number of at least 1"))?;
+    let base_delay_ms: u64 = match base {
+        Some(b) => b
+            .parse()
+            .map_err(|_| format!("{s:?}: base delay must be milliseconds"))?,
+        None => RetryPolicy::default().base_delay_ms,
+    };
+    Ok(EngineRetry {
+        engine: engine.to_owned(),
+        policy: RetryPolicy {
+            max_attempts,
+            base_delay_ms,
+            max_delay_ms: 30_000,
+        },
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_engines_match_exactly_or_by_prefix_first_match_wins() {
+        let s = ReviewSettings {
+            lane_engines: vec![
+                parse_lane_engine("specialist:security=llm").unwrap(),
+                parse_lane_engine("specialist:*=exec-lint").unwrap(),
+            ],
+            ..ReviewSettings::default()
+        };
+        assert_eq!(s.engine_for("specialist:security"), "llm");
+        assert_eq!(s.engine_for("specialist:design"), "exec-lint");
+        assert_eq!(s.engine_for("domain:core"), "rules");
+    }
+
+    #[test]
+    fn engine_retry_overrides_the_default_policy() {
+        let s = ReviewSettings {
+            engine_retries: vec![parse_engine_retry("llm=5:2000").unwrap()],
+            ..ReviewSettings::default()
+        };
+        assert_eq!(s.retry_for("llm").max_attempts, 5);
+        assert_eq!(s.retry_for("llm").base_delay_ms, 2000);
+        assert_eq!(s.retry_for("rules").max_attempts, 3);
+        assert!(parse_engine_retry("llm=0").is_err());
+        assert!(parse_engine_retry("LLM=2").is_err());
+        assert!(parse_lane_engine("nolane").is_err());
+    }
 }

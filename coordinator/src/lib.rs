@@ -3,6 +3,7 @@
 
 pub mod assemble;
 pub mod config;
+pub mod conventions;
 pub mod prepare;
 pub mod server;
 pub mod service;

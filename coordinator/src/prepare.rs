@@ -2,6 +2,8 @@
 //! exact-cover gate and the lane plan.
 
 use crate::config::ReviewSettings;
+use crate::conventions::{RepoConfigError, RepoContext};
+use crate::service::ServiceError;
 use crate::stages::{cover, grouping::Grouper, plan};
 use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
@@ -21,9 +23,30 @@ pub struct Prepared {
 #[derive(Debug, Clone, Default)]
 pub struct PlanRequest {
     pub rigor: Option<Rigor>,
-    /// Rigor from the repository's configuration, when it sets one.
-    pub repo_rigor: Option<Rigor>,
     pub labels: Vec<String>,
+    /// The repository's `REVIEW.md`: path guidance for the lanes.
+    pub review_md: Option<String>,
+    /// The repository's `revu.toml`: rigor when the request sets none,
+    /// grouping domains and slice size.
+    pub repo_config: Option<String>,
+}
+
+/// Why a submission cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+    #[error(transparent)]
+    RepoConfig(#[from] RepoConfigError),
+}
+
+impl From<PrepareError> for ServiceError {
+    fn from(e: PrepareError) -> Self {
+        match e {
+            PrepareError::Diff(d) => ServiceError::InvalidDiff(d),
+            PrepareError::RepoConfig(c) => ServiceError::InvalidRequest(c.to_string()),
+        }
+    }
 }
 
 /// Resolves rigor: the request, else the repo's config, else production.
@@ -44,16 +67,20 @@ pub fn resolve_rigor(requested: Option<Rigor>, repo: Option<Rigor>) -> RigorChoi
     }
 }
 
-/// Parses the diff and plans the review.
+/// Parses the diff and the repository's files and plans the review.
 pub fn prepare(
     bytes: &[u8],
     settings: &ReviewSettings,
     grouper: &Grouper,
     request: &PlanRequest,
-) -> Result<Prepared, DiffError> {
+) -> Result<Prepared, PrepareError> {
+    // Compiling the repo's globs and ledger regexes is work for the same
+    // blocking thread as parsing the diff.
+    let repo = RepoContext::load(request.review_md.as_deref(), request.repo_config.as_deref())?;
     let diff = diff::parse(bytes)?;
     let facts = Facts::from_diff(&diff);
     let paths: Vec<String> = facts.files.iter().map(|f| f.path.clone()).collect();
+    let grouper = repo.config.grouper(grouper);
     let outcome = cover::settle(&paths, grouper.propose(&paths), None);
     let slice_of: BTreeMap<&str, &str> = outcome
         .slices
@@ -65,7 +92,7 @@ pub fn prepare(
             .files
             .iter()
             .any(|f| grouper.domain_of(&f.path) != "docs");
-    let lane_plan = plan::plan(
+    let mut lane_plan = plan::plan(
         &outcome.slices,
         &paths,
         facts.risk_tier,
@@ -73,6 +100,10 @@ pub fn prepare(
         source_changed,
         &settings.engine,
     );
+    for lane in &mut lane_plan.lanes {
+        lane.engine = settings.engine_for(&lane.id).to_owned();
+        lane.guidance = repo.guidance_for(&lane.files);
+    }
     let summary = FactsSummary {
         files_changed: facts.totals.files,
         lines_added: facts.totals.added,
@@ -99,7 +130,7 @@ pub fn prepare(
     let plan = ReviewPlan {
         lanes: lane_plan.lanes,
         skipped_dimensions: lane_plan.skipped,
-        rigor: resolve_rigor(request.rigor, request.repo_rigor),
+        rigor: resolve_rigor(request.rigor, repo.config.rigor),
         facts: summary,
         signals: facts.signals.clone(),
         cover_fallback: outcome.fallback,

@@ -36,3 +36,12 @@ pub fn example(name: &str) -> PathBuf {
         .join("examples")
         .join(name)
 }
+
+/// A command line that runs the fault engine in `mode` (see
+/// `tests/engines/fault_engine.py`), for `--exec-engine NAME=…`.
+pub fn fault_engine(mode: &str) -> String {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("engines")
+        .join("fault_engine.py");
+    format!("python3 {} {mode}", script.display())
+}

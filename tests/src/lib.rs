@@ -3,9 +3,12 @@
 //! stopped by its own guard, by PID.
 
 pub mod bins;
+pub mod client;
+pub mod history;
 pub mod procs;
 pub mod redis_server;
 
-pub use bins::{bin, example};
+pub use bins::{bin, example, fault_engine};
+pub use client::Client;
 pub use procs::{Cluster, Proc, free_port};
 pub use redis_server::RedisServer;

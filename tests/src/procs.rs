@@ -92,28 +92,65 @@ pub struct Cluster {
     pub coordinator: Proc,
     pub workers: Vec<Proc>,
     pub port: u16,
+    coordinator_args: Vec<String>,
 }
 
 impl Cluster {
-    /// Starts a coordinator and `workers` workers, waiting until the
-    /// coordinator accepts connections.
+    /// Starts a coordinator and `workers` default workers, waiting until
+    /// the coordinator accepts connections.
     pub fn start(redis: RedisServer, workers: usize, coordinator_args: &[&str]) -> Cluster {
+        let mut cluster = Self::start_coordinator_only(redis, coordinator_args);
+        for _ in 0..workers {
+            cluster.add_worker(&[]);
+        }
+        cluster
+    }
+
+    /// Starts a coordinator and no worker.
+    pub fn start_coordinator_only(redis: RedisServer, coordinator_args: &[&str]) -> Cluster {
         let port = free_port();
-        let coordinator = Self::spawn_coordinator(&redis, port, coordinator_args);
-        let workers = (0..workers)
-            .map(|_| Self::spawn_worker(&redis, &[]))
-            .collect();
+        let coordinator_args: Vec<String> =
+            coordinator_args.iter().map(|a| (*a).to_owned()).collect();
+        let coordinator = Self::spawn_coordinator(&redis, port, &coordinator_args);
         let cluster = Cluster {
             redis,
             coordinator,
-            workers,
+            workers: Vec::new(),
             port,
+            coordinator_args,
         };
         cluster.wait_listening(Duration::from_secs(20));
         cluster
     }
 
-    pub fn spawn_coordinator(redis: &RedisServer, port: u16, args: &[&str]) -> Proc {
+    /// Starts one more worker with `args`; returns its index in `workers`.
+    pub fn add_worker(&mut self, args: &[&str]) -> usize {
+        self.workers.push(Self::spawn_worker(&self.redis, args));
+        self.workers.len() - 1
+    }
+
+    /// SIGKILLs worker `index` and starts a fresh incarnation in its place.
+    pub fn restart_worker(&mut self, index: usize, args: &[&str]) {
+        let fresh = Self::spawn_worker(&self.redis, args);
+        if let Some(slot) = self.workers.get_mut(index) {
+            slot.kill();
+            *slot = fresh;
+        }
+    }
+
+    /// SIGKILLs the coordinator.
+    pub fn kill_coordinator(&mut self) {
+        self.coordinator.kill();
+    }
+
+    /// Starts a new coordinator incarnation on the same port and settings.
+    pub fn restart_coordinator(&mut self) {
+        self.coordinator.kill();
+        self.coordinator = Self::spawn_coordinator(&self.redis, self.port, &self.coordinator_args);
+        self.wait_listening(Duration::from_secs(20));
+    }
+
+    fn spawn_coordinator(redis: &RedisServer, port: u16, args: &[String]) -> Proc {
         let mut cmd = Command::new(bin("revu-coordinator"));
         cmd.env_clear_revu()
             .arg("--listen")
@@ -126,16 +163,17 @@ impl Cluster {
         Proc::spawn("revu-coordinator", cmd)
     }
 
-    pub fn spawn_worker(redis: &RedisServer, args: &[&str]) -> Proc {
+    fn spawn_worker(redis: &RedisServer, args: &[&str]) -> Proc {
         let mut cmd = Command::new(bin("revu-worker"));
         cmd.env_clear_revu()
             .arg("--redis")
             .arg(&redis.url)
             .arg("--key-prefix")
-            .arg(&redis.prefix)
-            .arg("--concurrency")
-            .arg("2")
-            .args(args);
+            .arg(&redis.prefix);
+        if !args.contains(&"--concurrency") {
+            cmd.arg("--concurrency").arg("2");
+        }
+        cmd.args(args);
         Proc::spawn("revu-worker", cmd)
     }
 

@@ -16,6 +16,8 @@ pub struct RedisServer {
     /// The server process when this handle started one.
     pub process: Option<Proc>,
     pub port: u16,
+    /// How the server was started, to start it again the same way.
+    command: Vec<String>,
 }
 
 const HOW_TO_GET_ONE: &str = "no Redis for the end-to-end tests: install redis-server \
@@ -38,6 +40,7 @@ impl RedisServer {
                 prefix,
                 process: None,
                 port: 0,
+                command: Vec::new(),
             };
         }
         let found = Command::new("redis-server").arg("--version").output();
@@ -47,27 +50,49 @@ impl RedisServer {
         let port = free_port();
         let dir = std::env::temp_dir().join(format!("revu-redis-{port}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
+        let mut command: Vec<String> = [
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            &dir.to_string_lossy(),
+        ]
+        .iter()
+        .map(|a| (*a).to_owned())
+        .collect();
+        command.extend(extra.iter().map(|a| (*a).to_owned()));
         let mut cmd = Command::new("redis-server");
-        cmd.arg("--port")
-            .arg(port.to_string())
-            .arg("--bind")
-            .arg("127.0.0.1")
-            .arg("--save")
-            .arg("")
-            .arg("--appendonly")
-            .arg("no")
-            .arg("--dir")
-            .arg(&dir)
-            .args(extra);
+        cmd.args(&command);
         let process = Proc::spawn("redis-server", cmd);
         let server = RedisServer {
             url: format!("redis://127.0.0.1:{port}"),
             prefix,
             process: Some(process),
             port,
+            command,
         };
         server.wait_ready(Duration::from_secs(10));
         server
+    }
+
+    /// Kills the server (SIGKILL) and starts it again on the same port and
+    /// directory, so what it persisted comes back. Only for servers this
+    /// handle started.
+    pub fn restart(&mut self, down_for: Duration) {
+        assert!(self.process.is_some(), "cannot restart an external Redis");
+        if let Some(p) = self.process.as_mut() {
+            p.kill();
+        }
+        std::thread::sleep(down_for);
+        let mut cmd = Command::new("redis-server");
+        cmd.args(&self.command);
+        self.process = Some(Proc::spawn("redis-server", cmd));
+        self.wait_ready(Duration::from_secs(10));
     }
 
     /// Waits until the server answers PING.

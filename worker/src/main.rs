@@ -4,7 +4,6 @@ use anyhow::Context;
 use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
 use revu_worker::config::WorkerConfig;
-use revu_worker::engines::Engines;
 use revu_worker::runner::Worker;
 use std::time::Duration;
 
@@ -27,7 +26,10 @@ async fn run() -> anyhow::Result<()> {
     let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.redis))?;
-    let worker = Worker::new(backend, Engines::default(), config.lease());
+    let engines = config.engines().map_err(anyhow::Error::msg)?;
+    let worker = Worker::new(backend, engines, config.lease())
+        .with_lane_timeout(config.lane_timeout())
+        .with_failpoint(config.failpoint);
     worker
         .run(
             config.concurrency,

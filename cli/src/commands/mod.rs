@@ -1,5 +1,8 @@
 //! One module per subcommand.
 
 pub mod facts;
+pub mod render;
 pub mod review;
+pub mod schema;
 pub mod submit;
+pub mod verdict;

@@ -3,11 +3,12 @@
 use crate::embedded;
 use crate::error::CliError;
 use crate::input::read_diff;
-use crate::output::{Format, emit};
+use crate::output::{FailOn, Format, emit};
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
+use revu_coordinator::conventions::{REPO_CONFIG, REVIEW_MD};
 use revu_coordinator::service::Submission;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -18,6 +19,10 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
+    /// Exit 1 iff a finding counts at or above this severity or a lane did
+    /// not complete (`never`: always 0); without it the gate decides.
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
     /// Review rigor: poc, prototype or production.
     #[arg(long, value_parser = parse_rigor)]
     rigor: Option<Rigor>,
@@ -27,6 +32,46 @@ pub struct Args {
     /// Lanes run at once.
     #[arg(long, default_value_t = 4)]
     workers: usize,
+    /// Repository root holding REVIEW.md and revu.toml [default: the current
+    /// directory].
+    #[arg(long)]
+    repo: Option<PathBuf>,
+}
+
+/// A repository's `REVIEW.md` and `revu.toml`, each when present.
+#[derive(Debug, Default)]
+pub(crate) struct RepoFiles {
+    pub review_md: Option<String>,
+    pub revu_toml: Option<String>,
+}
+
+/// Reads `REVIEW.md` and `revu.toml` from `dir`, or from the current
+/// directory. A missing file is not an error (the report says none was
+/// used); an explicit `--repo` that is not a directory is.
+pub(crate) fn read_repo(dir: Option<&Path>) -> Result<RepoFiles, CliError> {
+    if let Some(d) = dir
+        && !d.is_dir()
+    {
+        return Err(CliError::Input(format!(
+            "--repo {}: not a directory",
+            d.display()
+        )));
+    }
+    let dir = dir.unwrap_or(Path::new("."));
+    let read = |name: &str| -> Result<Option<String>, CliError> {
+        let path = dir.join(name);
+        match std::fs::read(&path) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| CliError::Input(format!("{}: not UTF-8 text", path.display()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(CliError::Input(format!("reading {}: {e}", path.display()))),
+        }
+    };
+    Ok(RepoFiles {
+        review_md: read(REVIEW_MD)?,
+        revu_toml: read(REPO_CONFIG)?,
+    })
 }
 
 pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
@@ -36,10 +81,13 @@ pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let diff = read_diff(&args.diff)?;
+    let repo = read_repo(args.repo.as_deref())?;
     let submission = Submission {
         diff,
         intent: args.intent,
         rigor: args.rigor,
+        conventions: repo.review_md,
+        repo_config: repo.revu_toml,
         ..Submission::default()
     };
     let runtime = tokio::runtime::Runtime::new()
@@ -49,5 +97,5 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ReviewSettings::default(),
         args.workers.max(1),
     ))?;
-    emit(&report, args.format)
+    emit(&report, args.format, args.fail_on)
 }

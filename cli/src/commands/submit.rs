@@ -1,9 +1,10 @@
 //! `revu submit`: send a diff to a coordinator, follow its lanes on stderr,
 //! print the report.
 
+use super::review::{RepoFiles, read_repo};
 use crate::error::CliError;
 use crate::input::read_diff;
-use crate::output::{Format, emit};
+use crate::output::{FailOn, Format, emit};
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_client::ReviewServiceClient;
@@ -28,6 +29,10 @@ pub struct Args {
     /// Report format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
+    /// Exit 1 iff a finding counts at or above this severity or a lane did
+    /// not complete (`never`: always 0); without it the gate decides.
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
     /// Review rigor: poc, prototype or production.
     #[arg(long, value_parser = super::review::parse_rigor)]
     rigor: Option<Rigor>,
@@ -43,6 +48,10 @@ pub struct Args {
     /// Print no progress.
     #[arg(long, short)]
     quiet: bool,
+    /// Repository root holding REVIEW.md and revu.toml [default: the current
+    /// directory].
+    #[arg(long)]
+    repo: Option<PathBuf>,
 }
 
 fn rpc_error(what: &str, status: tonic::Status) -> CliError {
@@ -57,14 +66,15 @@ fn rpc_error(what: &str, status: tonic::Status) -> CliError {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let diff = read_diff(&args.diff)?;
+    let repo = read_repo(args.repo.as_deref())?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    let format = args.format;
-    let report = runtime.block_on(submit(args, diff))?;
-    emit(&report, format)
+    let (format, fail_on) = (args.format, args.fail_on);
+    let report = runtime.block_on(submit(args, diff, repo))?;
+    emit(&report, format, fail_on)
 }
 
-async fn submit(args: Args, diff: Vec<u8>) -> Result<String, CliError> {
+async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, CliError> {
     let channel = Channel::from_shared(args.coordinator.clone())
         .map_err(|e| {
             CliError::Input(format!(
@@ -98,6 +108,8 @@ async fn submit(args: Args, diff: Vec<u8>) -> Result<String, CliError> {
             rigor: rigor as i32,
             labels: args.labels,
             idempotency_key: args.idempotency_key,
+            conventions: repo.review_md.unwrap_or_default(),
+            repo_config: repo.revu_toml.unwrap_or_default(),
             ..Default::default()
         })
         .await

@@ -2,10 +2,22 @@
 
 use super::error::{DiffError, DiffErrorKind, HunkSide};
 use super::lines::{Lines, RawLine};
-use super::model::{Hunk, Line, LineKind};
+use super::model::LineKind;
+use super::sink::{BodyLine, Sink};
 
-/// Reads a hunk header line into an empty [`Hunk`].
-pub(crate) fn parse_header(line: &[u8]) -> Result<Hunk, DiffErrorKind> {
+/// A hunk header as written, borrowing its section text from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HunkHeader<'a> {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    /// The text after the closing `@@`, without the leading space.
+    pub section: &'a [u8],
+}
+
+/// Reads a hunk header line.
+pub(crate) fn parse_header(line: &[u8]) -> Result<HunkHeader<'_>, DiffErrorKind> {
     let bad = DiffErrorKind::MalformedHunkHeader;
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let rest = line.strip_prefix(b"@@ -").ok_or(bad.clone())?;
@@ -24,13 +36,12 @@ pub(crate) fn parse_header(line: &[u8]) -> Result<Hunk, DiffErrorKind> {
             return Err(bad);
         }
     }
-    Ok(Hunk {
+    Ok(HunkHeader {
         old_start,
         old_lines,
         new_start,
         new_lines,
-        section: String::from_utf8_lossy(section).into_owned(),
-        lines: Vec::new(),
+        section,
     })
 }
 
@@ -63,30 +74,39 @@ fn number(b: &[u8]) -> Result<(u32, &[u8]), DiffErrorKind> {
 }
 
 /// Running counts of a hunk body against its header.
-struct Counter {
+struct Counter<'h> {
+    header: &'h HunkHeader<'h>,
     old_left: u32,
     new_left: u32,
     old_no: u32,
     new_no: u32,
+    /// Whether the last body line may still take a `\ No newline` marker
+    /// (there is one, and it has none yet).
+    markable: bool,
 }
 
-/// Reads the body of `hunk` (header already consumed) until both counts
-/// are used up, plus a final `\ No newline at end of file`. Any line that
-/// does not fit the counts is an error: counts are never guessed.
-pub(crate) fn read_body(lines: &mut Lines<'_>, mut hunk: Hunk) -> Result<Hunk, DiffError> {
+/// Reads the body of a hunk (header already consumed) until both counts
+/// are used up, plus a final `\ No newline at end of file`, reporting each
+/// line to `sink`. Any line that does not fit the counts is an error:
+/// counts are never guessed. One pass, each line looked at once.
+pub(crate) fn read_body<S: Sink>(
+    lines: &mut Lines<'_>,
+    header: &HunkHeader<'_>,
+    sink: &mut S,
+) -> Result<(), DiffError> {
     let mut c = Counter {
-        old_left: hunk.old_lines,
-        new_left: hunk.new_lines,
-        old_no: hunk.old_start,
-        new_no: hunk.new_start,
+        header,
+        old_left: header.old_lines,
+        new_left: header.new_lines,
+        old_no: header.old_start,
+        new_no: header.new_start,
+        markable: false,
     };
-    // Bounded so a lying header cannot reserve gigabytes up front.
-    let expected = u64::from(hunk.old_lines) + u64::from(hunk.new_lines);
-    hunk.lines
-        .reserve(usize::try_from(expected.min(1024)).unwrap_or(0));
+    // Bounded by the counts: each turn uses up one of them (or is a marker,
+    // which can follow a line only once).
     while c.old_left > 0 || c.new_left > 0 {
         let Some(line) = lines.peek() else {
-            return Err(lines.eof_error(truncated(&hunk, &c)));
+            return Err(lines.eof_error(c.truncated()));
         };
         let b = line.bytes;
         let (kind, text) = match b.first() {
@@ -97,53 +117,49 @@ pub(crate) fn read_body(lines: &mut Lines<'_>, mut hunk: Hunk) -> Result<Hunk, D
             Some(b'+') => (LineKind::Added, b.get(1..).unwrap_or_default()),
             Some(b'-') => (LineKind::Removed, b.get(1..).unwrap_or_default()),
             Some(b'\\') => {
-                mark_no_newline(&mut hunk, &line)?;
+                c.mark(&line, sink)?;
                 lines.next();
                 continue;
             }
-            Some(_) => return Err(line.error(truncated(&hunk, &c))),
+            Some(_) => return Err(line.error(c.truncated())),
         };
         let blank = b.is_empty() || b == b"\r";
         if blank && (c.old_left == 0 || c.new_left == 0) {
             // A blank line where only one side still expects lines ends the
             // body rather than overflowing it.
-            return Err(line.error(truncated(&hunk, &c)));
+            return Err(line.error(c.truncated()));
         }
-        let entry = c.take(kind, &hunk).map_err(|k| line.error(k))?;
         let text = text.strip_suffix(b"\r").unwrap_or(text);
-        hunk.lines.push(Line {
-            text: String::from_utf8_lossy(text).into_owned(),
-            ..entry
-        });
+        let body = c.take(kind, text).map_err(|k| line.error(k))?;
+        sink.line(body);
         lines.next();
     }
     if let Some(line) = lines.peek()
         && line.bytes.first() == Some(&b'\\')
     {
-        mark_no_newline(&mut hunk, &line)?;
+        c.mark(&line, sink)?;
         lines.next();
     }
-    Ok(hunk)
+    Ok(())
 }
 
-impl Counter {
+impl Counter<'_> {
     /// Books one body line, numbering it; errors if its side is used up.
-    fn take(&mut self, kind: LineKind, hunk: &Hunk) -> Result<Line, DiffErrorKind> {
+    fn take<'t>(&mut self, kind: LineKind, text: &'t [u8]) -> Result<BodyLine<'t>, DiffErrorKind> {
         let overflow = |side, expected| DiffErrorKind::HunkOverflow { side, expected };
         let uses_old = kind != LineKind::Added;
         let uses_new = kind != LineKind::Removed;
         if uses_old && self.old_left == 0 {
-            return Err(overflow(HunkSide::Old, hunk.old_lines));
+            return Err(overflow(HunkSide::Old, self.header.old_lines));
         }
         if uses_new && self.new_left == 0 {
-            return Err(overflow(HunkSide::New, hunk.new_lines));
+            return Err(overflow(HunkSide::New, self.header.new_lines));
         }
-        let mut line = Line {
+        let mut line = BodyLine {
             kind,
             old_line: None,
             new_line: None,
-            text: String::new(),
-            no_newline: false,
+            text,
         };
         // The header check (start + count fits in u32) keeps these in range.
         if uses_old {
@@ -156,28 +172,28 @@ impl Counter {
             self.new_no = self.new_no.saturating_add(1);
             self.new_left -= 1;
         }
+        self.markable = true;
         Ok(line)
     }
-}
 
-fn truncated(hunk: &Hunk, c: &Counter) -> DiffErrorKind {
-    DiffErrorKind::HunkTruncated {
-        old_seen: hunk.old_lines - c.old_left,
-        old_expected: hunk.old_lines,
-        new_seen: hunk.new_lines - c.new_left,
-        new_expected: hunk.new_lines,
-    }
-}
-
-/// Git accepts any line starting with `\` here: the marker text is
-/// translated in some locales.
-fn mark_no_newline(hunk: &mut Hunk, line: &RawLine<'_>) -> Result<(), DiffError> {
-    match hunk.lines.last_mut() {
-        Some(last) if !last.no_newline => {
-            last.no_newline = true;
-            Ok(())
+    /// Git accepts any line starting with `\` as the no-newline marker (the
+    /// text is translated in some locales), but only right after a line.
+    fn mark<S: Sink>(&mut self, line: &RawLine<'_>, sink: &mut S) -> Result<(), DiffError> {
+        if !self.markable {
+            return Err(line.error(DiffErrorKind::StrayNoNewlineMarker));
         }
-        _ => Err(line.error(DiffErrorKind::StrayNoNewlineMarker)),
+        self.markable = false;
+        sink.no_newline();
+        Ok(())
+    }
+
+    fn truncated(&self) -> DiffErrorKind {
+        DiffErrorKind::HunkTruncated {
+            old_seen: self.header.old_lines - self.old_left,
+            old_expected: self.header.old_lines,
+            new_seen: self.header.new_lines - self.new_left,
+            new_expected: self.header.new_lines,
+        }
     }
 }
 

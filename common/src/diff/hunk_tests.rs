@@ -1,13 +1,38 @@
 use super::*;
+use crate::diff::model::Hunk;
+use crate::diff::sink::DiffBuilder;
+use crate::diff::{FilePatch, FileStatus};
 
-fn header(s: &str) -> Result<Hunk, DiffErrorKind> {
+fn header(s: &str) -> Result<HunkHeader<'_>, DiffErrorKind> {
     parse_header(s.as_bytes())
 }
 
+/// Reads one hunk body through the full builder; returns the hunk and
+/// the number of the first line after it.
 fn body(head: &str, text: &[u8]) -> Result<(Hunk, Option<usize>), DiffError> {
-    let hunk = header(head).unwrap_or_else(|e| panic!("{e}"));
+    let header = header(head).unwrap_or_else(|e| panic!("{e}"));
+    let mut builder = DiffBuilder::default();
+    let file = FilePatch {
+        old_path: Some("f".into()),
+        new_path: Some("f".into()),
+        status: FileStatus::Modified,
+        old_mode: None,
+        new_mode: None,
+        similarity: None,
+        binary: false,
+        binary_size: None,
+        hunks: Vec::new(),
+    };
+    builder.file(file, false);
+    builder.hunk(&header);
     let mut lines = Lines::new(text);
-    let hunk = read_body(&mut lines, hunk)?;
+    read_body(&mut lines, &header, &mut builder)?;
+    let hunk = builder
+        .finish()
+        .files
+        .pop()
+        .and_then(|mut f| f.hunks.pop())
+        .unwrap_or_else(|| panic!("no hunk"));
     Ok((hunk, lines.next().map(|l| l.number)))
 }
 
@@ -25,18 +50,18 @@ fn header_shapes() {
         (h.old_start, h.old_lines, h.new_start, h.new_lines),
         (1, 3, 1, 4)
     );
-    assert_eq!(h.section, "fn main() {");
+    assert_eq!(h.section, b"fn main() {");
     let h = header("@@ -5 +6 @@").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         (h.old_start, h.old_lines, h.new_start, h.new_lines),
         (5, 1, 6, 1)
     );
-    assert_eq!(h.section, "");
+    assert_eq!(h.section, b"");
     let h = header("@@ -0,0 +1,2 @@\r").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((h.old_start, h.old_lines, h.new_lines), (0, 0, 2));
-    assert_eq!(h.section, "");
+    assert_eq!(h.section, b"");
     let h = header("@@ -1 +0,0 @@  two spaces").unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(h.section, " two spaces");
+    assert_eq!(h.section, b" two spaces");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! errors can point at a line number and byte offset.
 
 use super::error::{DiffError, DiffErrorKind};
+use std::io::BufRead;
 
 /// One input line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +91,7 @@ impl<'a> Lines<'a> {
 
     fn line_at(&self, offset: usize, number: usize) -> Option<RawLine<'a>> {
         let rest = self.input.get(offset..).filter(|r| !r.is_empty())?;
-        let (bytes, has_newline) = match rest.iter().position(|&b| b == b'\n') {
+        let (bytes, has_newline) = match find_newline(rest) {
             Some(at) => (rest.get(..at).unwrap_or(rest), true),
             None => (rest, false),
         };
@@ -101,6 +102,18 @@ impl<'a> Lines<'a> {
             has_newline,
         })
     }
+}
+
+/// The first `\n` in `hay`. Finding line ends is most of the work on a
+/// large diff; `BufRead::skip_until` on a slice is the standard library's
+/// way to reach the platform's vectorised `memchr` without `unsafe` or a
+/// dependency, and makes the reader several times faster than a byte loop.
+pub(crate) fn find_newline(hay: &[u8]) -> Option<usize> {
+    let mut rest = hay;
+    // Reading from a slice cannot fail.
+    let used = rest.skip_until(b'\n').unwrap_or_default();
+    let at = used.checked_sub(1)?;
+    (hay.get(at) == Some(&b'\n')).then_some(at)
 }
 
 impl<'a> Iterator for Lines<'a> {
@@ -137,6 +150,27 @@ mod tests {
         );
         let err = lines.eof_error(DiffErrorKind::Empty);
         assert_eq!((err.line, err.offset), (5, 10));
+    }
+
+    #[test]
+    fn finds_newlines_at_every_position() {
+        for len in 0..40 {
+            for at in 0..len {
+                let mut hay = vec![b'x'; len];
+                for (i, b) in hay.iter_mut().enumerate() {
+                    // Bytes next to `\n` in value, to trip a sloppy bit test.
+                    *b = [b'\x0b', b'\x09', 0x8a, b'x'][i % 4];
+                }
+                if let Some(b) = hay.get_mut(at) {
+                    *b = b'\n';
+                }
+                if let Some(b) = hay.get_mut(at + 3) {
+                    *b = b'\n';
+                }
+                assert_eq!(find_newline(&hay), Some(at), "len {len} at {at}");
+            }
+            assert_eq!(find_newline(&vec![0x8a; len]), None);
+        }
     }
 
     #[test]

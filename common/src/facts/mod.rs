@@ -1,8 +1,12 @@
 //! The facts stage: what changed, how much, and how risky it looks.
 //!
-//! Facts are derived from the parsed diff alone, deterministically.
+//! Facts are derived from the diff alone, deterministically: either from a
+//! parsed [`Diff`] ([`Facts::from_diff`], the review pipeline) or straight
+//! from the bytes ([`Facts::scan`], which never keeps line text and so
+//! stays small on very large diffs). Both give the same facts.
 
 mod risk;
+mod scan;
 mod signals;
 
 pub use risk::{RiskTier, risk_tier};
@@ -54,12 +58,16 @@ pub struct HunkFacts {
 impl Facts {
     pub fn from_diff(diff: &Diff) -> Facts {
         let files: Vec<FileFacts> = diff.files.iter().map(file_facts).collect();
+        Facts::assemble(files, detect_signals(diff))
+    }
+
+    /// Totals and tier over per-file facts and the change's signals.
+    fn assemble(files: Vec<FileFacts>, signals: Vec<Signal>) -> Facts {
         let totals = Totals {
             files: files.len(),
             added: files.iter().map(|f| u64::from(f.added)).sum(),
             removed: files.iter().map(|f| u64::from(f.removed)).sum(),
         };
-        let signals = detect_signals(diff);
         let risk_tier = risk_tier(&totals, &signals);
         Facts {
             files,

@@ -1,7 +1,7 @@
 //! Risk signals: path- and content-based hints that a change touches a
 //! sensitive surface.
 
-use crate::diff::{Diff, FilePatch, FileStatus};
+use crate::diff::{Diff, FileStatus};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -30,15 +30,40 @@ impl Signal {
     }
 }
 
+/// What signal detection needs to know about one changed file.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Surface<'a> {
+    pub path: &'a str,
+    pub status: FileStatus,
+    /// An added line drops or truncates data ([`drops_data`]).
+    pub adds_drop: bool,
+}
+
 /// Every signal the diff raises, sorted and without repeats.
 pub fn detect_signals(diff: &Diff) -> Vec<Signal> {
+    signals_of(diff.files.iter().map(|f| Surface {
+        path: f.path(),
+        status: f.status,
+        // Only a migration's lines can raise the signal: skip the rest.
+        adds_drop: is_migration_path(&f.path().to_ascii_lowercase())
+            && f.added_lines().any(|(_, text)| drops_data(text.as_bytes())),
+    }))
+}
+
+/// The signals of a change, from each file's [`Surface`].
+pub(crate) fn signals_of<'a>(files: impl Iterator<Item = Surface<'a>>) -> Vec<Signal> {
     let mut out = Vec::new();
-    for file in &diff.files {
-        let path = file.path().to_ascii_lowercase();
+    let mut any = false;
+    let mut all_docs = true;
+    for file in files {
+        let path = file.path.to_ascii_lowercase();
+        any = true;
+        all_docs &= is_docs_path(&path);
         if is_auth_path(&path) {
             out.push(Signal::AuthSurface);
         }
-        if is_migration_path(&path) && drops_data(file) {
+        // Deleting a migration file drops no data by itself.
+        if is_migration_path(&path) && file.status != FileStatus::Deleted && file.adds_drop {
             out.push(Signal::DestructiveMigration);
         }
         if is_public_api_path(&path) {
@@ -54,12 +79,7 @@ pub fn detect_signals(diff: &Diff) -> Vec<Signal> {
             out.push(Signal::GeneratedOrVendored);
         }
     }
-    if !diff.files.is_empty()
-        && diff
-            .files
-            .iter()
-            .all(|f| is_docs_path(&f.path().to_ascii_lowercase()))
-    {
+    if any && all_docs {
         out.push(Signal::DocsOnly);
     }
     out.sort();
@@ -97,18 +117,21 @@ pub(crate) fn is_migration_path(path: &str) -> bool {
         || path.contains("alembic/versions")
 }
 
-fn drops_data(file: &FilePatch) -> bool {
-    if file.status == FileStatus::Deleted {
-        return false;
-    }
-    file.added_lines().any(|(_, text)| {
-        let t = text.to_ascii_lowercase();
-        t.contains("drop table")
-            || t.contains("drop column")
-            || t.contains("truncate ")
-            || t.contains("drop_table")
-            || t.contains("drop_column")
-            || t.contains("remove_column")
+/// Whether a line drops or truncates data (SQL, or a migration DSL),
+/// in any letter case. Works on bytes: the words are ASCII, so invalid
+/// UTF-8 around them changes nothing.
+pub(crate) fn drops_data(text: &[u8]) -> bool {
+    const WORDS: [&[u8]; 6] = [
+        b"drop table",
+        b"drop column",
+        b"truncate ",
+        b"drop_table",
+        b"drop_column",
+        b"remove_column",
+    ];
+    WORDS.iter().any(|w| {
+        text.windows(w.len())
+            .any(|window| window.eq_ignore_ascii_case(w))
     })
 }
 

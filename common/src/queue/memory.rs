@@ -29,6 +29,7 @@ struct State {
     reports: HashMap<ReviewId, String>,
     active: BTreeSet<ReviewId>,
     idempotency: HashMap<String, ReviewId>,
+    stats: BTreeMap<String, u64>,
     events: HashMap<ReviewId, Vec<ProgressEvent>>,
 }
 
@@ -114,6 +115,25 @@ impl JobQueue for MemoryBackend {
         Ok(deliveries(
             self.lock().jobs.claim_idle(consumer, min_idle, max),
         ))
+    }
+
+    async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
+        Ok(self.lock().jobs.touch(consumer, entry))
+    }
+
+    async fn release_job(&self, consumer: &str, entry: &str) -> Result<(), QueueError> {
+        self.lock().jobs.release(consumer, entry);
+        Ok(())
+    }
+
+    async fn prune_consumers(&self, _min_idle: Duration) -> Result<usize, QueueError> {
+        // Consumers exist only as names on pending entries here.
+        Ok(0)
+    }
+
+    async fn trim_acknowledged(&self) -> Result<u64, QueueError> {
+        // Acknowledged entries are dropped at once in memory.
+        Ok(0)
     }
 
     async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
@@ -249,6 +269,23 @@ impl ReviewStore for MemoryBackend {
         Ok(())
     }
 
+    async fn advance_lane_attempt(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+        from: u32,
+        to: u32,
+    ) -> Result<bool, QueueError> {
+        let mut s = self.lock();
+        let attempts = s.attempts.entry(id.clone()).or_default();
+        let current = attempts.get(lane_id).copied().unwrap_or(0);
+        if current != from {
+            return Ok(false);
+        }
+        attempts.insert(lane_id.to_owned(), to);
+        Ok(true)
+    }
+
     async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
         Ok(self.lock().attempts.get(id).cloned().unwrap_or_default())
     }
@@ -269,6 +306,19 @@ impl ReviewStore for MemoryBackend {
 
     async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
         Ok(self.lock().reports.get(id).cloned())
+    }
+
+    async fn bump_stat(&self, name: &str, by: u64) -> Result<(), QueueError> {
+        *self.lock().stats.entry(name.to_owned()).or_default() += by;
+        Ok(())
+    }
+
+    async fn stats(&self) -> Result<BTreeMap<String, u64>, QueueError> {
+        Ok(self.lock().stats.clone())
+    }
+
+    async fn active_count(&self) -> Result<usize, QueueError> {
+        Ok(self.lock().active.len())
     }
 
     async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {

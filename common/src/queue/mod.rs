@@ -102,6 +102,34 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
         max: usize,
     ) -> impl Future<Output = Result<Vec<Delivery<LaneJob>>, QueueError>> + Send;
 
+    /// Resets the idle time of a job `consumer` holds, so a long lane that is
+    /// still alive is not reclaimed. Returns `false` when the consumer no
+    /// longer holds it (another worker reclaimed it).
+    fn extend_lease(
+        &self,
+        consumer: &str,
+        entry: &str,
+    ) -> impl Future<Output = Result<bool, QueueError>> + Send;
+
+    /// Gives a held job back: it becomes reclaimable by any worker at once.
+    fn release_job(
+        &self,
+        consumer: &str,
+        entry: &str,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Removes consumers that hold nothing and were idle longer than
+    /// `min_idle` (dead worker incarnations). Returns how many.
+    fn prune_consumers(
+        &self,
+        min_idle: Duration,
+    ) -> impl Future<Output = Result<usize, QueueError>> + Send;
+
+    /// Trims entries every consumer group has acknowledged from the job and
+    /// result streams. Never removes an undelivered or pending entry.
+    /// Returns how many entries went.
+    fn trim_acknowledged(&self) -> impl Future<Output = Result<u64, QueueError>> + Send;
+
     /// Writes `report` to the result stream and acknowledges the job entry,
     /// atomically.
     fn complete_job(

@@ -13,9 +13,12 @@
 //! | `{p}:review:{id}:events`     | stream | progress events                              |
 //! | `{p}:active`                 | set    | ids of reviews still running                 |
 //! | `{p}:idem:{key}`             | string | review id submitted under an idempotency key |
+//! | `{p}:stats`                  | hash   | delivery counters (retries, duplicates, …)   |
 
 mod conn;
+mod maintenance;
 mod queue;
+mod scripts;
 mod store;
 
 use conn::BlockingPool;

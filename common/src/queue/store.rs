@@ -64,6 +64,17 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         attempt: u32,
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
+    /// Moves the awaited attempt of a lane from `from` to `to` only if it is
+    /// still `from` (0 matches a lane with none recorded). Returns whether it
+    /// moved: of two coordinators handling the same report, one wins.
+    fn advance_lane_attempt(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+        from: u32,
+        to: u32,
+    ) -> impl Future<Output = Result<bool, QueueError>> + Send;
+
     fn lane_attempts(
         &self,
         id: &ReviewId,
@@ -80,6 +91,16 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         &self,
         id: &ReviewId,
     ) -> impl Future<Output = Result<Option<String>, QueueError>> + Send;
+
+    /// Adds to delivery counters (retries, duplicates suppressed, …).
+    fn bump_stat(&self, name: &str, by: u64)
+    -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Every delivery counter.
+    fn stats(&self) -> impl Future<Output = Result<BTreeMap<String, u64>, QueueError>> + Send;
+
+    /// How many reviews are not yet in a terminal state.
+    fn active_count(&self) -> impl Future<Output = Result<usize, QueueError>> + Send;
 
     /// Reviews not yet in a terminal state.
     fn active_reviews(&self) -> impl Future<Output = Result<Vec<ReviewId>, QueueError>> + Send;

@@ -45,6 +45,7 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         labels: req.labels,
         idempotency_key: Some(req.idempotency_key).filter(|k| !k.is_empty()),
         conventions: Some(req.conventions).filter(|c| !c.is_empty()),
+        repo_config: Some(req.repo_config).filter(|c| !c.is_empty()),
     })
 }
 
@@ -137,4 +138,23 @@ pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
     };
     out.kind = kind as i32;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_files_pass_through_and_empty_means_none() {
+        let sub = submission(pb::SubmitReviewRequest {
+            conventions: "## Allowed Nits\n- `RV-DES-002`\n".into(),
+            repo_config: "rigor = \"poc\"\n".into(),
+            ..Default::default()
+        });
+        let sub = sub.unwrap_or_default();
+        assert_eq!(sub.repo_config.as_deref(), Some("rigor = \"poc\"\n"));
+        assert!(sub.conventions.is_some());
+        let empty = submission(pb::SubmitReviewRequest::default()).unwrap_or_default();
+        assert_eq!((empty.conventions, empty.repo_config), (None, None));
+    }
 }

@@ -1,18 +1,38 @@
 //! Gathering: each lane report passes the completeness gate, is retried,
 //! settled or faulted, and the review finalizes once every lane settled.
+//!
+//! Every transition is guarded so that duplicate reports (a reclaimed job
+//! run twice, a report handled by two coordinators) count once: a lane
+//! settles at most once (`settle_lane`), and a retry is dispatched only by
+//! whoever moves the lane's awaited attempt forward (`advance_lane_attempt`).
 
 use super::{Coordinator, ServiceError};
 use crate::stages::completeness;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
 use revu_common::retry::Retry;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
 use std::time::Duration;
 
-/// Marker key in the attempts map: the attempt the completeness gate rejected.
+/// Marker in the attempts map: the attempt the completeness gate rejected.
 fn gate_rejection_key(lane_id: &str) -> String {
     format!("{lane_id}!gate-rejected")
+}
+
+/// What one report does to its lane.
+enum Step {
+    Settle(LaneResult),
+    Retry {
+        job: LaneJob,
+        reason: String,
+    },
+    /// The completeness gate sends the report back once.
+    GateRetry {
+        job: LaneJob,
+        reason: String,
+    },
+    Discard(&'static str),
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -40,8 +60,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     pub(super) async fn handle_delivery(&self, delivery: Delivery<LaneReport>) {
         let outcome = match &delivery.payload {
             Ok(report) => self.apply_report(report).await,
-            Err(why) => {
-                tracing::warn!(entry = %delivery.entry, error = %why, "undecodable lane report dropped");
+            Err(poison) => {
+                tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable lane report dropped");
+                self.count("poison_reports", 1).await;
                 Ok(())
             }
         };
@@ -57,116 +78,153 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         }
     }
 
+    /// Adds to a delivery counter; a lost count is only logged.
+    pub(super) async fn count(&self, name: &str, by: u64) {
+        if let Err(e) = self.backend.bump_stat(name, by).await {
+            tracing::debug!(error = %e, stat = name, "counter not updated");
+        }
+    }
+
     async fn apply_report(&self, report: &LaneReport) -> Result<(), ServiceError> {
         let id = &report.review_id;
         let Some(record) = self.backend.load_record(id).await? else {
-            tracing::warn!(review_id = %id, lane = %report.lane_id, "report for an unknown review dropped");
-            return Ok(());
+            return self.discard(report, "report for an unknown review").await;
         };
         if record.state.is_terminal() {
-            tracing::debug!(review_id = %id, lane = %report.lane_id, "late report discarded");
-            return Ok(());
-        }
-        let attempts = self.backend.lane_attempts(id).await?;
-        let awaited = attempts.get(&report.lane_id).copied().unwrap_or(1);
-        if report.attempt < awaited {
-            tracing::debug!(review_id = %id, lane = %report.lane_id, attempt = report.attempt, "stale attempt discarded");
-            return Ok(());
-        }
-        if self
-            .backend
-            .lane_results(id)
-            .await?
-            .contains_key(&report.lane_id)
-        {
-            tracing::debug!(review_id = %id, lane = %report.lane_id, "duplicate report discarded");
-            return Ok(());
+            self.count("late_reports", 1).await;
+            return self
+                .discard(report, "late report for a finished or cancelled review")
+                .await;
         }
         let Some(spec) = record.plan.lanes.iter().find(|l| l.id == report.lane_id) else {
-            tracing::warn!(review_id = %id, lane = %report.lane_id, "report for an unplanned lane dropped");
-            return Ok(());
+            return self.discard(report, "report for an unplanned lane").await;
         };
-        let retry_job = |attempt: u32, rejected_for: Vec<String>, delay: Duration| LaneJob {
+        let step = self.next_step(&record, spec, report).await?;
+        match step {
+            Step::Discard(why) => {
+                self.count("duplicates_suppressed", 1).await;
+                self.discard(report, why).await
+            }
+            Step::Settle(result) => self.settle(&record, result).await,
+            Step::Retry { job, reason } => {
+                if self
+                    .backend
+                    .advance_lane_attempt(id, &spec.id, report.attempt, job.attempt)
+                    .await?
+                {
+                    self.count("retries", 1).await;
+                    self.retry_lane(&job, &reason).await
+                } else {
+                    self.count("duplicates_suppressed", 1).await;
+                    self.discard(report, "retry already dispatched").await
+                }
+            }
+            Step::GateRetry { job, reason } => {
+                let key = gate_rejection_key(&spec.id);
+                let first = self
+                    .backend
+                    .advance_lane_attempt(id, &key, 0, report.attempt)
+                    .await?;
+                if first
+                    && self
+                        .backend
+                        .advance_lane_attempt(id, &spec.id, report.attempt, job.attempt)
+                        .await?
+                {
+                    self.count("gate_rejections", 1).await;
+                    self.retry_lane(&job, &reason).await
+                } else {
+                    self.count("duplicates_suppressed", 1).await;
+                    self.discard(report, "gate rejection already sent back")
+                        .await
+                }
+            }
+        }
+    }
+
+    async fn discard(&self, report: &LaneReport, why: &'static str) -> Result<(), ServiceError> {
+        tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, attempt = report.attempt, why, "report discarded");
+        Ok(())
+    }
+
+    /// Decides what a report does, from the stored state of its lane.
+    async fn next_step(
+        &self,
+        record: &ReviewRecord,
+        spec: &LaneSpec,
+        report: &LaneReport,
+    ) -> Result<Step, ServiceError> {
+        let id = &record.id;
+        let attempts = self.backend.lane_attempts(id).await?;
+        let awaited = attempts.get(&spec.id).copied().unwrap_or(1);
+        if report.attempt < awaited {
+            return Ok(Step::Discard("stale attempt"));
+        }
+        if self.backend.lane_results(id).await?.contains_key(&spec.id) {
+            return Ok(Step::Discard("lane already settled"));
+        }
+        let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
             review_id: id.clone(),
             lane: spec.clone(),
-            attempt,
+            attempt: report.attempt + 1,
             bundle_ref: id.0.clone(),
             deadline_ms: record.deadline_ms,
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
             traceparent: None,
         };
-        let settled = match &report.outcome {
+        let result = |outcome, body, banner| LaneResult {
+            lane_id: spec.id.clone(),
+            outcome,
+            attempts: report.attempt,
+            body,
+            banner,
+            worker: report.worker.clone(),
+            duration_ms: report.duration_ms,
+        };
+        Ok(match &report.outcome {
             LaneAttemptOutcome::Reported { body } => match completeness::check(body) {
-                Ok(body) => LaneResult {
-                    lane_id: report.lane_id.clone(),
-                    outcome: LaneOutcome::Complete,
-                    attempts: report.attempt,
-                    body: Some(body),
-                    banner: None,
-                    worker: report.worker.clone(),
-                    duration_ms: report.duration_ms,
-                },
-                Err(problems) => {
-                    let key = gate_rejection_key(&report.lane_id);
-                    if !attempts.contains_key(&key) {
-                        self.backend
-                            .set_lane_attempt(id, &key, report.attempt)
-                            .await?;
-                        let reason = format!("completeness gate: {}", problems.join("; "));
-                        self.retry_lane(
-                            &retry_job(report.attempt + 1, problems, Duration::ZERO),
-                            &reason,
-                        )
-                        .await?;
-                        return Ok(());
+                Ok(body) => Step::Settle(result(LaneOutcome::Complete, Some(body), None)),
+                Err(problems) => match attempts.get(&gate_rejection_key(&spec.id)) {
+                    None => Step::GateRetry {
+                        reason: format!("completeness gate: {}", problems.join("; ")),
+                        job: retry_job(problems, Duration::ZERO),
+                    },
+                    Some(&rejected) if rejected == report.attempt => {
+                        Step::Discard("gate rejection already sent back")
                     }
-                    LaneResult {
-                        lane_id: report.lane_id.clone(),
-                        outcome: LaneOutcome::Incomplete,
-                        attempts: report.attempt,
-                        body: Some(completeness::salvage(body)),
-                        banner: Some(format!(
+                    Some(_) => Step::Settle(result(
+                        LaneOutcome::Incomplete,
+                        Some(completeness::salvage(body)),
+                        Some(format!(
                             "report failed the completeness gate twice: {}",
                             problems.join("; ")
                         )),
-                        worker: report.worker.clone(),
-                        duration_ms: report.duration_ms,
-                    }
-                }
+                    )),
+                },
             },
             LaneAttemptOutcome::Failed { reason, transient } => {
-                let policy = self.settings.retry();
+                let policy = self.settings.retry_for(&spec.engine);
                 let kind = if *transient {
                     Retry::Transient
                 } else {
                     Retry::Permanent
                 };
                 if policy.allows_another(report.attempt, kind) {
-                    let job =
-                        retry_job(report.attempt + 1, Vec::new(), policy.delay(report.attempt));
-                    self.retry_lane(&job, reason).await?;
-                    return Ok(());
-                }
-                let why = if *transient {
-                    format!("failed {} attempt(s), last: {reason}", report.attempt)
+                    Step::Retry {
+                        job: retry_job(Vec::new(), policy.delay(report.attempt)),
+                        reason: reason.clone(),
+                    }
                 } else {
-                    format!("permanent failure: {reason}")
-                };
-                self.dead_letter(&record, &report.lane_id, report.attempt, &why)
-                    .await?;
-                LaneResult {
-                    lane_id: report.lane_id.clone(),
-                    outcome: LaneOutcome::PipelineFault,
-                    attempts: report.attempt,
-                    body: None,
-                    banner: Some(why),
-                    worker: report.worker.clone(),
-                    duration_ms: report.duration_ms,
+                    let why = if *transient {
+                        format!("failed {} attempt(s), last: {reason}", report.attempt)
+                    } else {
+                        format!("permanent failure on attempt {}: {reason}", report.attempt)
+                    };
+                    Step::Settle(result(LaneOutcome::PipelineFault, None, Some(why)))
                 }
             }
-        };
-        self.settle(&record, settled).await
+        })
     }
 
     async fn retry_lane(&self, job: &LaneJob, reason: &str) -> Result<(), ServiceError> {
@@ -185,21 +243,25 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     }
 
     /// Records a faulted lane on the dead-letter stream.
-    pub(super) async fn dead_letter(
+    async fn dead_letter(
         &self,
         record: &ReviewRecord,
-        lane_id: &str,
-        attempt: u32,
-        why: &str,
+        result: &LaneResult,
     ) -> Result<(), ServiceError> {
-        let raw =
-            serde_json::json!({"review_id": record.id, "lane_id": lane_id, "attempt": attempt})
-                .to_string();
+        let raw = serde_json::json!({
+            "review_id": record.id,
+            "lane_id": result.lane_id,
+            "attempts": result.attempts,
+        })
+        .to_string();
+        let why = result.banner.as_deref().unwrap_or("faulted");
         self.backend.dead_letter_job(None, &raw, why).await?;
+        self.count("dead_letters", 1).await;
         Ok(())
     }
 
-    /// Stores a lane's settled result (once) and finalizes when it was the last.
+    /// Stores a lane's settled result (once) and finalizes when it was the
+    /// last. A faulted lane goes to the dead-letter stream with its reason.
     pub(super) async fn settle(
         &self,
         record: &ReviewRecord,
@@ -221,7 +283,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             },
         };
         if self.backend.settle_lane(&record.id, &result).await? {
+            if result.outcome == LaneOutcome::PipelineFault {
+                tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");
+                self.dead_letter(record, &result).await?;
+            }
+            self.count("lanes_settled", 1).await;
             self.backend.push_event(&record.id, &event).await?;
+        } else {
+            self.count("duplicates_suppressed", 1).await;
         }
         self.try_finalize(&record.id).await
     }

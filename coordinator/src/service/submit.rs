@@ -18,7 +18,10 @@ pub struct Submission {
     pub rigor: Option<Rigor>,
     pub labels: Vec<String>,
     pub idempotency_key: Option<String>,
+    /// The repo's `REVIEW.md`.
     pub conventions: Option<String>,
+    /// The repo's `revu.toml`.
+    pub repo_config: Option<String>,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -32,7 +35,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 limit,
             });
         }
-        let inflight = self.backend.active_reviews().await?.len();
+        let inflight = self.backend.active_count().await?;
         if inflight >= self.settings.max_inflight {
             return Err(ServiceError::Busy {
                 inflight,
@@ -41,8 +44,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         }
         let request = PlanRequest {
             rigor: sub.rigor,
-            repo_rigor: None,
             labels: sub.labels.clone(),
+            review_md: sub.conventions.clone(),
+            repo_config: sub.repo_config.clone(),
         };
         let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
         let diff = sub.diff;
@@ -69,6 +73,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             head_files: sub.head_files,
             intent: sub.intent,
             conventions: sub.conventions,
+            repo_config: sub.repo_config,
         };
         match self
             .backend
@@ -108,6 +113,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 rejected_for: Vec::new(),
                 traceparent: None,
             };
+            self.backend.set_lane_attempt(&id, &lane.id, 1).await?;
             self.dispatch(&job).await?;
         }
         self.backend
@@ -124,11 +130,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         Ok((id, false))
     }
 
-    /// Publishes one lane attempt and records it as the one awaited.
+    /// Publishes one lane attempt (already recorded as the one awaited).
     pub(super) async fn dispatch(&self, job: &LaneJob) -> Result<(), ServiceError> {
-        self.backend
-            .set_lane_attempt(&job.review_id, &job.lane.id, job.attempt)
-            .await?;
         self.backend.publish_job(job).await?;
         self.backend
             .push_event(

@@ -1,5 +1,5 @@
-//! The sweeper: deadlines and orphaned reports. Runs on every coordinator;
-//! all it does is idempotent, so several may sweep at once.
+//! The sweeper: deadlines, orphaned reports and stream upkeep. Runs on every
+//! coordinator; all it does is idempotent, so several may sweep at once.
 
 use super::{Coordinator, ServiceError};
 use revu_common::queue::{JobQueue, ReviewStore};
@@ -7,8 +7,10 @@ use revu_common::report::LaneOutcome;
 use revu_common::review::{LaneResult, now_ms};
 use std::time::Duration;
 
-/// Reports pending this long on another coordinator are taken over.
-const ORPHAN_REPORT_IDLE: Duration = Duration::from_secs(30);
+/// Sweeps between two rounds of stream trimming and consumer cleanup.
+const UPKEEP_EVERY: u64 = 30;
+/// A consumer idle this long with nothing pending belongs to a dead process.
+const DEAD_CONSUMER_IDLE: Duration = Duration::from_secs(600);
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Sweeps every `every` until `shutdown` resolves.
@@ -20,6 +22,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         tokio::pin!(shutdown);
         let mut tick = tokio::time::interval(every);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut round: u64 = 0;
         loop {
             tokio::select! {
                 () = &mut shutdown => return,
@@ -28,11 +31,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             if let Err(e) = self.sweep_once().await {
                 tracing::warn!(error = %e, "sweep failed");
             }
+            round += 1;
+            if round.is_multiple_of(UPKEEP_EVERY)
+                && let Err(e) = self.upkeep().await
+            {
+                tracing::warn!(error = %e, "stream upkeep failed");
+            }
         }
     }
 
-    /// One pass: fault lanes of reviews past their deadline, finalize reviews
-    /// whose last report was settled by a coordinator that died before
+    /// One pass: fault the lanes of reviews past their deadline, finalize
+    /// reviews whose last lane was settled by a coordinator that died before
     /// finalizing, and take over reports a dead coordinator left pending.
     pub async fn sweep_once(&self) -> Result<(), ServiceError> {
         let now = now_ms();
@@ -43,45 +52,45 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             if record.state.is_terminal() {
                 continue;
             }
-            if now < record.deadline_ms {
-                self.try_finalize(&id).await?;
-                continue;
-            }
-            let settled = self.backend.lane_results(&id).await?;
-            for lane in record
-                .plan
-                .lanes
-                .iter()
-                .filter(|l| !settled.contains_key(&l.id))
-            {
-                let why = "review deadline passed before the lane reported".to_owned();
-                self.dead_letter(&record, &lane.id, 0, &why).await?;
-                let result = LaneResult {
-                    lane_id: lane.id.clone(),
-                    outcome: LaneOutcome::PipelineFault,
-                    attempts: self
-                        .backend
-                        .lane_attempts(&id)
-                        .await?
-                        .get(&lane.id)
-                        .copied()
-                        .unwrap_or(1),
-                    body: None,
-                    banner: Some(why),
-                    worker: String::new(),
-                    duration_ms: 0,
-                };
-                self.settle(&record, result).await?;
+            if now >= record.deadline_ms {
+                let settled = self.backend.lane_results(&id).await?;
+                let attempts = self.backend.lane_attempts(&id).await?;
+                for lane in record
+                    .plan
+                    .lanes
+                    .iter()
+                    .filter(|l| !settled.contains_key(&l.id))
+                {
+                    let result = LaneResult {
+                        lane_id: lane.id.clone(),
+                        outcome: LaneOutcome::PipelineFault,
+                        attempts: attempts.get(&lane.id).copied().unwrap_or(1),
+                        body: None,
+                        banner: Some("review deadline passed before the lane reported".to_owned()),
+                        worker: String::new(),
+                        duration_ms: 0,
+                    };
+                    self.settle(&record, result).await?;
+                }
             }
             self.try_finalize(&id).await?;
         }
         for delivery in self
             .backend
-            .reclaim_results(&self.consumer, ORPHAN_REPORT_IDLE, 64)
+            .reclaim_results(&self.consumer, self.settings.reclaim_idle(), 64)
             .await?
         {
+            self.count("reports_reclaimed", 1).await;
             self.handle_delivery(delivery).await;
         }
+        Ok(())
+    }
+
+    /// Trims acknowledged stream entries and removes dead consumers.
+    pub async fn upkeep(&self) -> Result<(), ServiceError> {
+        let trimmed = self.backend.trim_acknowledged().await?;
+        let pruned = self.backend.prune_consumers(DEAD_CONSUMER_IDLE).await?;
+        tracing::debug!(trimmed, pruned, "stream upkeep");
         Ok(())
     }
 }

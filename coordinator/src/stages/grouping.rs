@@ -2,6 +2,8 @@
 //!
 //! The first domain whose globs match a path takes the file; unmatched files
 //! go to `core`. Slices larger than `max_files` split into `name#2`, `name#3`, …
+//! A repository's `revu.toml` may put its own domains in front of the
+//! defaults (or replace them); see `crate::conventions::repo_config`.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
@@ -173,6 +175,17 @@ impl Grouper {
         })
     }
 
+    /// Files per slice before a slice splits.
+    pub fn max_files(&self) -> usize {
+        self.max_files
+    }
+
+    /// The same domains with another slice size.
+    pub fn with_max_files(mut self, max_files: usize) -> Self {
+        self.max_files = max_files.max(1);
+        self
+    }
+
     /// The domain a path belongs to.
     pub fn domain_of(&self, path: &str) -> &str {
         self.domains
@@ -184,8 +197,19 @@ impl Grouper {
 
     /// The deterministic proposal: slices in domain order, files in diff order.
     pub fn propose(&self, files: &[String]) -> Vec<Slice> {
-        let mut order: Vec<&str> = self.domains.iter().map(|(n, _)| n.as_str()).collect();
-        order.push(FALLBACK_DOMAIN);
+        // A name may appear twice (a repo domain extending a default one):
+        // its files form one domain, placed where the name first appears.
+        let mut order: Vec<&str> = Vec::with_capacity(self.domains.len() + 1);
+        for name in self
+            .domains
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain([FALLBACK_DOMAIN])
+        {
+            if !order.contains(&name) {
+                order.push(name);
+            }
+        }
         let mut slices = Vec::new();
         for domain in order {
             let members: Vec<String> = files

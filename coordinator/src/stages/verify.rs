@@ -5,16 +5,21 @@
 //!
 //! 1. the file must be one the change touched;
 //! 2. the line must exist on the head side (`0` cites the whole file);
-//! 3. a line the change did not add survives only as a BLOCKER, marked
+//! 3. the repo's conventions (`REVIEW.md` severity overrides, then allowed
+//!    nits) set the severity the later checks judge; they never lower or
+//!    silence a BLOCKER (see [`crate::conventions::apply`]);
+//! 4. a line the change did not add survives only as a BLOCKER, marked
 //!    `[pre-existing]`;
-//! 4. confidence must reach the floor of the severity;
-//! 5. findings with the same rule on the same line are one root cause and
+//! 5. confidence must reach the floor of the severity;
+//! 6. findings with the same rule on the same line are one root cause and
 //!    merge; different rules on one line stay apart and get a cross-cutting
 //!    note.
+use crate::conventions::ReviewMd;
+use crate::conventions::apply::Outcome;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch, FileStatus};
 use revu_common::finding::{Dimension, Finding, Severity};
-use revu_common::report::VerificationStats;
+use revu_common::report::{ConventionEffect, VerificationStats};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,16 +29,38 @@ pub struct Verified {
     pub findings: Vec<Finding>,
     pub cross_cutting: Vec<String>,
     pub stats: VerificationStats,
+    pub conventions: ConventionEffects,
+}
+
+/// What the repo's conventions did during verification.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConventionEffects {
+    pub overrides: Vec<ConventionEffect>,
+    pub nits: Vec<ConventionEffect>,
+    /// Conventions refused because they would lower or silence a BLOCKER.
+    pub protected: Vec<ConventionEffect>,
 }
 
 const PRE_EXISTING: &str = "[pre-existing] ";
 
 /// Checks citations, applies confidence floors, merges duplicates.
 pub fn verify(raised: Vec<Finding>, diff: &Diff, bundle: &ReviewBundle) -> Verified {
+    verify_with(raised, diff, bundle, &ReviewMd::default())
+}
+
+/// [`verify`], with the repository's conventions applied after the citation
+/// checks.
+pub fn verify_with(
+    raised: Vec<Finding>,
+    diff: &Diff,
+    bundle: &ReviewBundle,
+    conventions: &ReviewMd,
+) -> Verified {
     let mut stats = VerificationStats {
         raised: raised.len(),
         ..Default::default()
     };
+    let mut effects = ConventionEffects::default();
     let patches: BTreeMap<&str, &FilePatch> = diff.files.iter().map(|p| (p.path(), p)).collect();
     let mut survivors = Vec::new();
     for mut finding in raised {
@@ -52,6 +79,23 @@ pub fn verify(raised: Vec<Finding>, diff: &Diff, bundle: &ReviewBundle) -> Verif
         {
             finding.end_line = None;
         }
+        finding = match conventions.apply(finding) {
+            Outcome::Kept(f) => f,
+            Outcome::Overridden(f, e) => {
+                stats.severity_overridden += 1;
+                effects.overrides.push(e);
+                f
+            }
+            Outcome::Suppressed(e) => {
+                stats.dropped_allowed_nit += 1;
+                effects.nits.push(e);
+                continue;
+            }
+            Outcome::Protected(f, e) => {
+                effects.protected.push(e);
+                f
+            }
+        };
         if finding.line != 0 && !patch.is_added_line(finding.line) {
             if finding.severity != Severity::Blocker {
                 stats.dropped_untouched_line += 1;
@@ -107,11 +151,26 @@ pub fn verify(raised: Vec<Finding>, diff: &Diff, bundle: &ReviewBundle) -> Verif
             )
         })
         .collect();
+    // Several lanes raise the same finding: list each effect once, in an
+    // order that does not depend on lane order.
+    for list in [
+        &mut effects.overrides,
+        &mut effects.nits,
+        &mut effects.protected,
+    ] {
+        list.sort_by(|a, b| effect_key(a).cmp(&effect_key(b)));
+        list.dedup();
+    }
     Verified {
         findings,
         cross_cutting,
         stats,
+        conventions: effects,
     }
+}
+
+fn effect_key(e: &ConventionEffect) -> (&str, &str, &str, Severity, Option<Severity>) {
+    (&e.citation, &e.rule, &e.convention, e.from, e.to)
 }
 
 /// The head side of one changed file, as far as the coordinator can see it.

@@ -1,6 +1,7 @@
 //! Review engines: what turns a lane job into a lane report. Pluggable
 //! behind [`Engine`]; chosen per lane by the job's `engine` field.
 
+pub mod exec;
 pub mod rules;
 
 use revu_common::bundle::ReviewBundle;
@@ -40,11 +41,20 @@ pub enum EngineError {
     Permanent(String),
 }
 
+/// What an engine hands back for a lane.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineOutput {
+    /// A report built by revu's own code.
+    Body(LaneReportBody),
+    /// A report as an outside program wrote it, not yet validated.
+    Raw(serde_json::Value),
+}
+
 /// A review engine.
 pub trait Engine: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &'static str;
     /// Reviews a lane. Runs on a blocking thread.
-    fn review(&self, input: &LaneInput<'_>) -> Result<LaneReportBody, EngineError>;
+    fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError>;
 }
 
 /// The built-in deterministic rules. A domain lane runs every rule on its
@@ -72,7 +82,7 @@ impl Engine for RulesEngine {
         "rules"
     }
 
-    fn review(&self, input: &LaneInput<'_>) -> Result<LaneReportBody, EngineError> {
+    fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {
         let files = input.lane_files();
         let ctx = RuleContext {
             files: &files,
@@ -98,12 +108,12 @@ impl Engine for RulesEngine {
             files.len(),
             findings.len()
         );
-        Ok(LaneReportBody {
+        Ok(EngineOutput::Body(LaneReportBody {
             reviewed: files.iter().map(|f| f.path().to_owned()).collect(),
             checks: selected.iter().map(|r| r.code().to_owned()).collect(),
             findings,
             summary,
-        })
+        }))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::Worker;
 use super::bundles::Loaded;
-use crate::engines::{EngineError, LaneInput};
+use crate::engines::{EngineError, EngineOutput, LaneInput};
 use revu_common::diff;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob};
 use revu_common::queue::{JobQueue, ReviewStore};
@@ -21,6 +21,13 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     pub(super) async fn run_lane(&self, job: &LaneJob) -> LaneAttemptOutcome {
         if now_ms() > job.deadline_ms {
             return failed("lane deadline passed before it started", false);
+        }
+        match self.backend.load_record(&job.review_id).await {
+            Ok(Some(r)) if r.state.is_terminal() => {
+                return failed("review already finished or cancelled; lane not run", false);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::debug!(error = %e, "review state unknown; running the lane"),
         }
         if self.engines.get(&job.lane.engine).is_none() {
             return failed(
@@ -46,7 +53,8 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         })
         .await;
         match ran {
-            Ok(Ok(body)) => match serde_json::to_value(&body) {
+            Ok(Ok(EngineOutput::Raw(body))) => LaneAttemptOutcome::Reported { body },
+            Ok(Ok(EngineOutput::Body(body))) => match serde_json::to_value(&body) {
                 Ok(body) => LaneAttemptOutcome::Reported { body },
                 Err(e) => failed(format!("report does not serialize: {e}"), false),
             },

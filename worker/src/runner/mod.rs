@@ -3,13 +3,16 @@
 //!
 //! A job is acknowledged only together with its report, so a worker that
 //! dies mid-lane leaves the job pending; another worker reclaims it once the
-//! lease (idle time) passes.
+//! lease (idle time) passes. While a lane runs, a heartbeat keeps its lease
+//! fresh so a slow but live lane is not taken away.
 
 mod bundles;
+mod held;
 mod lane;
 
 use crate::engines::Engines;
 use bundles::BundleCache;
+use held::Held;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::retry::RetryPolicy;
@@ -24,6 +27,17 @@ const MAX_BACKOFF_WAIT: Duration = Duration::from_secs(60);
 /// How long one queue read waits before the loop looks at the stop flag.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
+/// Fault injection points, for the fault suite: the process exits at once
+/// (as if killed) at the named point while it holds a lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Failpoint {
+    /// After taking a job, before running its engine.
+    ExitBeforeEngine,
+    /// After the engine produced its report, before the report is written.
+    ExitAfterEngine,
+}
+
 /// One worker incarnation.
 #[derive(Debug, Clone)]
 pub struct Worker<B> {
@@ -32,7 +46,10 @@ pub struct Worker<B> {
     name: Arc<str>,
     lease: Duration,
     poll: Duration,
+    lane_timeout: Duration,
+    failpoint: Option<Failpoint>,
     bundles: BundleCache,
+    held: Held,
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
@@ -44,7 +61,10 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             name: format!("worker-{}", uuid::Uuid::now_v7()).into(),
             lease,
             poll: DEFAULT_POLL,
+            lane_timeout: Duration::from_secs(600),
+            failpoint: None,
             bundles: BundleCache::default(),
+            held: Held::default(),
         }
     }
 
@@ -55,13 +75,24 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         self
     }
 
+    /// Longest a lane may run before it is reported as a transient failure.
+    pub fn with_lane_timeout(mut self, timeout: Duration) -> Self {
+        self.lane_timeout = timeout;
+        self
+    }
+
+    pub fn with_failpoint(mut self, failpoint: Option<Failpoint>) -> Self {
+        self.failpoint = failpoint;
+        self
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
 
     /// Runs `concurrency` lane slots until `shutdown` resolves, then stops
     /// taking jobs and gives the lanes in hand `drain` to finish. Lanes still
-    /// running after that stay pending and are reclaimed elsewhere.
+    /// running after that are released for other workers to take at once.
     pub async fn run(
         &self,
         concurrency: usize,
@@ -78,11 +109,21 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         tracing::info!(worker = %self.name, concurrency, "worker started");
         shutdown.await;
         let _ = stop_tx.send(true);
+        tracing::info!(worker = %self.name, in_hand = self.held.len(), "draining");
         let drained =
             tokio::time::timeout(drain, async { while slots.join_next().await.is_some() {} }).await;
         if drained.is_err() {
-            tracing::warn!(worker = %self.name, "drain period over; lanes in hand left for reclaim");
             slots.abort_all();
+            for entry in self.held.take_all() {
+                match self.backend.release_job(&self.name, &entry).await {
+                    Ok(()) => {
+                        tracing::info!(worker = %self.name, entry, "lane released to other workers")
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, entry, "release failed; the lease will expire")
+                    }
+                }
+            }
         }
         tracing::info!(worker = %self.name, "worker stopped");
     }
@@ -130,10 +171,47 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return;
             }
         };
+        self.held.insert(&delivery.entry);
+        let heartbeat = self.heartbeat(&delivery.entry);
+        let report = self.attempt(&job).await;
+        heartbeat.abort();
+        if self.failpoint == Some(Failpoint::ExitAfterEngine) {
+            std::process::exit(86);
+        }
+        self.write_report(&delivery.entry, &report).await;
+        self.held.remove(&delivery.entry);
+    }
+
+    /// Keeps the lease of `entry` fresh until aborted.
+    fn heartbeat(&self, entry: &str) -> tokio::task::JoinHandle<()> {
+        let (backend, name, entry) = (self.backend.clone(), self.name.clone(), entry.to_owned());
+        let every = (self.lease / 3).max(Duration::from_millis(100));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                match backend.extend_lease(&name, &entry).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(worker = %name, entry, "lease lost: another worker reclaimed this lane");
+                        return;
+                    }
+                    Err(e) => tracing::debug!(error = %e, "lease extension failed"),
+                }
+            }
+        })
+    }
+
+    /// Runs one attempt of a lane to its report.
+    async fn attempt(&self, job: &LaneJob) -> LaneReport {
         let wait =
             Duration::from_millis(job.not_before_ms.saturating_sub(now_ms())).min(MAX_BACKOFF_WAIT);
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
+        }
+        if self.failpoint == Some(Failpoint::ExitBeforeEngine) {
+            std::process::exit(86);
         }
         let started = Instant::now();
         let event = ProgressEvent::LaneStarted {
@@ -144,11 +222,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         if let Err(e) = self.backend.push_event(&job.review_id, &event).await {
             tracing::debug!(error = %e, "progress event lost");
         }
-        let outcome = self.run_lane(&job).await;
+        let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
+        let limit = self.lane_timeout.min(left);
+        let outcome = match tokio::time::timeout(limit, self.run_lane(job)).await {
+            Ok(outcome) => outcome,
+            Err(_) => LaneAttemptOutcome::Failed {
+                reason: format!("lane ran longer than {}s", limit.as_secs()),
+                transient: true,
+            },
+        };
         if let LaneAttemptOutcome::Failed { reason, transient } = &outcome {
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, "lane failed");
         }
-        let report = LaneReport {
+        LaneReport {
             review_id: job.review_id.clone(),
             lane_id: job.lane.id.clone(),
             attempt: job.attempt,
@@ -156,15 +242,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             engine: job.lane.engine.clone(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             outcome,
-        };
-        self.write_report(&delivery.entry, &report).await;
+        }
     }
 
     /// Writes the report and acknowledges the job, retrying a backend that
     /// hiccups. If it stays down the job stays pending and is reclaimed.
     async fn write_report(&self, entry: &str, report: &LaneReport) {
         let policy = RetryPolicy {
-            max_attempts: 5,
+            max_attempts: 8,
             base_delay_ms: 200,
             max_delay_ms: 5_000,
         };

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 struct Pending {
     consumer: String,
-    delivered_at: Instant,
+    /// `None` once released: idle enough for any reclaim.
+    delivered_at: Option<Instant>,
 }
 
 #[derive(Debug, Default)]
@@ -43,7 +44,7 @@ impl MemStream {
             seq,
             Pending {
                 consumer: consumer.to_owned(),
-                delivered_at: Instant::now(),
+                delivered_at: Some(Instant::now()),
             },
         );
         Some((entry_id(seq), payload))
@@ -61,16 +62,40 @@ impl MemStream {
             if out.len() >= max {
                 break;
             }
-            if now.duration_since(p.delivered_at) < min_idle {
+            if p.delivered_at
+                .is_some_and(|t| now.duration_since(t) < min_idle)
+            {
                 continue;
             }
             if let Some(payload) = self.entries.get(seq) {
                 p.consumer = consumer.to_owned();
-                p.delivered_at = now;
+                p.delivered_at = Some(now);
                 out.push((entry_id(*seq), payload.clone()));
             }
         }
         out
+    }
+
+    /// Resets the idle time of an entry `consumer` holds.
+    pub(super) fn touch(&mut self, consumer: &str, entry: &str) -> bool {
+        let held = seq_of(entry).and_then(|seq| self.pending.get_mut(&seq));
+        match held {
+            Some(p) if p.consumer == consumer => {
+                p.delivered_at = Some(Instant::now());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Makes an entry `consumer` holds reclaimable at once.
+    pub(super) fn release(&mut self, consumer: &str, entry: &str) {
+        if let Some(p) = seq_of(entry)
+            .and_then(|seq| self.pending.get_mut(&seq))
+            .filter(|p| p.consumer == consumer)
+        {
+            p.delivered_at = None;
+        }
     }
 
     pub(super) fn ack(&mut self, entry: &str) {

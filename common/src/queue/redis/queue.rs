@@ -1,6 +1,7 @@
 //! [`JobQueue`] on Redis Streams consumer groups.
 
 use super::conn::block_ms;
+use super::maintenance::{field, info_fields};
 use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
 use crate::lane::{LaneJob, LaneReport};
 use crate::queue::{Delivery, EntryId, JobQueue, Poison, QueueDepth, QueueError, decode, encode};
@@ -140,6 +141,22 @@ impl JobQueue for RedisBackend {
             .await
     }
 
+    async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
+        self.claim_if_held(consumer, entry, 0).await
+    }
+
+    async fn release_job(&self, consumer: &str, entry: &str) -> Result<(), QueueError> {
+        self.release(consumer, entry).await
+    }
+
+    async fn prune_consumers(&self, min_idle: Duration) -> Result<usize, QueueError> {
+        self.prune(min_idle).await
+    }
+
+    async fn trim_acknowledged(&self) -> Result<u64, QueueError> {
+        self.trim().await
+    }
+
     async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
         let raw = encode("lane report", report)?;
         let mut conn = self.conn.clone();
@@ -246,39 +263,15 @@ fn group_counts(reply: &Value, group: &str) -> (u64, u64) {
     let Value::Array(groups) = reply else {
         return (0, 0);
     };
-    for g in groups {
-        let fields: Vec<(String, Value)> = match g {
-            Value::Map(pairs) => pairs
-                .iter()
-                .filter_map(|(k, v)| {
-                    redis::from_redis_value_ref::<String>(k)
-                        .ok()
-                        .map(|k| (k, v.clone()))
-                })
-                .collect(),
-            Value::Array(items) => items
-                .chunks(2)
-                .filter_map(|kv| match kv {
-                    [k, v] => redis::from_redis_value_ref::<String>(k)
-                        .ok()
-                        .map(|k| (k, v.clone())),
-                    _ => None,
-                })
-                .collect(),
-            _ => continue,
-        };
-        let get = |name: &str| {
-            fields
-                .iter()
-                .find(|(k, _)| k == name)
-                .and_then(|(_, v)| redis::from_redis_value_ref::<u64>(v).ok())
-        };
-        let is_group = fields.iter().any(|(k, v)| {
-            k == "name" && redis::from_redis_value_ref::<String>(v).ok().as_deref() == Some(group)
-        });
-        if is_group {
-            return (get("pending").unwrap_or(0), get("lag").unwrap_or(0));
-        }
-    }
-    (0, 0)
+    groups
+        .iter()
+        .map(info_fields)
+        .find(|f| field::<String>(f, "name").as_deref() == Some(group))
+        .map(|f| {
+            (
+                field(&f, "pending").unwrap_or(0),
+                field(&f, "lag").unwrap_or(0),
+            )
+        })
+        .unwrap_or((0, 0))
 }

@@ -2,6 +2,7 @@
 
 use super::RedisBackend;
 use super::conn::block_ms;
+use super::scripts::HASH_CAS;
 use crate::bundle::ReviewBundle;
 use crate::lane::ReviewId;
 use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
@@ -152,6 +153,24 @@ impl ReviewStore for RedisBackend {
         Ok(())
     }
 
+    async fn advance_lane_attempt(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+        from: u32,
+        to: u32,
+    ) -> Result<bool, QueueError> {
+        let mut conn = self.conn.clone();
+        let moved: i64 = HASH_CAS
+            .key(self.review_key(id, "attempts"))
+            .arg(lane_id)
+            .arg(from)
+            .arg(to)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(moved == 1)
+    }
+
     async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, u32> = redis::cmd("HGETALL")
@@ -195,6 +214,35 @@ impl ReviewStore for RedisBackend {
             .query_async(&mut conn)
             .await?;
         Ok(raw)
+    }
+
+    async fn bump_stat(&self, name: &str, by: u64) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        redis::cmd("HINCRBY")
+            .arg(self.key("stats"))
+            .arg(name)
+            .arg(by)
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
+    }
+
+    async fn stats(&self) -> Result<BTreeMap<String, u64>, QueueError> {
+        let mut conn = self.conn.clone();
+        let raw: HashMap<String, u64> = redis::cmd("HGETALL")
+            .arg(self.key("stats"))
+            .query_async(&mut conn)
+            .await?;
+        Ok(raw.into_iter().collect())
+    }
+
+    async fn active_count(&self) -> Result<usize, QueueError> {
+        let mut conn = self.conn.clone();
+        let n: usize = redis::cmd("SCARD")
+            .arg(self.key("active"))
+            .query_async(&mut conn)
+            .await?;
+        Ok(n)
     }
 
     async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {

@@ -4,6 +4,7 @@
 //! iterates only over its vectors, in their order. Findings are grouped by
 //! the severity they count with at the report's rigor (see
 //! [`crate::stages::verdict`]), so the headings agree with the verdict.
+use super::{outcome_name, rigor_name};
 use crate::stages::verdict::{folded_severity, signal_name};
 use revu_common::diff::FileStatus;
 use revu_common::facts::RiskTier;
@@ -264,15 +265,6 @@ fn cell(text: &str) -> String {
     text.replace(['\r', '\n'], " ").replace('|', "\\|")
 }
 
-fn outcome_name(outcome: LaneOutcome) -> &'static str {
-    match outcome {
-        LaneOutcome::Complete => "COMPLETE",
-        LaneOutcome::Incomplete => "INCOMPLETE",
-        LaneOutcome::PipelineFault => "PIPELINE-FAULT",
-        LaneOutcome::Cancelled => "CANCELLED",
-    }
-}
-
 fn tier_name(tier: RiskTier) -> &'static str {
     match tier {
         RiskTier::Trivial => "TRIVIAL",
@@ -290,14 +282,6 @@ fn status_name(status: FileStatus) -> &'static str {
         FileStatus::Renamed => "renamed",
         FileStatus::Copied => "copied",
         FileStatus::TypeChanged => "type changed",
-    }
-}
-
-fn rigor_name(rigor: Rigor) -> &'static str {
-    match rigor {
-        Rigor::Poc => "poc",
-        Rigor::Prototype => "prototype",
-        Rigor::Production => "production",
     }
 }
 

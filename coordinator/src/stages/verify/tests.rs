@@ -1,6 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
+use crate::conventions::strategies::arb_review_md;
 use proptest::prelude::*;
 use revu_common::diff::{Hunk, Line, LineKind};
 use revu_common::finding::BlastRadius;
@@ -243,6 +244,9 @@ fn output_is_sorted_by_severity_then_citation_then_rule() {
     assert_eq!(order, ["Y", "X", "Z", "A", "B"]);
 }
 
+const RULES: [&str; 3] = ["RV-A-1", "RV-B-2", "RV-C-3"];
+const GLOBS: [&str; 5] = ["**", "src/*.rs", "src/a.rs", "src/full.rs", "src/gone.rs"];
+
 fn arb_finding() -> impl Strategy<Value = Finding> {
     let files = prop::sample::select(vec![
         "src/a.rs",
@@ -252,7 +256,7 @@ fn arb_finding() -> impl Strategy<Value = Finding> {
     ]);
     let sev = prop::sample::select(vec![Blocker, Important, Suggestion]);
     let dim = prop::sample::select(Dimension::ALL.to_vec());
-    let rule = prop::sample::select(vec!["R1", "R2", "R3"]);
+    let rule = prop::sample::select(RULES.to_vec());
     (
         files,
         0u32..35,
@@ -291,5 +295,37 @@ proptest! {
         let (diff, _) = fixture();
         prop_assert!(out.findings.iter().all(|f| diff.files.iter().any(|p| p.path() == f.file)));
         prop_assert_eq!(run(shuffled), out);
+    }
+
+    /// Whatever `REVIEW.md` says, every BLOCKER verification keeps without
+    /// conventions is kept, as a BLOCKER, with them; and every finding is
+    /// still accounted for.
+    #[test]
+    fn conventions_never_drop_or_lower_a_blocker(
+        raised in prop::collection::vec(arb_finding(), 0..24),
+        text in arb_review_md(&RULES, &GLOBS),
+    ) {
+        let plain = run(raised.clone());
+        let (diff, bundle) = fixture();
+        let conventions = ReviewMd::parse(&text);
+        let with = verify_with(raised.clone(), &diff, &bundle, &conventions);
+        let mut reversed = raised;
+        reversed.reverse();
+        prop_assert_eq!(&verify_with(reversed, &diff, &bundle, &conventions), &with);
+        let blockers = |v: &Verified| -> BTreeSet<(String, u32, String)> {
+            v.findings
+                .iter()
+                .filter(|f| f.severity == Blocker)
+                .map(|f| (f.file.clone(), f.line, f.rule.clone()))
+                .collect()
+        };
+        prop_assert!(blockers(&plain).is_subset(&blockers(&with)));
+        let s = &with.stats;
+        prop_assert_eq!(
+            s.kept + s.dropped_unknown_file + s.dropped_missing_line + s.dropped_low_confidence
+                + s.dropped_untouched_line + s.merged_duplicates + s.dropped_allowed_nit,
+            s.raised
+        );
+        prop_assert!(s.dropped_allowed_nit >= with.conventions.nits.len());
     }
 }

@@ -1,0 +1,187 @@
+//! The grammar of one `REVIEW.md` convention bullet, shared by the three
+//! sections:
+//!
+//! ```text
+//! bullet   = selector [ ":" body ]
+//! selector = [ CODE ] [ "in" CODE ] [ "matching" QUOTED ]     (overrides, nits)
+//!          | CODE { "," CODE }                                (path guidance)
+//! CODE     = "`" text "`"       a rule id if it looks like one, else a glob
+//! QUOTED   = '"' text '"'       matched case-insensitively in the summary
+//! ```
+//!
+//! The first `:` outside backticks and quotes separates selector and body.
+
+use globset::{Glob, GlobMatcher};
+use revu_common::finding::Finding;
+
+/// One lexical piece of a selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Token {
+    Code(String),
+    Quoted(String),
+    Comma,
+    Word(String),
+}
+
+/// Splits a bullet at its first `:` outside backticks and quotes.
+pub(crate) fn split_body(text: &str) -> (&str, Option<&str>) {
+    let (mut in_code, mut in_quote) = (false, false);
+    for (i, c) in text.char_indices() {
+        match c {
+            '`' if !in_quote => in_code = !in_code,
+            '"' if !in_code => in_quote = !in_quote,
+            ':' if !in_code && !in_quote => return (&text[..i], Some(&text[i + 1..])),
+            _ => {}
+        }
+    }
+    (text, None)
+}
+
+/// Tokenizes a selector; the error says what is wrong.
+pub(crate) fn tokens(selector: &str) -> Result<Vec<Token>, String> {
+    let mut out = Vec::new();
+    let mut chars = selector.char_indices().peekable();
+    while let Some((start, c)) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {}
+            ',' => out.push(Token::Comma),
+            '`' | '"' => {
+                let body_start = start + 1;
+                let end = selector[body_start..].find(c).map(|e| body_start + e);
+                let Some(end) = end else {
+                    return Err(format!("unterminated {c}"));
+                };
+                let inner = selector[body_start..end].trim();
+                if inner.is_empty() {
+                    return Err(format!("empty {c}{c}"));
+                }
+                out.push(if c == '`' {
+                    Token::Code(inner.to_owned())
+                } else {
+                    Token::Quoted(inner.to_owned())
+                });
+                while chars.peek().is_some_and(|(i, _)| *i <= end) {
+                    chars.next();
+                }
+            }
+            _ => {
+                let mut end = selector.len();
+                while let Some(&(i, n)) = chars.peek() {
+                    if n.is_whitespace() || matches!(n, ',' | '`' | '"') {
+                        end = i;
+                        break;
+                    }
+                    chars.next();
+                }
+                out.push(Token::Word(selector[start..end].to_owned()));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a code span names a rule (`RV-COR-001`, `MISS-012`) rather than a
+/// path: upper-case letters and digits in at least two dash-joined parts.
+pub fn is_rule_id(s: &str) -> bool {
+    let mut parts = s.split('-');
+    let first_ok = parts.next().is_some_and(|p| {
+        p.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && p.chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+    });
+    let rest: Vec<&str> = parts.collect();
+    first_ok
+        && !rest.is_empty()
+        && rest.iter().all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        })
+}
+
+/// Compiles a glob with the same dialect as the grouping stage.
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+    Glob::new(pattern)
+        .map(|g| g.compile_matcher())
+        .map_err(|e| format!("glob `{pattern}`: {}", e.kind()))
+}
+
+/// What a severity override or an allowed nit applies to. Every part that is
+/// set must match.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub rule: Option<String>,
+    pub path: Option<(String, GlobMatcher)>,
+    /// Lower-cased text looked for in the finding's summary.
+    pub text: Option<String>,
+}
+
+impl Scope {
+    /// Parses `[CODE] [in CODE] [matching QUOTED]`.
+    pub(crate) fn parse(selector: &str) -> Result<Scope, String> {
+        let mut toks = tokens(selector)?.into_iter().peekable();
+        let mut scope = Scope {
+            rule: None,
+            path: None,
+            text: None,
+        };
+        if let Some(Token::Code(code)) = toks.peek().cloned() {
+            toks.next();
+            if is_rule_id(&code) {
+                scope.rule = Some(code);
+            } else {
+                scope.path = Some((code.clone(), glob(&code)?));
+            }
+        }
+        while let Some(tok) = toks.next() {
+            match (tok, toks.next()) {
+                (Token::Word(w), Some(Token::Code(g))) if w.eq_ignore_ascii_case("in") => {
+                    if scope.path.is_some() {
+                        return Err("more than one path glob".into());
+                    }
+                    scope.path = Some((g.clone(), glob(&g)?));
+                }
+                (Token::Word(w), Some(Token::Quoted(t))) if w.eq_ignore_ascii_case("matching") => {
+                    if scope.text.is_some() {
+                        return Err("more than one `matching` text".into());
+                    }
+                    scope.text = Some(t.to_lowercase());
+                }
+                (Token::Word(w), _) if w.eq_ignore_ascii_case("in") => {
+                    return Err("`in` must be followed by a `glob` in backticks".into());
+                }
+                (Token::Word(w), _) if w.eq_ignore_ascii_case("matching") => {
+                    return Err("`matching` must be followed by \"text\" in double quotes".into());
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "unexpected {}; expected `in` `glob` or `matching` \"text\"",
+                        describe(&other)
+                    ));
+                }
+            }
+        }
+        if scope.rule.is_none() && scope.path.is_none() && scope.text.is_none() {
+            return Err("names no rule id, glob or text".into());
+        }
+        Ok(scope)
+    }
+
+    pub fn matches(&self, f: &Finding) -> bool {
+        self.rule.as_deref().is_none_or(|r| r == f.rule)
+            && self.path.as_ref().is_none_or(|(_, g)| g.is_match(&f.file))
+            && self
+                .text
+                .as_deref()
+                .is_none_or(|t| f.summary.to_lowercase().contains(t))
+    }
+}
+
+fn describe(tok: &Token) -> String {
+    match tok {
+        Token::Code(c) => format!("`{c}`"),
+        Token::Quoted(q) => format!("\"{q}\""),
+        Token::Comma => "`,`".into(),
+        Token::Word(w) => format!("word {w:?}"),
+    }
+}

@@ -1,0 +1,296 @@
+//! `REVIEW.md`: the repository's review conventions, as Markdown bullets
+//! under three optional level-2 sections. The grammar is in
+//! `docs/conventions.md`; [`super::bullet`] has the selector syntax.
+//!
+//! A malformed bullet never fails a review: it becomes a warning naming its
+//! line, and the rest of the file still applies.
+
+use super::bullet::{Scope, Token, glob, split_body, tokens};
+use globset::GlobMatcher;
+use revu_common::finding::Severity;
+
+/// Guidance handed to the lanes that review matching files.
+#[derive(Debug, Clone)]
+pub struct PathGuidance {
+    pub line: usize,
+    pub globs: Vec<(String, GlobMatcher)>,
+    pub text: String,
+}
+
+impl PathGuidance {
+    pub fn applies_to(&self, path: &str) -> bool {
+        self.globs.iter().any(|(_, g)| g.is_match(path))
+    }
+
+    /// The guidance as a lane receives it: `glob, glob: text`.
+    pub fn render(&self) -> String {
+        let globs: Vec<&str> = self.globs.iter().map(|(g, _)| g.as_str()).collect();
+        format!("{}: {}", globs.join(", "), self.text)
+    }
+}
+
+/// Which way a severity override moves a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// At least this severity (a named invariant's floor).
+    Floor(Severity),
+    /// At most this severity (never applied to a BLOCKER).
+    Cap(Severity),
+}
+
+#[derive(Debug, Clone)]
+pub struct SeverityOverride {
+    pub line: usize,
+    pub scope: Scope,
+    pub bound: Bound,
+}
+
+/// A SUGGESTION pattern the repository does not want reported.
+#[derive(Debug, Clone)]
+pub struct AllowedNit {
+    pub line: usize,
+    pub scope: Scope,
+    pub reason: String,
+}
+
+/// A parsed `REVIEW.md`.
+#[derive(Debug, Clone, Default)]
+pub struct ReviewMd {
+    pub guidance: Vec<PathGuidance>,
+    pub overrides: Vec<SeverityOverride>,
+    pub nits: Vec<AllowedNit>,
+    /// `REVIEW.md:LINE: …` for every bullet that was not understood.
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    PathGuidance,
+    SeverityOverrides,
+    AllowedNits,
+}
+
+impl Section {
+    fn name(self) -> &'static str {
+        match self {
+            Section::PathGuidance => "path guidance",
+            Section::SeverityOverrides => "severity override",
+            Section::AllowedNits => "allowed nit",
+        }
+    }
+
+    /// Recognizes a heading, case-insensitively, singular or plural.
+    fn of_heading(title: &str) -> Option<Section> {
+        let words: Vec<String> = title
+            .trim_end_matches(':')
+            .split_whitespace()
+            .map(|w| w.to_ascii_lowercase())
+            .collect();
+        match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["path", "guidance"] => Some(Section::PathGuidance),
+            ["severity", "overrides" | "override"] => Some(Section::SeverityOverrides),
+            ["allowed", "nits" | "nit"] => Some(Section::AllowedNits),
+            _ => None,
+        }
+    }
+}
+
+/// A bullet being collected, possibly over several lines.
+struct Pending {
+    line: usize,
+    text: String,
+}
+
+impl ReviewMd {
+    /// Parses `REVIEW.md`. Never fails; problems become [`ReviewMd::warnings`].
+    pub fn parse(text: &str) -> ReviewMd {
+        let mut md = ReviewMd::default();
+        let mut section: Option<Section> = None;
+        let mut seen_section = false;
+        let mut pending: Option<Pending> = None;
+        let mut fence: Option<&str> = None;
+        for (index, raw) in text.lines().enumerate() {
+            let line_no = index + 1;
+            let trimmed = raw.trim();
+            // Bullets inside fenced code are examples, not conventions.
+            if let Some(marker) = fence {
+                if trimmed.starts_with(marker) {
+                    fence = None;
+                }
+                continue;
+            }
+            if let Some(marker) = ["```", "~~~"].into_iter().find(|m| trimmed.starts_with(m)) {
+                md.flush(section, pending.take());
+                fence = Some(marker);
+                continue;
+            }
+            if let Some(level) = heading_level(raw) {
+                md.flush(section, pending.take());
+                if level <= 2 {
+                    section = Section::of_heading(raw[level..].trim().trim_end_matches('#'));
+                    seen_section |= section.is_some();
+                }
+                continue;
+            }
+            if section.is_none() {
+                continue;
+            }
+            let indented = raw.starts_with([' ', '\t']);
+            if let Some(item) = bullet_text(trimmed) {
+                if indented && let Some(p) = pending.as_mut() {
+                    // A nested bullet continues its parent.
+                    p.text.push_str("; ");
+                    p.text.push_str(item);
+                    continue;
+                }
+                md.flush(section, pending.take());
+                pending = Some(Pending {
+                    line: line_no,
+                    text: item.to_owned(),
+                });
+            } else if trimmed.is_empty() || !indented {
+                // A blank line or unindented prose ends the bullet.
+                md.flush(section, pending.take());
+            } else if let Some(p) = pending.as_mut() {
+                p.text.push(' ');
+                p.text.push_str(trimmed);
+            }
+        }
+        md.flush(section, pending.take());
+        if !seen_section && !text.trim().is_empty() {
+            md.warnings.push(
+                "REVIEW.md: no `## Path Guidance`, `## Severity Overrides` or `## Allowed Nits` \
+                 section; no conventions applied"
+                    .into(),
+            );
+        }
+        md
+    }
+
+    fn flush(&mut self, section: Option<Section>, pending: Option<Pending>) {
+        let (Some(section), Some(Pending { line, text })) = (section, pending) else {
+            return;
+        };
+        let parsed = match section {
+            Section::PathGuidance => parse_guidance(&text).map(|g| {
+                self.guidance.push(PathGuidance {
+                    line,
+                    globs: g.0,
+                    text: g.1,
+                })
+            }),
+            Section::SeverityOverrides => parse_override(&text)
+                .map(|(scope, bound)| self.overrides.push(SeverityOverride { line, scope, bound })),
+            Section::AllowedNits => parse_nit(&text).map(|(scope, reason)| {
+                self.nits.push(AllowedNit {
+                    line,
+                    scope,
+                    reason,
+                })
+            }),
+        };
+        if let Err(why) = parsed {
+            self.warnings.push(format!(
+                "REVIEW.md:{line}: {} bullet ignored: {why}",
+                section.name()
+            ));
+        }
+    }
+}
+
+/// `##` → 2, for an ATX heading (`#` run then a space or the end).
+fn heading_level(raw: &str) -> Option<usize> {
+    let level = raw.bytes().take_while(|b| *b == b'#').count();
+    let rest = &raw[level..];
+    (1..=6)
+        .contains(&level)
+        .then_some(level)
+        .filter(|_| rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+fn bullet_text(trimmed: &str) -> Option<&str> {
+    ["- ", "* ", "+ "]
+        .into_iter()
+        .find_map(|m| trimmed.strip_prefix(m))
+        .map(str::trim)
+}
+
+/// `` `glob`[, `glob`…]: text ``
+fn parse_guidance(text: &str) -> Result<(Vec<(String, GlobMatcher)>, String), String> {
+    let (selector, body) = split_body(text);
+    let body = body.map(str::trim).unwrap_or_default();
+    if body.is_empty() {
+        return Err("expected `` `glob`: guidance text ``".into());
+    }
+    let mut globs = Vec::new();
+    let mut expect_glob = true;
+    for tok in tokens(selector)? {
+        match (tok, expect_glob) {
+            (Token::Code(g), true) => {
+                globs.push((g.clone(), glob(&g)?));
+                expect_glob = false;
+            }
+            (Token::Comma, false) => expect_glob = true,
+            _ => {
+                return Err(
+                    "the selector must be `glob`s in backticks, separated by commas".into(),
+                );
+            }
+        }
+    }
+    if globs.is_empty() || expect_glob {
+        return Err("expected `` `glob`: guidance text ``".into());
+    }
+    Ok((globs, body.to_owned()))
+}
+
+/// `` <scope>: [at least|at most] SEVERITY [reason] ``
+fn parse_override(text: &str) -> Result<(Scope, Bound), String> {
+    let (selector, body) = split_body(text);
+    let Some(body) = body else {
+        return Err("expected `` `RULE-ID`: BLOCKER `` or `` `glob`: at most SUGGESTION ``".into());
+    };
+    let scope = Scope::parse(selector)?;
+    let words: Vec<&str> = body.split_whitespace().collect();
+    let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+    let (cap, sev_word) = match lower.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["at", "most", sev, ..] => (true, sev.to_owned()),
+        ["at", "least", sev, ..] => (false, sev.to_owned()),
+        [sev, ..] => (false, sev.to_owned()),
+        [] => return Err("no severity after `:`".into()),
+    };
+    let written = words[lower.iter().position(|w| *w == sev_word).unwrap_or(0)];
+    let severity = severity_word(&sev_word)
+        .ok_or_else(|| format!("{written:?} is not BLOCKER, IMPORTANT or SUGGESTION"))?;
+    match (cap, severity) {
+        (true, Severity::Blocker) => Err("`at most BLOCKER` changes nothing".into()),
+        (false, Severity::Suggestion) => {
+            Err("a floor of SUGGESTION changes nothing; did you mean `at most SUGGESTION`?".into())
+        }
+        (false, _) if scope.rule.is_none() => {
+            Err("a floor must name a rule id (`RULE-ID`); caps on a path need `at most`".into())
+        }
+        (true, s) => Ok((scope, Bound::Cap(s))),
+        (false, s) => Ok((scope, Bound::Floor(s))),
+    }
+}
+
+/// `` <scope> [: reason] ``
+fn parse_nit(text: &str) -> Result<(Scope, String), String> {
+    let (selector, reason) = split_body(text);
+    let scope = Scope::parse(selector)?;
+    Ok((scope, reason.map(str::trim).unwrap_or_default().to_owned()))
+}
+
+/// A severity name, case-insensitive, ignoring trailing punctuation.
+fn severity_word(word: &str) -> Option<Severity> {
+    match word.trim_end_matches(|c: char| !c.is_ascii_alphanumeric()) {
+        "blocker" => Some(Severity::Blocker),
+        "important" => Some(Severity::Important),
+        "suggestion" => Some(Severity::Suggestion),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,236 @@
+//! The two hand-built reports every renderer's golden tests read: a clean
+//! docs-only review, and a blocked one with a faulted lane, a merged finding,
+//! a file-level finding and text that needs escaping.
+
+use revu_common::diff::FileStatus;
+use revu_common::facts::{RiskTier, Signal};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::report::{
+    FactsSummary, FileSummary, Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorChoice,
+    RigorSource, SCHEMA_VERSION, Verdict, VerificationStats,
+};
+use revu_common::review::SkippedDimension;
+
+pub fn lane(
+    id: &str,
+    kind: &str,
+    outcome: LaneOutcome,
+    findings: usize,
+    summary: &str,
+) -> LaneSummary {
+    LaneSummary {
+        id: id.into(),
+        kind: kind.into(),
+        domain: None,
+        dimension: None,
+        engine: "rules".into(),
+        outcome,
+        attempts: 1,
+        files: 1,
+        checks: vec!["citations".into()],
+        findings_raised: findings,
+        summary: summary.into(),
+        banner: None,
+    }
+}
+
+pub fn file(path: &str, status: FileStatus, added: u32, removed: u32, slice: &str) -> FileSummary {
+    FileSummary {
+        path: path.into(),
+        old_path: None,
+        status,
+        binary: false,
+        added,
+        removed,
+        slice: slice.into(),
+    }
+}
+
+pub fn finding(
+    rule: &str,
+    severity: Severity,
+    file: &str,
+    line: u32,
+    dimension: Dimension,
+) -> Finding {
+    Finding {
+        rule: rule.into(),
+        severity,
+        file: file.into(),
+        line,
+        end_line: None,
+        dimension,
+        dimensions: vec![],
+        summary: String::new(),
+        why: String::new(),
+        fix: String::new(),
+        confidence: 90,
+        blast_radius: BlastRadius::Local,
+    }
+}
+
+/// A docs-only change every lane passed.
+pub fn clean_docs_report() -> Report {
+    Report {
+        schema_version: SCHEMA_VERSION.into(),
+        review_id: "rv-0001".into(),
+        verdict: Verdict::Approve,
+        gate: Gate::MergeReady,
+        gate_reasons: vec![],
+        rigor: RigorChoice {
+            level: Rigor::Production,
+            source: RigorSource::Default,
+        },
+        summary:
+            "Reviewed 1 file(s) (+12 −3) in 1 lane(s), 1 complete; 0 finding(s) after verification."
+                .into(),
+        facts: FactsSummary {
+            files_changed: 1,
+            lines_added: 12,
+            lines_removed: 3,
+            risk_tier: RiskTier::Trivial,
+            signals: vec![Signal::DocsOnly],
+            files: vec![file("docs/guide.md", FileStatus::Modified, 12, 3, "docs")],
+        },
+        lanes: vec![lane(
+            "domain:docs",
+            "domain",
+            LaneOutcome::Complete,
+            0,
+            "links and headings check out",
+        )],
+        dimensions_not_dispatched: vec![SkippedDimension {
+            dimension: Dimension::Performance,
+            reason: "docs-only change".into(),
+        }],
+        findings: vec![],
+        cross_cutting: vec![],
+        verification: VerificationStats::default(),
+        actions: vec!["merge when CI is green".into()],
+        cover_fallback: None,
+        conventions: Default::default(),
+    }
+}
+
+/// A risky change: a BLOCKER, an IMPORTANT, a merged finding, a faulted
+/// lane, and text that needs escaping.
+pub fn blocked_report() -> Report {
+    let blocker = Finding {
+        summary: "session token compared with `==`".into(),
+        why: "a non-constant-time comparison leaks the token byte by byte".into(),
+        fix: "use `subtle::ConstantTimeEq`".into(),
+        confidence: 95,
+        end_line: Some(44),
+        ..finding(
+            "RV-SEC-001",
+            Severity::Blocker,
+            "src/auth/session.rs",
+            42,
+            Dimension::Security,
+        )
+    };
+    let merged = Finding {
+        dimensions: vec![Dimension::Correctness, Dimension::Design],
+        summary: "retry loop never gives up".into(),
+        why: "a dead peer spins forever. (Severity disagreement: correctness said IMPORTANT, design said SUGGESTION; kept IMPORTANT.)".into(),
+        fix: "bound the attempts | back off".into(),
+        ..finding("RV-COR-003", Severity::Important, "src/api/client.rs", 17, Dimension::Correctness)
+    };
+    let important = Finding {
+        summary: "handler has no test for the 404 path".into(),
+        why: "the branch was added without coverage".into(),
+        fix: String::new(),
+        confidence: 75,
+        ..finding(
+            "RV-TST-002",
+            Severity::Important,
+            "src/api/routes.rs",
+            0,
+            Dimension::Testing,
+        )
+    };
+    let mut faulted = lane("domain:api", "domain", LaneOutcome::PipelineFault, 0, "");
+    faulted.attempts = 3;
+    faulted.files = 2;
+    faulted.banner = Some("attempts exhausted (3/3): worker deadline exceeded".into());
+    let mut renamed = file("src/api/client.rs", FileStatus::Renamed, 20, 4, "api");
+    renamed.old_path = Some("src/api/old_client.rs".into());
+    Report {
+        schema_version: SCHEMA_VERSION.into(),
+        review_id: "rv-0002".into(),
+        verdict: Verdict::RequestChanges,
+        gate: Gate::NeedsHuman,
+        gate_reasons: vec![
+            "1 blocker finding must be fixed".into(),
+            "lane domain:api faulted".into(),
+            "verification dropped 2 findings citing code that does not exist".into(),
+            "auth surface touched".into(),
+        ],
+        rigor: RigorChoice {
+            level: Rigor::Production,
+            source: RigorSource::Request,
+        },
+        summary:
+            "Reviewed 4 file(s) (+88 −9) in 3 lane(s), 2 complete; 3 finding(s) after verification."
+                .into(),
+        facts: FactsSummary {
+            files_changed: 4,
+            lines_added: 88,
+            lines_removed: 9,
+            risk_tier: RiskTier::HighRisk,
+            signals: vec![Signal::AuthSurface, Signal::PublicApi],
+            files: vec![
+                file("src/auth/session.rs", FileStatus::Modified, 30, 5, "auth"),
+                renamed,
+                file("src/api/routes.rs", FileStatus::Added, 36, 0, "api"),
+                FileSummary {
+                    binary: true,
+                    ..file("docs/odd|name`.png", FileStatus::Added, 0, 0, "docs")
+                },
+            ],
+        },
+        lanes: vec![
+            lane(
+                "domain:auth",
+                "domain",
+                LaneOutcome::Complete,
+                1,
+                "token handling | sessions",
+            ),
+            faulted,
+            lane(
+                "specialist:correctness",
+                "specialist",
+                LaneOutcome::Complete,
+                4,
+                "one retry bug",
+            ),
+        ],
+        dimensions_not_dispatched: vec![],
+        findings: vec![blocker, merged, important],
+        cross_cutting: vec![
+            "src/api/client.rs:17: 2 distinct issues (RV-COR-003, RV-PRF-001)".into(),
+        ],
+        verification: VerificationStats {
+            raised: 8,
+            dropped_unknown_file: 1,
+            dropped_missing_line: 1,
+            dropped_low_confidence: 1,
+            dropped_untouched_line: 1,
+            merged_duplicates: 1,
+            kept: 3,
+            ..VerificationStats::default()
+        },
+        actions: vec![
+            "fix: session token compared with `==` (src/auth/session.rs:42-44)".into(),
+            "re-run lane domain:api: attempts exhausted (3/3): worker deadline exceeded".into(),
+            "get a human review of the auth surface change".into(),
+            "check why 2 findings cited code that does not exist".into(),
+            "follow up: retry loop never gives up (src/api/client.rs:17)".into(),
+        ],
+        cover_fallback: Some(
+            "refinement listed src/api/routes.rs twice; kept the deterministic proposal".into(),
+        ),
+        conventions: Default::default(),
+    }
+}

@@ -1,0 +1,127 @@
+//! What every renderer owes: valid output against the published schemas and
+//! the same bytes for the same report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::fixtures::{blocked_report, clean_docs_report};
+use super::*;
+use revu_common::finding::Dimension;
+use revu_common::report_schema::REPORT_SCHEMA;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// The official SARIF 2.1.0 schema, vendored with its origin noted in the
+/// README beside it.
+fn sarif_validator() -> jsonschema::Validator {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sarif-schema-2.1.0.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap()
+}
+
+fn report_validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(REPORT_SCHEMA).unwrap();
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap()
+}
+
+fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    validator
+        .iter_errors(instance)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
+/// A way to break a valid report document.
+type Breakage = fn(&mut Value);
+/// A renderer, by name.
+type Renderer = fn(&Report) -> String;
+
+/// Both fixtures, plus one with every optional field of the report set.
+fn reports() -> Vec<Report> {
+    let mut full = blocked_report();
+    full.lanes[0].domain = Some("auth".into());
+    full.lanes[2].dimension = Some(Dimension::Correctness);
+    full.lanes[2].banner = Some("kept after a second failure".into());
+    full.lanes[2].outcome = LaneOutcome::Incomplete;
+    vec![clean_docs_report(), blocked_report(), full]
+}
+
+#[test]
+fn sarif_is_valid_against_the_official_schema() {
+    let validator = sarif_validator();
+    for report in reports() {
+        let log: Value = serde_json::from_str(&sarif(&report)).unwrap();
+        let errs = errors(&validator, &log);
+        assert!(errs.is_empty(), "{}: {errs:#?}", report.review_id);
+    }
+}
+
+#[test]
+fn the_sarif_schema_check_has_teeth() {
+    let validator = sarif_validator();
+    let mut log: Value = serde_json::from_str(&sarif(&blocked_report())).unwrap();
+    log["runs"][0]["results"][0]["level"] = "fatal".into();
+    log["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] =
+        0.into();
+    let errs = errors(&validator, &log);
+    assert_eq!(errs.len(), 2, "{errs:#?}");
+}
+
+#[test]
+fn canonical_json_is_valid_against_the_published_report_schema() {
+    let validator = report_validator();
+    for report in reports() {
+        let doc: Value = serde_json::from_str(&json(&report)).unwrap();
+        let errs = errors(&validator, &doc);
+        assert!(errs.is_empty(), "{}: {errs:#?}", report.review_id);
+    }
+}
+
+#[test]
+fn the_report_schema_rejects_unknown_fields_and_bad_enums() {
+    let validator = report_validator();
+    let good: Value = serde_json::from_str(&json(&blocked_report())).unwrap();
+    let cases: [(&str, Breakage); 4] = [
+        ("unknown top-level field", |r| {
+            r["graded_by"] = "model".into()
+        }),
+        ("unknown finding field", |r| {
+            r["findings"][0]["score"] = 3.into()
+        }),
+        ("bad severity", |r| {
+            r["findings"][0]["severity"] = "HUGE".into()
+        }),
+        ("bad gate", |r| r["gate"] = "MERGE".into()),
+    ];
+    for (name, break_it) in cases {
+        let mut bad = good.clone();
+        break_it(&mut bad);
+        assert!(!validator.is_valid(&bad), "{name} was accepted");
+    }
+}
+
+#[test]
+fn every_renderer_is_byte_identical_for_identical_input() {
+    let renderers: [(&str, Renderer); 4] = [
+        ("json", json),
+        ("md", markdown),
+        ("sarif", sarif),
+        ("rdjson", rdjson),
+    ];
+    for report in reports() {
+        let replayed: Report = serde_json::from_str(&json(&report)).unwrap();
+        for (name, render) in renderers {
+            let first = render(&report);
+            assert_eq!(first, render(&report.clone()), "{name}");
+            assert_eq!(first, render(&replayed), "{name} after a JSON round trip");
+            assert!(first.ends_with('\n'), "{name}");
+        }
+    }
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""A misbehaving review engine for the fault suite (revu's exec protocol).
+
+Reads the lane as JSON on stdin and, by MODE:
+  clean [SECONDS]    sleeps SECONDS (default 0), then writes a clean report
+  jitter MAX_SECONDS sleeps a random time up to MAX_SECONDS, then reports
+  fail               always fails with a transient error (exit 1)
+  refuse             fails permanently (exit 65)
+  malformed          writes a report missing mandatory sections
+  garbage            writes text that is not JSON
+"""
+import json
+import random
+import sys
+import time
+
+
+def clean_report(lane):
+    files = lane.get("files", [])
+    return {
+        "reviewed": files,
+        "checks": ["fault-engine"],
+        "findings": [],
+        "summary": f"fault engine looked at {len(files)} file(s)",
+    }
+
+
+def main(argv):
+    mode = argv[1] if len(argv) > 1 else "clean"
+    lane = json.load(sys.stdin)
+    if mode == "clean":
+        time.sleep(float(argv[2]) if len(argv) > 2 else 0.0)
+        json.dump(clean_report(lane), sys.stdout)
+        return 0
+    if mode == "jitter":
+        time.sleep(random.uniform(0.0, float(argv[2]) if len(argv) > 2 else 0.2))
+        json.dump(clean_report(lane), sys.stdout)
+        return 0
+    if mode == "fail":
+        print("simulated outage: upstream unavailable", file=sys.stderr)
+        return 1
+    if mode == "refuse":
+        print("simulated refusal: lane not reviewable", file=sys.stderr)
+        return 65
+    if mode == "malformed":
+        json.dump({"reviewed": lane.get("files", []), "findings": "none"}, sys.stdout)
+        return 0
+    if mode == "garbage":
+        sys.stdout.write("this is not a report")
+        return 0
+    print(f"unknown mode {mode!r}", file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,138 @@
+//! A gRPC client for tests, over the generated `revu.v1` stubs.
+
+use revu_proto::v1 as pb;
+use revu_proto::v1::review_service_client::ReviewServiceClient;
+use std::time::{Duration, Instant};
+use tonic::transport::Channel;
+
+/// A connected client.
+#[derive(Debug, Clone)]
+pub struct Client {
+    inner: ReviewServiceClient<Channel>,
+}
+
+impl Client {
+    /// Connects, retrying for up to `within` while the server starts.
+    pub async fn connect(endpoint: &str, within: Duration) -> Client {
+        let started = Instant::now();
+        loop {
+            match Channel::from_shared(endpoint.to_owned())
+                .unwrap_or_else(|e| panic!("bad endpoint {endpoint}: {e}"))
+                .connect()
+                .await
+            {
+                Ok(channel) => {
+                    return Client {
+                        inner: ReviewServiceClient::new(channel),
+                    };
+                }
+                Err(e) if started.elapsed() < within => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => panic!("no coordinator at {endpoint} within {within:?}: {e}"),
+            }
+        }
+    }
+
+    /// Submits a diff; returns the review id.
+    pub async fn submit(
+        &mut self,
+        diff: Vec<u8>,
+        idempotency_key: &str,
+    ) -> Result<String, tonic::Status> {
+        let resp = self
+            .inner
+            .submit_review(pb::SubmitReviewRequest {
+                diff,
+                idempotency_key: idempotency_key.to_owned(),
+                ..Default::default()
+            })
+            .await?;
+        Ok(resp.into_inner().review_id)
+    }
+
+    pub async fn get(&mut self, id: &str) -> Result<pb::GetReviewResponse, tonic::Status> {
+        Ok(self
+            .inner
+            .get_review(pb::GetReviewRequest {
+                review_id: id.to_owned(),
+            })
+            .await?
+            .into_inner())
+    }
+
+    /// Polls until the review is in a terminal state; tolerates the
+    /// coordinator being away for a while. Panics after `within`.
+    pub async fn wait_terminal(&mut self, id: &str, within: Duration) -> pb::GetReviewResponse {
+        let started = Instant::now();
+        loop {
+            match self.get(id).await {
+                Ok(r)
+                    if r.state == pb::ReviewState::Finished as i32
+                        || r.state == pb::ReviewState::Cancelled as i32 =>
+                {
+                    return r;
+                }
+                Ok(_) | Err(_) => {}
+            }
+            assert!(
+                started.elapsed() < within,
+                "review {id} not finished within {within:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Every progress event of a finished review, from the start.
+    pub async fn events(&mut self, id: &str) -> Vec<pb::ReviewEvent> {
+        let mut stream = self
+            .inner
+            .watch_review(pb::WatchReviewRequest {
+                review_id: id.to_owned(),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("watch {id}: {e}"))
+            .into_inner();
+        let mut out = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            match tokio::time::timeout(Duration::from_secs(10), stream.message()).await {
+                Ok(Ok(Some(e))) => out.push(e),
+                Ok(Ok(None)) => return out,
+                Ok(Err(e)) => panic!("watch {id}: {e}"),
+                Err(_) => panic!("watch {id}: no event for 10s and the stream did not end"),
+            }
+        }
+        panic!("watch {id}: stream did not end within 30s");
+    }
+}
+
+impl Client {
+    /// Reads the review's events from the start until one of `wanted`
+    /// kind arrives (true) or the stream ends (false). Callers bound it
+    /// with a timeout.
+    pub async fn events_until(&mut self, id: &str, wanted: pb::review_event::Kind) -> bool {
+        let Ok(resp) = self
+            .inner
+            .watch_review(pb::WatchReviewRequest {
+                review_id: id.to_owned(),
+            })
+            .await
+        else {
+            return false;
+        };
+        let mut stream = resp.into_inner();
+        while let Ok(Some(e)) = stream.message().await {
+            if kind(&e) == wanted {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// The kind of an event, by name (`LaneFinished`, …).
+pub fn kind(e: &pb::ReviewEvent) -> pb::review_event::Kind {
+    pb::review_event::Kind::try_from(e.kind).unwrap_or(pb::review_event::Kind::Unspecified)
+}
