@@ -52,6 +52,16 @@ impl Client {
         Ok(resp.into_inner().review_id)
     }
 
+    pub async fn cancel(&mut self, id: &str) -> Result<pb::CancelReviewResponse, tonic::Status> {
+        Ok(self
+            .inner
+            .cancel_review(pb::CancelReviewRequest {
+                review_id: id.to_owned(),
+            })
+            .await?
+            .into_inner())
+    }
+
     pub async fn get(&mut self, id: &str) -> Result<pb::GetReviewResponse, tonic::Status> {
         Ok(self
             .inner

@@ -294,6 +294,102 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     assert_eq!(rep.as_deref(), Some("{\"report\":1}"));
 }
 
+async fn lease_extension_and_release_follow_the_holder<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    b.publish_job(&job(&id, "domain:a"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = b
+        .take_job("holder", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let d = d.unwrap_or_else(|| panic!("no job"));
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    // A live holder refreshes its lease: no longer idle enough to reclaim.
+    assert!(
+        b.extend_lease("holder", &d.entry)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    let early = b
+        .reclaim_jobs("other", Duration::from_millis(100), 10)
+        .await;
+    assert!(
+        early.unwrap_or_else(|e| panic!("{e}")).is_empty(),
+        "extended lease was reclaimed"
+    );
+    // Someone who does not hold it cannot extend it.
+    assert!(
+        !b.extend_lease("stranger", &d.entry)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    // Released, it is reclaimable at once, whatever the lease.
+    b.release_job("holder", &d.entry)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let claimed = b.reclaim_jobs("other", Duration::from_secs(3600), 10).await;
+    assert_eq!(claimed.unwrap_or_else(|e| panic!("{e}")).len(), 1);
+    // And the old holder has lost it.
+    assert!(
+        !b.extend_lease("holder", &d.entry)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+}
+
+async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    for lane in ["a", "b", "c", "d"] {
+        b.publish_job(&job(&id, lane))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let done = b
+        .take_job("c1", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let done = done.unwrap_or_else(|| panic!("no job"));
+    b.complete_job(
+        &done.entry,
+        &report(done.payload.as_ref().unwrap_or_else(|e| panic!("{e}"))),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let held = b
+        .take_job("c1", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(held.is_some());
+    b.trim_acknowledged()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (depth.pending, depth.undelivered),
+        (1, 2),
+        "trim kept the held and the undelivered"
+    );
+    // Both undelivered jobs are still delivered, in order.
+    let third = b
+        .take_job("c2", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let fourth = b
+        .take_job("c2", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let lane = |d: Option<revu_common::queue::Delivery<LaneJob>>| {
+        d.and_then(|d| d.payload.ok())
+            .map(|j| j.lane.id)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        (lane(third), lane(fourth)),
+        ("c".to_owned(), "d".to_owned())
+    );
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -328,7 +424,71 @@ conformance!(
     silent_consumer_jobs_are_reclaimed_after_idle,
     dead_letter_acknowledges_and_counts,
     store_is_idempotent_and_settles_each_lane_once,
+    lease_extension_and_release_follow_the_holder,
+    trimming_never_removes_undelivered_or_pending_entries,
 );
+
+#[tokio::test]
+async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers() {
+    let server = RedisServer::start();
+    let b = redis_backend(&server).await;
+    let id = ReviewId::new();
+    for lane in ["a", "b", "c"] {
+        b.publish_job(&job(&id, lane))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    for _ in 0..2 {
+        let d = b
+            .take_job("finisher", SHORT)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let d = d.unwrap_or_else(|| panic!("no job"));
+        let j = d.payload.as_ref().unwrap_or_else(|e| panic!("{e}")).clone();
+        b.complete_job(&d.entry, &report(&j))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let held = b
+        .take_job("holder", SHORT)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(held.is_some());
+    let trimmed = b
+        .trim_acknowledged()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(trimmed, 2, "the two acknowledged jobs are trimmed");
+    let client = redis::Client::open(server.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
+    let mut conn = client
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let len: u64 = redis::cmd("XLEN")
+        .arg(format!("{}:jobs", server.prefix))
+        .query_async(&mut conn)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(len, 1, "the held job stays on the stream");
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let pruned = b
+        .prune_consumers(Duration::from_millis(50))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    // `finisher` (jobs group) is empty and idle; `holder` holds a job; the
+    // results group's consumer never read anything.
+    assert_eq!(
+        pruned, 1,
+        "only the idle consumer with nothing pending goes"
+    );
+    assert_eq!(
+        b.job_backlog()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .pending,
+        1
+    );
+}
 
 #[tokio::test]
 async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
