@@ -28,6 +28,16 @@ pub struct Figures {
     pub retries: usize,
     pub faults: usize,
     pub max_review_seconds: f64,
+    /// Lanes that started more than once (their worker died or stalled).
+    pub lanes_rerun: usize,
+    /// Longest time from a lane's first start to its last restart, in
+    /// seconds: how long a killed worker's lane waited to be taken over.
+    pub max_recovery_seconds: f64,
+}
+
+/// Milliseconds of a Redis stream id (`1700000000000-0`).
+fn event_ms(e: &pb::ReviewEvent) -> Option<u64> {
+    e.event_id.split('-').next()?.parse().ok()
 }
 
 /// Checks every invariant over `histories`; returns the figures, or every
@@ -94,6 +104,21 @@ pub fn check(histories: &[ReviewHistory]) -> Result<Figures, Vec<String>> {
                 settled.len(),
                 lanes.len()
             ));
+        }
+        let mut starts: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+        for e in h.events.iter().filter(|e| kind(e) == Kind::LaneStarted) {
+            starts
+                .entry(e.lane_id.as_str())
+                .or_default()
+                .extend(event_ms(e));
+        }
+        for times in starts.values().filter(|t| t.len() > 1) {
+            figures.lanes_rerun += 1;
+            let (first, last) = (times.iter().min(), times.iter().max());
+            if let (Some(first), Some(last)) = (first, last) {
+                let secs = last.saturating_sub(*first) as f64 / 1000.0;
+                figures.max_recovery_seconds = figures.max_recovery_seconds.max(secs);
+            }
         }
         let mut ids: Vec<&str> = lanes.iter().filter_map(|l| l["id"].as_str()).collect();
         ids.sort_unstable();

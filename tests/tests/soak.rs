@@ -145,7 +145,7 @@ fn soak_with_random_worker_kills_keeps_every_invariant() {
     let stat = |k: &str| stats.get(k).copied().unwrap_or(0);
     let line = format!(
         "soak: reviews={} lanes={} kills={kills} attempts_started={} retries={} reclaimed_reports={} \
-         duplicates_suppressed={} faults={} max_review_secs={:.1}",
+         duplicates_suppressed={} faults={} lanes_rerun={} max_recovery_secs={:.1} max_review_secs={:.1}",
         figures.reviews,
         figures.lanes,
         figures.attempts_started,
@@ -153,6 +153,8 @@ fn soak_with_random_worker_kills_keeps_every_invariant() {
         stat("reports_reclaimed"),
         stat("duplicates_suppressed"),
         figures.faults,
+        figures.lanes_rerun,
+        figures.max_recovery_seconds,
         figures.max_review_seconds,
     );
     println!("{line}");

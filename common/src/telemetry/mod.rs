@@ -1,21 +1,33 @@
-//! Process-wide logging setup for the binaries.
+//! Process-wide telemetry of the binaries: logs, OpenTelemetry traces
+//! exported over OTLP/gRPC when the standard `OTEL_*` variables ask for it,
+//! and the W3C trace context that joins a review's spans across processes.
+//!
+//! Traces are off by default. When off, no exporter, no background thread,
+//! and no `traceparent` is written into a job; spans remain ordinary
+//! `tracing` spans that give log lines their context.
 
-use tracing_subscriber::EnvFilter;
+mod config;
+mod init;
+mod logfmt;
+pub mod names;
+mod propagate;
 
-/// Installs the log subscriber: human-readable lines on stderr by default,
-/// JSON lines with `json`. The level comes from `RUST_LOG` (default `info`).
+pub use config::{BatchSettings, DEFAULT_ENDPOINT, SamplerChoice, TraceConfig};
+pub use init::{LogSettings, Telemetry, TelemetryError, init};
+pub use names::MessagingTarget;
+pub use propagate::{set_remote_parent, traceparent};
+
+/// Installs logs only: human-readable lines on stderr by default, JSON lines
+/// with `json`. The level comes from `RUST_LOG` (default `default_level`).
 /// Calling it twice is harmless.
 pub fn init_logs(json: bool, default_level: &str) {
-    let filter =
-        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = if json {
-        builder.json().flatten_event(true).try_init()
-    } else {
-        builder.try_init()
-    };
+    let _ = init(
+        LogSettings {
+            json,
+            default_level,
+        },
+        None,
+    );
 }
 
 /// One line for an error and its causes, each cause added only when its
