@@ -4,6 +4,8 @@
 //! iterates only over its vectors, in their order. Findings are grouped by
 //! the severity they count with at the report's rigor (see
 //! [`crate::stages::verdict`]), so the headings agree with the verdict.
+mod conventions;
+
 use super::{outcome_name, rigor_name};
 use crate::stages::verdict::{folded_severity, signal_name};
 use revu_common::diff::FileStatus;
@@ -57,6 +59,7 @@ fn write_report(out: &mut String, r: &Report) -> fmt::Result {
     write_lanes(out, r)?;
     write_facts(out, r)?;
     write_verification(out, r)?;
+    conventions::write(out, r)?;
     writeln!(
         out,
         "Rigor: {} (from {})\n",
