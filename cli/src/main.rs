@@ -11,6 +11,7 @@ mod embedded;
 mod error;
 mod input;
 mod output;
+mod progress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

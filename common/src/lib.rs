@@ -6,6 +6,7 @@ pub mod diff;
 pub mod facts;
 pub mod finding;
 pub mod lane;
+pub mod metrics;
 pub mod queue;
 pub mod report;
 pub mod report_schema;

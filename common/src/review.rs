@@ -52,6 +52,11 @@ pub struct ReviewRecord {
     /// Unix milliseconds after which missing lanes are faulted.
     pub deadline_ms: u64,
     pub plan: ReviewPlan,
+    /// W3C `traceparent` of the span that accepted the review, so that
+    /// spans of later work on it (gathering, finalizing, on any
+    /// coordinator) join the review's trace. Set only when tracing is on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 /// The coordinator's settled account of one lane.

@@ -5,35 +5,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+mod support;
 
 use proptest::prelude::*;
-use revu_common::diff::{Diff, FilePatch, FileStatus, LineKind, parse};
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/diff")
-}
-
-/// Every `<name>.patch`, sorted by name.
-fn patches() -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<_> = fs::read_dir(fixture_dir())
-        .expect("fixture dir")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "patch"))
-        .map(|p| {
-            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-            (name, fs::read(&p).unwrap())
-        })
-        .collect();
-    out.sort();
-    out
-}
-
-fn sibling(name: &str, ext: &str) -> Option<Vec<u8>> {
-    fs::read(fixture_dir().join(format!("{name}.{ext}"))).ok()
-}
+use revu_common::diff::{Diff, DiffError, DiffErrorKind, FilePatch, FileStatus, LineKind, parse};
+use support::{all_patches, apply, mutation, patches, sibling};
 
 /// One file as git's oracles describe it.
 #[derive(Debug, PartialEq)]
@@ -214,72 +190,30 @@ fn diff_fixture_details_beyond_numstat() {
     assert_eq!(file(&r, "moved-away.txt").similarity, Some(100));
 }
 
-/// Small random edits that tend to hit parser decisions.
-#[derive(Debug, Clone)]
-enum Mutation {
-    Set(usize, u8),
-    Insert(usize, u8),
-    Remove(usize, usize),
-    Truncate(usize),
-    DuplicateLine(usize),
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    let special = prop_oneof![
-        any::<u8>(),
-        Just(b'\n'),
-        Just(b' '),
-        Just(b'+'),
-        Just(b'-'),
-        Just(b'@'),
-        Just(b'\\'),
-        Just(b'"'),
-        Just(b'0'),
-        Just(b'9'),
-    ];
-    prop_oneof![
-        (any::<usize>(), special.clone()).prop_map(|(p, b)| Mutation::Set(p, b)),
-        (any::<usize>(), special).prop_map(|(p, b)| Mutation::Insert(p, b)),
-        (any::<usize>(), 1usize..40).prop_map(|(p, n)| Mutation::Remove(p, n)),
-        any::<usize>().prop_map(Mutation::Truncate),
-        any::<usize>().prop_map(Mutation::DuplicateLine),
-    ]
-}
-
-fn apply(mut bytes: Vec<u8>, muts: &[Mutation]) -> Vec<u8> {
-    for m in muts {
-        let len = bytes.len().max(1);
-        match *m {
-            Mutation::Set(p, b) => {
-                if let Some(x) = bytes.get_mut(p % len) {
-                    *x = b;
-                }
-            }
-            Mutation::Insert(p, b) => bytes.insert(p % (bytes.len() + 1), b),
-            Mutation::Remove(p, n) => {
-                let start = p % len;
-                let end = (start + n).min(bytes.len());
-                if start < end {
-                    bytes.drain(start..end);
-                }
-            }
-            Mutation::Truncate(p) => bytes.truncate(p % len),
-            Mutation::DuplicateLine(p) => {
-                let pos = p % (bytes.len() + 1);
-                let start = bytes[..pos]
-                    .iter()
-                    .rposition(|&b| b == b'\n')
-                    .map_or(0, |i| i + 1);
-                let end = bytes[start..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |i| start + i + 1);
-                let line = bytes[start..end].to_vec();
-                bytes.splice(start..start, line);
-            }
-        }
+/// An error names a real place: `line` is the line that starts at
+/// `offset`, or one past the last line when the input ended too early.
+fn check_position(input: &[u8], e: &DiffError) -> Result<(), String> {
+    if matches!(e.kind, DiffErrorKind::Empty | DiffErrorKind::NotADiff) {
+        return ((e.line, e.offset) == (1, 0))
+            .then_some(())
+            .ok_or_else(|| format!("{e}: whole-input errors point at the start"));
     }
-    bytes
+    let Some(before) = input.get(..e.offset) else {
+        return Err(format!(
+            "{e}: offset past the input ({} bytes)",
+            input.len()
+        ));
+    };
+    let bom = input.starts_with(b"\xef\xbb\xbf") && e.offset == 3;
+    let at_line_start = e.offset == 0 || before.last() == Some(&b'\n') || bom;
+    let unterminated_end = e.offset == input.len() && !at_line_start;
+    let newlines = before.iter().filter(|&&b| b == b'\n').count();
+    let line = newlines + 1 + usize::from(unterminated_end);
+    if (at_line_start || unterminated_end) && e.line == line {
+        Ok(())
+    } else {
+        Err(format!("{e}: expected line {line} at that offset"))
+    }
 }
 
 proptest! {
@@ -290,21 +224,33 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
+    /// Mutated real diffs: no panic, no hang (inputs stay fixture-sized
+    /// and the reader makes one pass), and either well-formed files or an
+    /// error that points at the offending line.
     #[test]
-    fn diff_mutated_fixtures_never_panic(
+    fn diff_mutated_fixtures_never_panic_and_errors_point_at_a_line(
         pick in any::<usize>(),
         muts in proptest::collection::vec(mutation(), 1..8),
     ) {
-        static ALL: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
-        let all = ALL.get_or_init(patches);
+        let all = all_patches();
         let (_, patch) = &all[pick % all.len()];
         let mutated = apply(patch.clone(), &muts);
-        // Ok or Err are both fine; panicking or hanging is not.
-        if let Ok(d) = parse(&mutated) {
-            for f in &d.files {
-                prop_assert!(!f.path().is_empty());
-                prop_assert!(check_hunks(f).is_ok());
+        match parse(&mutated) {
+            Ok(d) => {
+                for f in &d.files {
+                    prop_assert!(!f.path().is_empty());
+                    prop_assert!(check_hunks(f).is_ok());
+                }
             }
+            Err(e) => prop_assert!(check_position(&mutated, &e).is_ok(), "{:?}", check_position(&mutated, &e)),
+        }
+    }
+
+    /// Arbitrary bytes (up to 16 KiB): the same guarantees.
+    #[test]
+    fn diff_arbitrary_bytes_never_panic(input in proptest::collection::vec(any::<u8>(), 0..16384)) {
+        if let Err(e) = parse(&input) {
+            prop_assert!(check_position(&input, &e).is_ok(), "{:?}", check_position(&input, &e));
         }
     }
 }

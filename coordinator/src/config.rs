@@ -150,6 +150,10 @@ pub struct CoordinatorConfig {
     #[arg(long, env = "REVU_LOG_JSON")]
     pub log_json: bool,
 
+    /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
+    #[arg(long, env = "REVU_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+
     /// Print the effective configuration as JSON and exit.
     #[arg(long)]
     #[serde(skip)]

@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod config;
 pub mod conventions;
+pub mod metrics;
 pub mod prepare;
 pub mod server;
 pub mod service;

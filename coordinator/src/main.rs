@@ -3,9 +3,12 @@
 use anyhow::Context;
 use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
+use revu_common::telemetry::{LogSettings, TraceConfig};
 use revu_coordinator::config::CoordinatorConfig;
+use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_coordinator::server;
 use revu_coordinator::service::Coordinator;
+use std::sync::Arc;
 
 fn main() -> std::process::ExitCode {
     revu_common::shutdown::block_on_main("revu-coordinator", async {
@@ -22,16 +25,46 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.review.validate().map_err(anyhow::Error::msg)?;
-    revu_common::telemetry::init_logs(config.log_json, "info");
+    // The only place the coordinator reads OTEL_* settings.
+    let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), "revu-coordinator");
+    let telemetry = revu_common::telemetry::init(
+        LogSettings {
+            json: config.log_json,
+            default_level: "info",
+        },
+        traces.as_ref(),
+    )?;
+    let result = coordinate(&config).await;
+    telemetry.shutdown().await;
+    result
+}
 
+async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
+    let (metrics, registry) = CoordinatorMetrics::registered();
+    let metrics_server = match config.metrics_listen {
+        Some(addr) => {
+            let listener = revu_common::metrics::bind(addr).await?;
+            Some(tokio::spawn(revu_common::metrics::serve(
+                listener,
+                Arc::new(registry.into_registry()),
+                std::future::pending(),
+            )))
+        }
+        None => None,
+    };
     let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.redis))?;
-    let coordinator = Coordinator::new(backend, config.review.clone())?;
+    let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
+        .with_metrics(Arc::new(metrics))
+        .with_messaging(backend.job_target());
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;
     server::serve(listener, coordinator, revu_common::shutdown::signal()).await?;
+    if let Some(server) = metrics_server {
+        server.abort();
+    }
     tracing::info!("coordinator stopped");
     Ok(())
 }

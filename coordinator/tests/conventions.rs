@@ -341,3 +341,21 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
     assert!(report.conventions.repo_config.is_some());
     assert_eq!(report.verification.dropped_allowed_nit, 1);
 }
+
+#[test]
+fn reports_with_conventions_validate_against_the_published_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(revu_common::report_schema::REPORT_SCHEMA).unwrap();
+    let validator = jsonschema::options().build(&schema).unwrap();
+    for report in [
+        with_fixture_conventions(raised()),
+        review(None, None, raised()),
+    ] {
+        let json = serde_json::to_value(&report).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+}

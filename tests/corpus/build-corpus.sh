@@ -140,7 +140,7 @@ write_variant() {
     no-renames) both=(--no-renames) ;;
     copies) both=(-M -C -C) ;;
     binary) patch=(--binary) ;;
-    u0) both=(-U0) ;;
+    u0) cfg=(-c diff.context=0) ;; # -U0 would add patch text to numstat
     func) both=(-W) ;;
     no-prefix) patch=(--no-prefix --binary) ;;
     custom-prefix) patch=(--src-prefix=old/ --dst-prefix=new/version/) ;;

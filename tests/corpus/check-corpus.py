@@ -85,6 +85,9 @@ def oracle(stem):
                 "removed": 0 if binary else int(removed),
             }
         )
+    left = next(numstat, None)
+    if left is not None:
+        raise ValueError(f"{stem}: numstat has more entries than name-status: {left[:80]!r}")
     return out
 
 

@@ -52,6 +52,25 @@ impl Client {
         Ok(resp.into_inner().review_id)
     }
 
+    /// Submits a diff as a traced caller would: with a W3C `traceparent`
+    /// in the request metadata. Returns the review id.
+    pub async fn submit_traced(
+        &mut self,
+        diff: Vec<u8>,
+        traceparent: &str,
+    ) -> Result<String, tonic::Status> {
+        let mut request = tonic::Request::new(pb::SubmitReviewRequest {
+            diff,
+            ..Default::default()
+        });
+        let value = traceparent
+            .parse()
+            .map_err(|e| tonic::Status::invalid_argument(format!("traceparent: {e}")))?;
+        request.metadata_mut().insert("traceparent", value);
+        let resp = self.inner.submit_review(request).await?;
+        Ok(resp.into_inner().review_id)
+    }
+
     pub async fn cancel(&mut self, id: &str) -> Result<pb::CancelReviewResponse, tonic::Status> {
         Ok(self
             .inner

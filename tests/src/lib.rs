@@ -5,8 +5,10 @@
 pub mod bins;
 pub mod client;
 pub mod history;
+pub mod otlp;
 pub mod procs;
 pub mod redis_server;
+pub mod scrape;
 
 pub use bins::{bin, example, fault_engine};
 pub use client::Client;

@@ -93,6 +93,14 @@ pub struct Cluster {
     pub workers: Vec<Proc>,
     pub port: u16,
     coordinator_args: Vec<String>,
+    coordinator_env: Vec<(String, String)>,
+}
+
+/// Owned `(name, value)` pairs of extra environment for a child.
+fn owned_env(env: &[(&str, &str)]) -> Vec<(String, String)> {
+    env.iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect()
 }
 
 impl Cluster {
@@ -108,16 +116,29 @@ impl Cluster {
 
     /// Starts a coordinator and no worker.
     pub fn start_coordinator_only(redis: RedisServer, coordinator_args: &[&str]) -> Cluster {
+        Self::start_coordinator_only_with_env(redis, coordinator_args, &[])
+    }
+
+    /// Starts a coordinator with extra environment (`OTEL_*`, …) and no
+    /// worker. The environment also applies to its restarts.
+    pub fn start_coordinator_only_with_env(
+        redis: RedisServer,
+        coordinator_args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Cluster {
         let port = free_port();
         let coordinator_args: Vec<String> =
             coordinator_args.iter().map(|a| (*a).to_owned()).collect();
-        let coordinator = Self::spawn_coordinator(&redis, port, &coordinator_args);
+        let coordinator_env = owned_env(env);
+        let coordinator =
+            Self::spawn_coordinator(&redis, port, &coordinator_args, &coordinator_env);
         let cluster = Cluster {
             redis,
             coordinator,
             workers: Vec::new(),
             port,
             coordinator_args,
+            coordinator_env,
         };
         cluster.wait_listening(Duration::from_secs(20));
         cluster
@@ -125,13 +146,20 @@ impl Cluster {
 
     /// Starts one more worker with `args`; returns its index in `workers`.
     pub fn add_worker(&mut self, args: &[&str]) -> usize {
-        self.workers.push(Self::spawn_worker(&self.redis, args));
+        self.add_worker_with_env(args, &[])
+    }
+
+    /// Starts one more worker with `args` and extra environment; returns
+    /// its index in `workers`.
+    pub fn add_worker_with_env(&mut self, args: &[&str], env: &[(&str, &str)]) -> usize {
+        self.workers
+            .push(Self::spawn_worker(&self.redis, args, &owned_env(env)));
         self.workers.len() - 1
     }
 
     /// SIGKILLs worker `index` and starts a fresh incarnation in its place.
     pub fn restart_worker(&mut self, index: usize, args: &[&str]) {
-        let fresh = Self::spawn_worker(&self.redis, args);
+        let fresh = Self::spawn_worker(&self.redis, args, &[]);
         if let Some(slot) = self.workers.get_mut(index) {
             slot.kill();
             *slot = fresh;
@@ -146,13 +174,24 @@ impl Cluster {
     /// Starts a new coordinator incarnation on the same port and settings.
     pub fn restart_coordinator(&mut self) {
         self.coordinator.kill();
-        self.coordinator = Self::spawn_coordinator(&self.redis, self.port, &self.coordinator_args);
+        self.coordinator = Self::spawn_coordinator(
+            &self.redis,
+            self.port,
+            &self.coordinator_args,
+            &self.coordinator_env,
+        );
         self.wait_listening(Duration::from_secs(20));
     }
 
-    fn spawn_coordinator(redis: &RedisServer, port: u16, args: &[String]) -> Proc {
+    fn spawn_coordinator(
+        redis: &RedisServer,
+        port: u16,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Proc {
         let mut cmd = Command::new(bin("revu-coordinator"));
         cmd.env_clear_revu()
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("--listen")
             .arg(format!("127.0.0.1:{port}"))
             .arg("--redis")
@@ -163,9 +202,10 @@ impl Cluster {
         Proc::spawn("revu-coordinator", cmd)
     }
 
-    fn spawn_worker(redis: &RedisServer, args: &[&str]) -> Proc {
+    fn spawn_worker(redis: &RedisServer, args: &[&str], env: &[(String, String)]) -> Proc {
         let mut cmd = Command::new(bin("revu-worker"));
         cmd.env_clear_revu()
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("--redis")
             .arg(&redis.url)
             .arg("--key-prefix")
@@ -195,8 +235,8 @@ impl Cluster {
     }
 }
 
-/// Keeps the caller's `REVU_*` settings out of spawned processes, so that
-/// only the flags a test passes apply.
+/// Keeps the caller's `REVU_*` and `OTEL_*` settings out of spawned
+/// processes, so that only the flags and environment a test passes apply.
 trait ClearRevuEnv {
     fn env_clear_revu(&mut self) -> &mut Self;
 }
@@ -204,7 +244,8 @@ trait ClearRevuEnv {
 impl ClearRevuEnv for Command {
     fn env_clear_revu(&mut self) -> &mut Self {
         for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("REVU_") {
+            let key_text = key.to_string_lossy();
+            if key_text.starts_with("REVU_") || key_text.starts_with("OTEL_") {
                 self.env_remove(&key);
             }
         }

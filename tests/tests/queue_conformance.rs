@@ -74,6 +74,7 @@ fn record(id: &ReviewId) -> ReviewRecord {
             cover_fallback: None,
             labels: vec![],
         },
+        traceparent: None,
     }
 }
 
@@ -192,14 +193,19 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         ..Default::default()
     };
     let created = b
-        .create_review(&record(&first), &bundle, Some("key-1"))
+        .create_review(&record(&first), &bundle, Some("key-1"), &[])
         .await;
     assert_eq!(
         created.unwrap_or_else(|e| panic!("{e}")),
         CreateOutcome::Created
     );
     let again = b
-        .create_review(&record(&ReviewId::new()), &bundle, Some("key-1"))
+        .create_review(
+            &record(&ReviewId::new()),
+            &bundle,
+            Some("key-1"),
+            &[job(&first, "domain:x")],
+        )
         .await;
     assert_eq!(
         again.unwrap_or_else(|e| panic!("{e}")),
@@ -390,6 +396,72 @@ async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + Rev
     );
 }
 
+async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue + ReviewStore>(
+    b: B,
+) {
+    let id = ReviewId::new();
+    let jobs = [job(&id, "domain:a"), job(&id, "specialist:security")];
+    let created = b
+        .create_review(&record(&id), &ReviewBundle::default(), None, &jobs)
+        .await;
+    assert_eq!(
+        created.unwrap_or_else(|e| panic!("{e}")),
+        CreateOutcome::Created
+    );
+    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(attempts.get("domain:a"), Some(&1));
+    assert_eq!(
+        b.job_backlog()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .undelivered,
+        2
+    );
+
+    let mut retry = jobs[0].clone();
+    retry.attempt = 2;
+    assert!(
+        b.advance_and_dispatch(&retry, 1, false)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    // The same transition a second time (a duplicate report) does nothing.
+    assert!(
+        !b.advance_and_dispatch(&retry, 1, false)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    assert_eq!(
+        b.job_backlog()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+            .undelivered,
+        3
+    );
+
+    // The completeness gate sends a lane back once, never twice.
+    let mut gate = retry.clone();
+    gate.attempt = 3;
+    assert!(
+        b.advance_and_dispatch(&gate, 2, true)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    let mut again = gate.clone();
+    again.attempt = 4;
+    assert!(
+        !b.advance_and_dispatch(&again, 3, true)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(attempts.get("domain:a"), Some(&3));
+    assert_eq!(
+        attempts.get(&revu_common::queue::gate_rejection_marker("domain:a")),
+        Some(&2)
+    );
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -426,6 +498,7 @@ conformance!(
     store_is_idempotent_and_settles_each_lane_once,
     lease_extension_and_release_follow_the_holder,
     trimming_never_removes_undelivered_or_pending_entries,
+    creation_dispatches_lanes_and_retries_are_dispatched_once,
 );
 
 #[tokio::test]

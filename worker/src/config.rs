@@ -54,6 +54,10 @@ pub struct WorkerConfig {
     #[arg(long, env = "REVU_LOG_JSON")]
     pub log_json: bool,
 
+    /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
+    #[arg(long, env = "REVU_METRICS_LISTEN")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+
     /// Print the effective configuration as JSON and exit.
     #[arg(long)]
     #[serde(skip)]

@@ -3,4 +3,5 @@
 
 pub mod config;
 pub mod engines;
+pub mod metrics;
 pub mod runner;

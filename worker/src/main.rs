@@ -3,8 +3,11 @@
 use anyhow::Context;
 use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
+use revu_common::telemetry::{LogSettings, TraceConfig};
 use revu_worker::config::WorkerConfig;
+use revu_worker::metrics::WorkerMetrics;
 use revu_worker::runner::Worker;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn main() -> std::process::ExitCode {
@@ -22,14 +25,42 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    revu_common::telemetry::init_logs(config.log_json, "info");
+    // The only place the worker reads OTEL_* settings.
+    let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), "revu-worker");
+    let telemetry = revu_common::telemetry::init(
+        LogSettings {
+            json: config.log_json,
+            default_level: "info",
+        },
+        traces.as_ref(),
+    )?;
+    let result = work(&config).await;
+    telemetry.shutdown().await;
+    result
+}
+
+async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
+    let (metrics, registry) = WorkerMetrics::registered();
+    let metrics_server = match config.metrics_listen {
+        Some(addr) => {
+            let listener = revu_common::metrics::bind(addr).await?;
+            Some(tokio::spawn(revu_common::metrics::serve(
+                listener,
+                Arc::new(registry.into_registry()),
+                std::future::pending(),
+            )))
+        }
+        None => None,
+    };
     let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.redis))?;
     let engines = config.engines().map_err(anyhow::Error::msg)?;
-    let worker = Worker::new(backend, engines, config.lease())
+    let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
-        .with_failpoint(config.failpoint);
+        .with_failpoint(config.failpoint)
+        .with_metrics(Arc::new(metrics))
+        .with_messaging(backend.job_target());
     worker
         .run(
             config.concurrency,
@@ -37,5 +68,8 @@ async fn run() -> anyhow::Result<()> {
             revu_common::shutdown::signal(),
         )
         .await;
+    if let Some(server) = metrics_server {
+        server.abort();
+    }
     Ok(())
 }

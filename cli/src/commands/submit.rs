@@ -5,6 +5,7 @@ use super::review::{RepoFiles, read_repo};
 use crate::error::CliError;
 use crate::input::read_diff;
 use crate::output::{FailOn, Format, emit};
+use crate::progress::Progress;
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_client::ReviewServiceClient;
@@ -116,16 +117,8 @@ async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, Cl
         .map_err(|s| rpc_error("submit", s))?
         .into_inner();
     let id = submitted.review_id;
-    if !args.quiet {
-        eprintln!(
-            "revu: review {id}{}",
-            if submitted.existing {
-                " (existing)"
-            } else {
-                ""
-            }
-        );
-    }
+    let mut progress = Progress::stderr(args.quiet);
+    progress.review(&id, submitted.existing);
     let mut events = client
         .watch_review(pb::WatchReviewRequest {
             review_id: id.clone(),
@@ -135,15 +128,15 @@ async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, Cl
         .into_inner();
     loop {
         match events.message().await {
-            Ok(Some(e)) => {
-                if let Some(line) = describe(&e).filter(|_| !args.quiet) {
-                    eprintln!("revu: {line}");
-                }
-            }
+            Ok(Some(e)) => progress.event(&e),
             Ok(None) => break,
-            Err(s) => return Err(rpc_error("watch", s)),
+            Err(s) => {
+                progress.finish();
+                return Err(rpc_error("watch", s));
+            }
         }
     }
+    progress.finish();
     let got = client
         .get_review(pb::GetReviewRequest {
             review_id: id.clone(),
@@ -161,22 +154,4 @@ async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, Cl
             got.lanes_settled, got.lanes_total
         ))),
     }
-}
-
-/// One progress line per event; `None` for events not worth a line.
-fn describe(e: &pb::ReviewEvent) -> Option<String> {
-    use pb::review_event::Kind;
-    Some(match Kind::try_from(e.kind).ok()? {
-        Kind::LaneDispatched => format!("lane {} dispatched (attempt {})", e.lane_id, e.attempt),
-        Kind::LaneStarted => format!("lane {} running on {}", e.lane_id, e.worker),
-        Kind::LaneRetried => format!(
-            "lane {} retried (attempt {}): {}",
-            e.lane_id, e.attempt, e.reason
-        ),
-        Kind::LaneFinished => format!("lane {} done: {} finding(s)", e.lane_id, e.findings),
-        Kind::LaneFaulted => format!("lane {} FAULTED: {}", e.lane_id, e.reason),
-        Kind::Verdict => format!("verdict {} · {}", e.verdict, e.gate),
-        Kind::Cancelled => "review cancelled".to_owned(),
-        Kind::StageStarted | Kind::StageFinished | Kind::Unspecified => return None,
-    })
 }

@@ -55,7 +55,15 @@ fn block_header(b: &[u8]) -> Option<Block> {
 
 /// Base85 data lines up to a blank line (or the end of input).
 fn skip_data(lines: &mut Lines<'_>) -> Result<(), DiffError> {
-    while let Some(line) = lines.peek() {
+    loop {
+        let Some(line) = lines.peek() else {
+            // The next segment starts with a `diff --git` line, which is
+            // not base85: read whole, the diff fails right there.
+            if lines.more_follows() {
+                return Err(lines.eof_error(corrupt()));
+            }
+            return Ok(());
+        };
         let b = line.trimmed();
         lines.next();
         if b.is_empty() {
@@ -65,7 +73,6 @@ fn skip_data(lines: &mut Lines<'_>) -> Result<(), DiffError> {
             return Err(line.error(corrupt()));
         }
     }
-    Ok(())
 }
 
 /// Git's check: a length letter (`A`-`Z` = 1-26, `a`-`z` = 27-52) then

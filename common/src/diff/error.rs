@@ -14,6 +14,15 @@ pub struct DiffError {
     pub kind: DiffErrorKind,
 }
 
+/// Reading a diff from a stream failed: the stream, or the diff in it.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("reading the diff: {0}")]
+    Io(#[source] std::io::Error),
+    #[error(transparent)]
+    Diff(#[from] DiffError),
+}
+
 /// One side of a hunk, for count errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HunkSide {

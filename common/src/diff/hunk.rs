@@ -105,20 +105,20 @@ pub(crate) fn read_body<S: Sink>(
     // Bounded by the counts: each turn uses up one of them (or is a marker,
     // which can follow a line only once).
     while c.old_left > 0 || c.new_left > 0 {
-        let Some(line) = lines.peek() else {
+        // Consumed at once: a line that does not fit fails the whole read.
+        let Some(line) = lines.next() else {
             return Err(lines.eof_error(c.truncated()));
         };
         let b = line.bytes;
-        let (kind, text) = match b.first() {
-            Some(b' ') => (LineKind::Context, b.get(1..).unwrap_or_default()),
+        let (kind, text) = match b.split_first() {
+            Some((b' ', text)) => (LineKind::Context, text),
+            Some((b'+', text)) => (LineKind::Added, text),
+            Some((b'-', text)) => (LineKind::Removed, text),
             // Some tools strip the lone space of an empty context line.
             None => (LineKind::Context, b),
-            Some(b'\r') if b.len() == 1 => (LineKind::Context, &b""[..]),
-            Some(b'+') => (LineKind::Added, b.get(1..).unwrap_or_default()),
-            Some(b'-') => (LineKind::Removed, b.get(1..).unwrap_or_default()),
-            Some(b'\\') => {
+            Some((b'\r', [])) => (LineKind::Context, &b""[..]),
+            Some((b'\\', _)) => {
                 c.mark(&line, sink)?;
-                lines.next();
                 continue;
             }
             Some(_) => return Err(line.error(c.truncated())),
@@ -132,7 +132,6 @@ pub(crate) fn read_body<S: Sink>(
         let text = text.strip_suffix(b"\r").unwrap_or(text);
         let body = c.take(kind, text).map_err(|k| line.error(k))?;
         sink.line(body);
-        lines.next();
     }
     if let Some(line) = lines.peek()
         && line.bytes.first() == Some(&b'\\')

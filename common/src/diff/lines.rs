@@ -40,31 +40,63 @@ impl<'a> RawLine<'a> {
 }
 
 /// Splits the input into lines on demand, one pass, no copies.
+///
+/// The input may be one segment of a longer diff (see
+/// [`crate::diff::Segments`]): line numbers and offsets then continue from
+/// the segments before it, and the end of the segment is not the end of
+/// the diff.
 #[derive(Debug)]
 pub(crate) struct Lines<'a> {
     input: &'a [u8],
-    /// Offset of the next unread line.
+    /// Offset of `input` within the whole diff.
+    base: usize,
+    /// Offset of the next unread line, within `input`.
     pos: usize,
     /// Number of the next unread line.
     number: usize,
+    /// The diff goes on after `input` (with a `diff --git` line).
+    more_follows: bool,
     peeked: Option<RawLine<'a>>,
 }
 
 impl<'a> Lines<'a> {
+    /// The lines of a whole diff.
+    #[cfg(test)]
     pub fn new(input: &'a [u8]) -> Self {
+        Lines::segment(input, Position::START, false)
+    }
+
+    /// The lines of one segment of a diff that starts at `at`.
+    pub fn segment(input: &'a [u8], at: Position, more_follows: bool) -> Self {
         // A byte-order mark from a Windows editor would hide the first
         // header; offsets still count it.
-        let pos = if input.starts_with(b"\xef\xbb\xbf") {
+        let pos = if at.offset == 0 && input.starts_with(b"\xef\xbb\xbf") {
             3
         } else {
             0
         };
         Lines {
             input,
+            base: at.offset,
             pos,
-            number: 1,
+            number: at.line,
+            more_follows,
             peeked: None,
         }
+    }
+
+    /// Where the next unread line starts.
+    pub fn position(&self) -> Position {
+        Position {
+            line: self.number,
+            offset: self.base + self.pos,
+        }
+    }
+
+    /// Whether the input ended only because the segment did: the next
+    /// line (a `diff --git` header) is in the next segment.
+    pub fn more_follows(&self) -> bool {
+        self.more_follows
     }
 
     /// The next unread line, without consuming it.
@@ -77,31 +109,44 @@ impl<'a> Lines<'a> {
 
     /// The line following `line`, without consuming anything.
     pub fn after(&self, line: &RawLine<'a>) -> Option<RawLine<'a>> {
-        self.line_at(line.end(), line.number.saturating_add(1))
+        let next = line.end().checked_sub(self.base)?;
+        self.line_at(next, line.number.saturating_add(1))
     }
 
     /// An error placed just past the last line: the input ended too early.
     pub fn eof_error(&self, kind: DiffErrorKind) -> DiffError {
         DiffError {
             line: self.number,
-            offset: self.input.len(),
+            offset: self.base + self.input.len(),
             kind,
         }
     }
 
-    fn line_at(&self, offset: usize, number: usize) -> Option<RawLine<'a>> {
-        let rest = self.input.get(offset..).filter(|r| !r.is_empty())?;
+    /// The line starting at `at` within `input`.
+    fn line_at(&self, at: usize, number: usize) -> Option<RawLine<'a>> {
+        let rest = self.input.get(at..).filter(|r| !r.is_empty())?;
         let (bytes, has_newline) = match find_newline(rest) {
-            Some(at) => (rest.get(..at).unwrap_or(rest), true),
+            Some(end) => (rest.get(..end).unwrap_or(rest), true),
             None => (rest, false),
         };
         Some(RawLine {
             bytes,
             number,
-            offset,
+            offset: self.base + at,
             has_newline,
         })
     }
+}
+
+/// A place in a diff: 1-based line number and byte offset of a line start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub line: usize,
+    pub offset: usize,
+}
+
+impl Position {
+    pub const START: Position = Position { line: 1, offset: 0 };
 }
 
 /// The first `\n` in `hay`. Finding line ends is most of the work on a
@@ -114,7 +159,7 @@ pub(crate) fn find_newline(hay: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    const SHORT: usize = 64;
+    const SHORT: usize = 128;
     let head = hay.get(..SHORT).unwrap_or(hay);
     let mut words = head.chunks_exact(8);
     for (i, chunk) in words.by_ref().enumerate() {
@@ -145,9 +190,11 @@ impl<'a> Iterator for Lines<'a> {
     type Item = RawLine<'a>;
 
     fn next(&mut self) -> Option<RawLine<'a>> {
-        let line = self.peek()?;
-        self.peeked = None;
-        self.pos = line.end();
+        let line = match self.peeked.take() {
+            Some(line) => line,
+            None => self.line_at(self.pos, self.number)?,
+        };
+        self.pos = line.end() - self.base;
         self.number = line.number.saturating_add(1);
         Some(line)
     }

@@ -10,11 +10,15 @@ mod model;
 mod parse;
 mod path;
 mod quote;
+mod segments;
 mod sink;
 
-pub use error::{DiffError, DiffErrorKind, HunkSide};
+pub use error::{DiffError, DiffErrorKind, HunkSide, ReadError};
 pub(crate) use hunk::HunkHeader;
 pub use model::{Diff, FilePatch, FileStatus, Hunk, Line, LineKind};
 pub use parse::parse;
 pub(crate) use parse::walk;
+#[cfg(test)]
+pub(crate) use segments::walk_in_segments;
+pub(crate) use segments::{Cutting, walk_reader};
 pub(crate) use sink::{BodyLine, Sink};

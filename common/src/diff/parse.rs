@@ -5,7 +5,7 @@ use super::binary::skip_binary_patch;
 use super::error::{DiffError, DiffErrorKind, HunkSide};
 use super::header::{RawHeader, build_file, read_git_header, type_differs};
 use super::hunk::{HunkHeader, parse_header, read_body};
-use super::lines::{Lines, RawLine};
+use super::lines::{Lines, Position, RawLine};
 use super::model::{Diff, FilePatch, FileStatus};
 use super::path::patch_line_name;
 use super::sink::{DiffBuilder, Sink};
@@ -25,95 +25,132 @@ pub fn parse(input: &[u8]) -> Result<Diff, DiffError> {
 /// The single pass behind [`parse`]: reads `input` once, front to back,
 /// and reports each part to `sink`. Errors are the same whatever the sink.
 pub(crate) fn walk<S: Sink>(input: &[u8], sink: &mut S) -> Result<(), DiffError> {
-    let first_line = DiffError {
-        line: 1,
-        offset: 0,
-        kind: DiffErrorKind::Empty,
-    };
-    if input.iter().all(u8::is_ascii_whitespace) {
-        return Err(first_line);
-    }
-    let mut lines = Lines::new(input);
-    let mut any_file = false;
-    // The previous file, while a type change's second half may follow it.
-    let mut last: Option<LastFile> = None;
-    // Whether text was skipped since the last file: a type change is only
-    // folded when its two halves are adjacent, as git prints them.
-    let mut skipped = false;
-    // Each turn consumes at least one line, or returns.
-    while let Some(line) = lines.peek() {
-        let b = line.bytes;
-        let raw = if b.starts_with(b"diff --git ") {
-            lines.next();
-            read_git_header(&mut lines, &line)?
-        } else if let Some(construct) = combined(b) {
-            return Err(line.error(DiffErrorKind::CombinedDiff(construct)));
-        } else if let Some(plus) = traditional_start(&lines, &line) {
-            lines.next();
-            lines.next();
-            RawHeader {
-                minus: Some(name_of(&line, b"--- ")?),
-                plus: Some(name_of(&plus, b"+++ ")?),
-                ..RawHeader::default()
-            }
-        } else if b.starts_with(b"@@ -") && parse_header(b).is_ok() {
-            // `git apply` refuses a hunk outside a file for the same reason:
-            // a header was lost, and skipping the hunk would hide changes.
-            return Err(line.error(DiffErrorKind::HunkWithoutHeader));
-        } else {
-            lines.next();
-            skipped = true;
-            continue;
-        };
-        let file = build_file(raw).map_err(|k| line.error(k))?;
-        let this = LastFile::of(&file);
-        let folds = !skipped && last.as_ref().is_some_and(|prev| prev.completed_by(&this));
-        // A folded pair is complete: a third header cannot fold into it.
-        last = (!folds).then_some(this);
-        skipped = false;
-        any_file = true;
-        sink.file(file, folds);
-        read_content(&mut lines, sink)?;
-    }
-    if !any_file {
-        return Err(DiffError {
-            kind: DiffErrorKind::NotADiff,
-            ..first_line
-        });
-    }
-    Ok(())
+    let mut walker = Walker::default();
+    walker.segment(input, false, sink)?;
+    walker.finish()
 }
 
-/// What the fold test needs of the previous file.
+/// The reader's state between segments of one diff. A diff can be read in
+/// segments that each end right before a `diff --git` line (see
+/// [`super::segments`]); reading them in order gives exactly what reading
+/// the whole diff at once gives, errors and their positions included.
 #[derive(Debug)]
-struct LastFile {
-    status: FileStatus,
-    old_path: Option<String>,
-    new_path: Option<String>,
-    old_mode: Option<String>,
-    new_mode: Option<String>,
+pub(crate) struct Walker {
+    /// Where the next segment starts.
+    at: Position,
+    any_file: bool,
+    /// Every byte so far was whitespace.
+    all_blank: bool,
+    /// A deleted file the next header may turn into a type change.
+    deletion: Option<Deletion>,
+    /// Text was skipped since the last file: a type change is only folded
+    /// when its two halves are adjacent, as git prints them.
+    skipped: bool,
 }
 
-impl LastFile {
-    fn of(f: &FilePatch) -> LastFile {
-        LastFile {
-            status: f.status,
-            old_path: f.old_path.clone(),
-            new_path: f.new_path.clone(),
-            old_mode: f.old_mode.clone(),
-            new_mode: f.new_mode.clone(),
+impl Default for Walker {
+    fn default() -> Self {
+        Walker {
+            at: Position::START,
+            any_file: false,
+            all_blank: true,
+            deletion: None,
+            skipped: false,
         }
     }
+}
 
+impl Walker {
+    /// Reads the next segment. `more_follows`: the diff goes on after it,
+    /// with a `diff --git` line.
+    pub fn segment<S: Sink>(
+        &mut self,
+        input: &[u8],
+        more_follows: bool,
+        sink: &mut S,
+    ) -> Result<(), DiffError> {
+        self.all_blank = self.all_blank && input.iter().all(u8::is_ascii_whitespace);
+        let mut lines = Lines::segment(input, self.at, more_follows);
+        // Each turn consumes at least one line, or returns.
+        while let Some(line) = lines.peek() {
+            let b = line.bytes;
+            let raw = if b.starts_with(b"diff --git ") {
+                lines.next();
+                read_git_header(&mut lines, &line)?
+            } else if let Some(construct) = combined(b) {
+                return Err(line.error(DiffErrorKind::CombinedDiff(construct)));
+            } else if let Some(plus) = traditional_start(&lines, &line) {
+                lines.next();
+                lines.next();
+                RawHeader {
+                    minus: Some(name_of(&line, b"--- ")?),
+                    plus: Some(name_of(&plus, b"+++ ")?),
+                    ..RawHeader::default()
+                }
+            } else if b.starts_with(b"@@ -") && parse_header(b).is_ok() {
+                // `git apply` refuses a hunk outside a file for the same
+                // reason: a header was lost, and skipping the hunk would
+                // hide changes.
+                return Err(line.error(DiffErrorKind::HunkWithoutHeader));
+            } else {
+                lines.next();
+                self.skipped = true;
+                continue;
+            };
+            let file = build_file(raw).map_err(|k| line.error(k))?;
+            let folds = !self.skipped
+                && self
+                    .deletion
+                    .as_ref()
+                    .is_some_and(|d| d.completed_by(&file));
+            // A folded pair is complete: a third header cannot fold into it.
+            self.deletion = (!folds && file.status == FileStatus::Deleted).then(|| Deletion {
+                path: file.old_path.clone(),
+                mode: file.old_mode.clone(),
+            });
+            self.skipped = false;
+            self.any_file = true;
+            sink.file(file, folds);
+            read_content(&mut lines, sink)?;
+        }
+        self.at = lines.position();
+        Ok(())
+    }
+
+    /// Ends the diff: an input without any file is an error.
+    pub fn finish(&self) -> Result<(), DiffError> {
+        if self.any_file {
+            return Ok(());
+        }
+        let kind = if self.all_blank {
+            DiffErrorKind::Empty
+        } else {
+            DiffErrorKind::NotADiff
+        };
+        Err(DiffError {
+            line: 1,
+            offset: 0,
+            kind,
+        })
+    }
+}
+
+/// A deleted file, kept while the next header may complete a type change.
+#[derive(Debug)]
+struct Deletion {
+    path: Option<String>,
+    mode: Option<String>,
+}
+
+impl Deletion {
     /// Git prints a change of object type (file, symlink, submodule) as a
     /// deletion followed by a creation of the same path, and reports it as
     /// one `T`.
-    fn completed_by(&self, next: &LastFile) -> bool {
-        self.status == FileStatus::Deleted
-            && next.status == FileStatus::Added
-            && self.old_path.is_some()
-            && self.old_path == next.new_path
-            && type_differs(self.old_mode.as_deref(), next.new_mode.as_deref())
+    fn completed_by(&self, next: &FilePatch) -> bool {
+        next.status == FileStatus::Added
+            && self.path.is_some()
+            && self.path == next.new_path
+            && type_differs(self.mode.as_deref(), next.new_mode.as_deref())
     }
 }
 

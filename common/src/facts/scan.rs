@@ -6,7 +6,11 @@
 
 use super::signals::{Surface, drops_data, is_migration_path, signals_of};
 use super::{Facts, FileFacts, HunkFacts};
-use crate::diff::{BodyLine, DiffError, FilePatch, FileStatus, HunkHeader, LineKind, Sink, walk};
+use crate::diff::{
+    BodyLine, Cutting, DiffError, FilePatch, FileStatus, HunkHeader, LineKind, ReadError, Sink,
+    walk, walk_reader,
+};
+use std::io::Read;
 
 impl Facts {
     /// The facts of the diff in `input`, equal to
@@ -15,15 +19,16 @@ impl Facts {
     pub fn scan(input: &[u8]) -> Result<Facts, DiffError> {
         let mut sink = FactsSink::default();
         walk(input, &mut sink)?;
-        let FactsSink {
-            files, adds_drop, ..
-        } = sink;
-        let signals = signals_of(files.iter().zip(&adds_drop).map(|(f, &adds_drop)| Surface {
-            path: &f.path,
-            status: f.status,
-            adds_drop,
-        }));
-        Ok(Facts::assemble(files, signals))
+        Ok(sink.finish())
+    }
+
+    /// [`Facts::scan`] of a diff read from a stream, which is never held
+    /// whole: memory grows with the facts, not with the patch text, and
+    /// reading overlaps parsing.
+    pub fn read<R: Read + Send + 'static>(reader: R) -> Result<Facts, ReadError> {
+        let mut sink = FactsSink::default();
+        walk_reader(reader, Cutting::DEFAULT, &mut sink)?;
+        Ok(sink.finish())
     }
 }
 
@@ -39,6 +44,18 @@ struct FactsSink {
 impl FactsSink {
     fn current(&mut self) -> Option<&mut FileFacts> {
         self.files.last_mut()
+    }
+
+    fn finish(self) -> Facts {
+        let FactsSink {
+            files, adds_drop, ..
+        } = self;
+        let signals = signals_of(files.iter().zip(&adds_drop).map(|(f, &adds_drop)| Surface {
+            path: &f.path,
+            status: f.status,
+            adds_drop,
+        }));
+        Facts::assemble(files, signals)
     }
 }
 

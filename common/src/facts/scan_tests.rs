@@ -1,5 +1,5 @@
 use super::*;
-use crate::diff::parse;
+use crate::diff::{parse, walk_in_segments};
 use crate::facts::{RiskTier, Signal};
 use proptest::prelude::*;
 
@@ -139,10 +139,14 @@ proptest! {
                 Just("Binary files a/x and b/x differ\n"), Just("-- \n"),
             ],
             0..40,
-        )
+        ),
+        min in 1usize..100,
     ) {
         let input: String = parts.concat();
         let (scanned, parsed) = both(input.as_bytes());
-        prop_assert_eq!(scanned, parsed);
+        prop_assert_eq!(&scanned, &parsed);
+        let mut sink = FactsSink::default();
+        let cut = walk_in_segments(input.as_bytes(), min, &mut sink).map(|()| sink.finish());
+        prop_assert_eq!(cut, parsed);
     }
 }

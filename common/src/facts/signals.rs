@@ -107,7 +107,9 @@ fn is_auth_path(path: &str) -> bool {
         "crypto",
         "password",
     ];
-    segments(path).any(|seg| WORDS.iter().any(|w| seg.contains(w)))
+    // No word holds a `/`, so a word inside one segment is a word inside
+    // the path: one search per word instead of one per word and segment.
+    WORDS.iter().any(|w| path.contains(w))
 }
 
 pub(crate) fn is_migration_path(path: &str) -> bool {
@@ -200,4 +202,31 @@ pub(crate) fn is_docs_path(path: &str) -> bool {
         || name.ends_with(".txt") && !name.starts_with("requirements")
         || name == "license"
         || name == "authors"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_words_in_any_case_and_around_invalid_utf8() {
+        assert!(drops_data(b"ALTER TABLE t DROP COLUMN c;"));
+        assert!(drops_data(b"\xff\xfedrop_table(:users)\xc3"));
+        assert!(drops_data(b"TRUNCATE users;"));
+        assert!(!drops_data(b"truncated"));
+        assert!(!drops_data(b"-- drops nothing"));
+    }
+
+    #[test]
+    fn path_classes() {
+        assert!(is_auth_path("src/middleware/oauth2.rs"));
+        assert!(!is_auth_path("src/widgets/button.rs"));
+        assert!(is_migration_path("db/migrations/0001.sql"));
+        assert!(is_public_api_path("proto/revu/v1/review.proto"));
+        assert!(is_ci_path(".github/workflows/ci.yml"));
+        assert!(is_dependency_manifest("crates/x/cargo.toml"));
+        assert!(is_generated_or_vendored("third_party/zlib/inflate.c"));
+        assert!(is_docs_path("docs/facts.md"));
+        assert!(!is_docs_path("requirements.txt"));
+    }
 }

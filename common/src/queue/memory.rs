@@ -5,7 +5,8 @@
 mod stream;
 
 use super::{
-    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode, encode,
+    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode,
+    encode, gate_rejection_marker,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
@@ -207,7 +208,12 @@ impl ReviewStore for MemoryBackend {
         record: &ReviewRecord,
         bundle: &ReviewBundle,
         idempotency_key: Option<&str>,
+        jobs: &[LaneJob],
     ) -> Result<CreateOutcome, QueueError> {
+        let encoded = jobs
+            .iter()
+            .map(|j| Ok((j.lane.id.clone(), encode("lane job", j)?)))
+            .collect::<Result<Vec<_>, QueueError>>()?;
         let mut s = self.lock();
         if let Some(key) = idempotency_key {
             if let Some(existing) = s.idempotency.get(key) {
@@ -218,6 +224,15 @@ impl ReviewStore for MemoryBackend {
         s.records.insert(record.id.clone(), record.clone());
         s.bundles.insert(record.id.clone(), bundle.clone());
         s.active.insert(record.id.clone());
+        for (lane_id, raw) in encoded {
+            s.attempts
+                .entry(record.id.clone())
+                .or_default()
+                .insert(lane_id, 1);
+            s.jobs.add(raw);
+        }
+        drop(s);
+        self.jobs_ready.notify_waiters();
         Ok(CreateOutcome::Created)
     }
 
@@ -255,34 +270,29 @@ impl ReviewStore for MemoryBackend {
         Ok(self.lock().lanes.get(id).cloned().unwrap_or_default())
     }
 
-    async fn set_lane_attempt(
+    async fn advance_and_dispatch(
         &self,
-        id: &ReviewId,
-        lane_id: &str,
-        attempt: u32,
-    ) -> Result<(), QueueError> {
-        self.lock()
-            .attempts
-            .entry(id.clone())
-            .or_default()
-            .insert(lane_id.to_owned(), attempt);
-        Ok(())
-    }
-
-    async fn advance_lane_attempt(
-        &self,
-        id: &ReviewId,
-        lane_id: &str,
+        job: &LaneJob,
         from: u32,
-        to: u32,
+        gate_rejection: bool,
     ) -> Result<bool, QueueError> {
+        let raw = encode("lane job", job)?;
         let mut s = self.lock();
-        let attempts = s.attempts.entry(id.clone()).or_default();
-        let current = attempts.get(lane_id).copied().unwrap_or(0);
-        if current != from {
+        let attempts = s.attempts.entry(job.review_id.clone()).or_default();
+        if attempts.get(&job.lane.id).copied().unwrap_or(0) != from {
             return Ok(false);
         }
-        attempts.insert(lane_id.to_owned(), to);
+        if gate_rejection {
+            let marker = gate_rejection_marker(&job.lane.id);
+            if attempts.contains_key(&marker) {
+                return Ok(false);
+            }
+            attempts.insert(marker, from);
+        }
+        attempts.insert(job.lane.id.clone(), job.attempt);
+        s.jobs.add(raw);
+        drop(s);
+        self.jobs_ready.notify_waiters();
         Ok(true)
     }
 

@@ -73,6 +73,16 @@ impl RedisBackend {
         Ok(backend)
     }
 
+    /// Where lane jobs travel, for the attributes of producer and consumer
+    /// spans.
+    pub fn job_target(&self) -> crate::telemetry::MessagingTarget {
+        crate::telemetry::MessagingTarget {
+            system: "redis",
+            destination: self.key("jobs"),
+            group: WORKER_GROUP.to_owned(),
+        }
+    }
+
     fn key(&self, suffix: &str) -> String {
         format!("{}:{}", self.prefix, suffix)
     }

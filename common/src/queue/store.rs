@@ -2,11 +2,17 @@
 
 use super::QueueError;
 use crate::bundle::ReviewBundle;
-use crate::lane::ReviewId;
+use crate::lane::{LaneJob, ReviewId};
 use crate::review::{LaneResult, ProgressEvent, ReviewRecord};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
+
+/// The attempts-map entry recording which attempt of `lane_id` the
+/// completeness gate sent back.
+pub fn gate_rejection_marker(lane_id: &str) -> String {
+    format!("{lane_id}!gate-rejected")
+}
 
 /// Whether a submission created a review or found one under its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,14 +23,16 @@ pub enum CreateOutcome {
 
 /// Durable state of reviews.
 pub trait ReviewStore: Clone + Send + Sync + 'static {
-    /// Stores a new review (record and bundle) and marks it active. With an
-    /// idempotency key already used, stores nothing and returns the review
-    /// the key belongs to.
+    /// Stores a new review (record and bundle), marks it active and
+    /// publishes its first lane attempts (`jobs`, each recorded as the
+    /// attempt awaited), all in one atomic step. With an idempotency key
+    /// already used, does nothing and returns the review the key belongs to.
     fn create_review(
         &self,
         record: &ReviewRecord,
         bundle: &ReviewBundle,
         idempotency_key: Option<&str>,
+        jobs: &[LaneJob],
     ) -> impl Future<Output = Result<CreateOutcome, QueueError>> + Send;
 
     fn load_record(
@@ -55,26 +63,22 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<BTreeMap<String, LaneResult>, QueueError>> + Send;
 
-    /// The attempt currently awaited for a lane (reports of older attempts are
-    /// stale).
-    fn set_lane_attempt(
+    /// Dispatches the retry `job` of a lane, atomically with moving the
+    /// lane's awaited attempt from `from` to `job.attempt`, and only if it is
+    /// still `from`: of two coordinators handling the same report, one wins,
+    /// and a crash cannot leave an awaited attempt that was never sent. With
+    /// `gate_rejection`, it also requires (and records) that the
+    /// completeness gate has not sent this lane back before; the record is
+    /// the attempts-map entry [`gate_rejection_marker`].
+    fn advance_and_dispatch(
         &self,
-        id: &ReviewId,
-        lane_id: &str,
-        attempt: u32,
-    ) -> impl Future<Output = Result<(), QueueError>> + Send;
-
-    /// Moves the awaited attempt of a lane from `from` to `to` only if it is
-    /// still `from` (0 matches a lane with none recorded). Returns whether it
-    /// moved: of two coordinators handling the same report, one wins.
-    fn advance_lane_attempt(
-        &self,
-        id: &ReviewId,
-        lane_id: &str,
+        job: &LaneJob,
         from: u32,
-        to: u32,
+        gate_rejection: bool,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
+    /// The attempt awaited per lane (reports of older attempts are stale),
+    /// plus the gate-rejection markers.
     fn lane_attempts(
         &self,
         id: &ReviewId,

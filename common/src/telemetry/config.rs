@@ -29,7 +29,6 @@ pub struct BatchSettings {
     pub schedule_delay: Duration,
     pub max_queue_size: usize,
     pub max_export_batch_size: usize,
-    pub export_timeout: Duration,
 }
 
 impl Default for BatchSettings {
@@ -38,7 +37,6 @@ impl Default for BatchSettings {
             schedule_delay: Duration::from_millis(5_000),
             max_queue_size: 2_048,
             max_export_batch_size: 512,
-            export_timeout: Duration::from_millis(30_000),
         }
     }
 }
@@ -188,8 +186,8 @@ impl TraceConfig {
             None if endpoint.is_none() => return None,
             None => {}
         }
-        let protocol =
-            get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| get("OTEL_EXPORTER_OTLP_PROTOCOL"));
+        let protocol = get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+            .or_else(|| get("OTEL_EXPORTER_OTLP_PROTOCOL"));
         if let Some(p) = protocol.filter(|p| p.trim() != "grpc") {
             warnings.push(format!(
                 "OTLP protocol {p:?} is not supported; exporting over grpc"
@@ -203,8 +201,6 @@ impl TraceConfig {
                 .unwrap_or(defaults.max_queue_size),
             max_export_batch_size: count(&get, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", &mut warnings)
                 .unwrap_or(defaults.max_export_batch_size),
-            export_timeout: millis(&get, "OTEL_BSP_EXPORT_TIMEOUT", &mut warnings)
-                .unwrap_or(defaults.export_timeout),
         };
         let export_timeout = millis(&get, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", &mut warnings)
             .or_else(|| millis(&get, "OTEL_EXPORTER_OTLP_TIMEOUT", &mut warnings));
@@ -250,7 +246,9 @@ mod tests {
         assert_eq!(config(&[]), None);
         assert_eq!(config(&[("OTEL_SERVICE_NAME", "x")]), None);
         assert_eq!(
-            config(&[("OTEL_TRACES_EXPORTER", "otlp")]).unwrap().endpoint,
+            config(&[("OTEL_TRACES_EXPORTER", "otlp")])
+                .unwrap()
+                .endpoint,
             DEFAULT_ENDPOINT
         );
         let c = config(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")]).unwrap();
@@ -281,7 +279,10 @@ mod tests {
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://b:2"),
             ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"),
             ("OTEL_TRACES_SAMPLER_ARG", "0.25"),
-            ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=ci,team=a%2Cb"),
+            (
+                "OTEL_RESOURCE_ATTRIBUTES",
+                "deployment.environment=ci,team=a%2Cb",
+            ),
             ("OTEL_BSP_SCHEDULE_DELAY", "100"),
             ("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "nope"),
         ])

@@ -18,7 +18,7 @@ use tracing_subscriber::{EnvFilter, Layer, Registry, filter};
 
 /// Whether spans are exported; read by the propagation helpers so that they
 /// cost nothing when traces are off.
-static EXPORTING: AtomicBool = AtomicBool::new(false);
+pub(super) static EXPORTING: AtomicBool = AtomicBool::new(false);
 
 pub(super) fn exporting() -> bool {
     EXPORTING.load(Ordering::Relaxed)
@@ -96,15 +96,16 @@ fn provider(config: &TraceConfig) -> Result<SdkTracerProvider, TelemetryError> {
     if let Some(timeout) = config.export_timeout {
         exporter = exporter.with_timeout(timeout);
     }
-    let exporter = exporter.build().map_err(|source| TelemetryError::Exporter {
-        endpoint: config.endpoint.clone(),
-        source,
-    })?;
+    let exporter = exporter
+        .build()
+        .map_err(|source| TelemetryError::Exporter {
+            endpoint: config.endpoint.clone(),
+            source,
+        })?;
     let batch = BatchConfigBuilder::default()
         .with_scheduled_delay(config.batch.schedule_delay)
         .with_max_queue_size(config.batch.max_queue_size)
         .with_max_export_batch_size(config.batch.max_export_batch_size)
-        .with_max_export_timeout(config.batch.export_timeout)
         .build();
     let processor = BatchSpanProcessor::builder(exporter)
         .with_batch_config(batch)
@@ -125,30 +126,39 @@ fn provider(config: &TraceConfig) -> Result<SdkTracerProvider, TelemetryError> {
         .build())
 }
 
-/// Installs logs and, with `traces`, span export over OTLP/gRPC. Spans of
-/// revu's own crates at INFO and above are exported whatever `RUST_LOG`
-/// says about logs. Call it once, inside the runtime.
-pub fn init(logs: LogSettings<'_>, traces: Option<&TraceConfig>) -> Result<Telemetry, TelemetryError> {
-    let env_filter = EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| EnvFilter::new(logs.default_level));
-    let provider = traces.map(provider).transpose()?;
-    let slot = provider.as_ref().map(|_| DispatchSlot::default());
-    let fmt_layer = {
-        let base = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
-        let slot = slot.clone();
-        if logs.json {
-            base.json()
-                .flatten_event(true)
-                .map_event_format(|f| TraceIds::new(f, slot, true))
-                .with_filter(env_filter)
-                .boxed()
-        } else {
-            base.map_event_format(|f| TraceIds::new(f, slot, false))
-                .with_filter(env_filter)
-                .boxed()
-        }
+/// The subscriber: `fmt` logs filtered by `RUST_LOG`, and with `provider`
+/// the OpenTelemetry layer, which sees revu's own spans at INFO and above
+/// whatever `RUST_LOG` says about logs.
+pub(super) fn subscriber<W>(
+    logs: LogSettings<'_>,
+    provider: Option<&SdkTracerProvider>,
+    writer: W,
+) -> impl tracing::Subscriber + Send + Sync + 'static
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let env_filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(logs.default_level));
+    let dispatch = DispatchSlot::default();
+    // Without export there are no trace ids to write, and logs stay as
+    // they always were; with it, lines are assembled before they are
+    // written, which colours would garble.
+    let slot = provider.map(|_| dispatch.clone());
+    let base = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(slot.is_none());
+    let fmt_layer = if logs.json {
+        base.json()
+            .flatten_event(true)
+            .map_event_format(|f| TraceIds::new(f, slot, true))
+            .with_filter(env_filter)
+            .boxed()
+    } else {
+        base.map_event_format(|f| TraceIds::new(f, slot, false))
+            .with_filter(env_filter)
+            .boxed()
     };
-    let otel_layer = provider.as_ref().map(|p| {
+    let otel_layer = provider.map(|p| {
         tracing_opentelemetry::layer()
             .with_tracer(p.tracer("revu"))
             .with_threads(false)
@@ -158,8 +168,18 @@ pub fn init(logs: LogSettings<'_>, traces: Option<&TraceConfig>) -> Result<Telem
     });
     Registry::default()
         .with(otel_layer)
-        .with(slot)
+        .with(dispatch)
         .with(fmt_layer)
+}
+
+/// Installs logs and, with `traces`, span export over OTLP/gRPC. Call it
+/// once, inside the runtime.
+pub fn init(
+    logs: LogSettings<'_>,
+    traces: Option<&TraceConfig>,
+) -> Result<Telemetry, TelemetryError> {
+    let provider = traces.map(provider).transpose()?;
+    subscriber(logs, provider.as_ref(), std::io::stderr)
         .try_init()
         .map_err(|_| TelemetryError::AlreadyInstalled)?;
     if let Some(config) = traces {

@@ -2,7 +2,7 @@
 //! written in, when spans are exported.
 
 use opentelemetry::trace::TraceContextExt;
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::sync::{Arc, OnceLock};
 use tracing::dispatcher::WeakDispatch;
 use tracing::{Dispatch, Event, Subscriber};
@@ -70,12 +70,17 @@ where
             return self.inner.format_event(ctx, writer, event);
         };
         let mut line = String::new();
-        self.inner.format_event(ctx, Writer::new(&mut line), event)?;
+        self.inner
+            .format_event(ctx, Writer::new(&mut line), event)?;
         let body = line.trim_end_matches('\n');
         if self.json
             && let Some(open) = body.strip_suffix('}')
         {
-            let sep = if open.trim_end().ends_with('{') { "" } else { "," };
+            let sep = if open.trim_end().ends_with('{') {
+                ""
+            } else {
+                ","
+            };
             writeln!(
                 writer,
                 "{open}{sep}\"trace_id\":\"{trace_id}\",\"span_id\":\"{span_id}\"}}"

@@ -68,3 +68,6 @@ mod tests {
         assert_eq!(one_line(chain), "outer: refused");
     }
 }
+
+#[cfg(test)]
+mod log_tests;

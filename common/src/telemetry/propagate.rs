@@ -32,7 +32,11 @@ pub fn traceparent(span: &tracing::Span) -> Option<String> {
 /// Makes the remote span named by `traceparent` (and `tracestate`) the
 /// parent of `span`. Call it before `span` is entered or has children; a
 /// missing or malformed `traceparent` leaves `span` a root.
-pub fn set_remote_parent(span: &tracing::Span, traceparent: Option<&str>, tracestate: Option<&str>) {
+pub fn set_remote_parent(
+    span: &tracing::Span,
+    traceparent: Option<&str>,
+    tracestate: Option<&str>,
+) {
     if !exporting() {
         return;
     }

@@ -10,6 +10,7 @@ use std::pin::Pin;
 use std::time::Duration;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
+use tracing::Instrument;
 
 /// The gRPC face of a [`Coordinator`].
 #[derive(Debug, Clone)]
@@ -33,6 +34,25 @@ fn review_id(raw: String) -> Result<ReviewId, Status> {
     Ok(ReviewId(raw))
 }
 
+/// The server span of a `SubmitReview` call: the root of the review's trace
+/// inside revu, a child of the caller's span when it sent a `traceparent`.
+fn submit_span(metadata: &tonic::metadata::MetadataMap) -> tracing::Span {
+    use revu_common::telemetry::names::{attr, span};
+    let span = tracing::info_span!(
+        span::SUBMIT,
+        otel.kind = "server",
+        otel.status_code = tracing::field::Empty,
+        { attr::RPC_SYSTEM } = "grpc",
+        { attr::RPC_SERVICE } = "revu.v1.ReviewService",
+        { attr::RPC_METHOD } = "SubmitReview",
+        { attr::REVIEW_ID } = tracing::field::Empty,
+        { attr::REVIEW_EXISTING } = tracing::field::Empty,
+    );
+    let header = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok());
+    revu_common::telemetry::set_remote_parent(&span, header("traceparent"), header("tracestate"));
+    span
+}
+
 type EventStream = Pin<Box<dyn Stream<Item = Result<pb::ReviewEvent, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -41,11 +61,18 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::SubmitReviewRequest>,
     ) -> Result<Response<pb::SubmitReviewResponse>, Status> {
+        let span = submit_span(request.metadata());
         let submission = convert::submission(request.into_inner())?;
-        let (id, existing) = self.coordinator.submit(submission).await.map_err(|e| {
-            tracing::info!(error = %e, "submission refused");
-            Status::from(e)
-        })?;
+        let (id, existing) = self
+            .coordinator
+            .submit(submission)
+            .instrument(span.clone())
+            .await
+            .map_err(|e| {
+                span.record("otel.status_code", "error");
+                tracing::info!(parent: &span, error = %e, "submission refused");
+                Status::from(e)
+            })?;
         Ok(Response::new(pb::SubmitReviewResponse {
             review_id: id.0,
             existing,

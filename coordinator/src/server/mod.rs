@@ -14,6 +14,9 @@ use std::future::Future;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
+/// How often the queue gauges are read from the backend.
+const GAUGE_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Largest request the server decodes: the diff limit plus room for head files.
 fn max_message_bytes(max_diff: usize) -> usize {
     max_diff.saturating_mul(2).max(4 * 1024 * 1024)
@@ -66,6 +69,12 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         })
     };
 
+    let sampler = {
+        let c = coordinator.clone();
+        let rx = stop_rx.clone();
+        tokio::spawn(async move { c.run_sampler(GAUGE_SAMPLE_EVERY, stopped(rx)).await })
+    };
+
     let limit = max_message_bytes(coordinator.settings().max_diff_bytes);
     let api = ReviewServiceServer::new(ReviewApi::new(coordinator))
         .max_decoding_message_size(limit)
@@ -79,6 +88,6 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
         .await;
     let _ = stop_tx.send(true);
-    let _ = tokio::join!(gatherer, sweeper);
+    let _ = tokio::join!(gatherer, sweeper, sampler);
     Ok(result?)
 }

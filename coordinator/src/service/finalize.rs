@@ -1,12 +1,15 @@
 //! Finalization: once every lane settled, verify, decide and store the report.
 
-use super::{Coordinator, ServiceError, blocking};
+use super::{Coordinator, ServiceError, blocking, observe};
 use crate::assemble::assemble;
 use crate::stages::render;
 use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::ProgressEvent;
+use revu_common::telemetry::names::{attr, span};
+use std::time::Instant;
+use tracing::field::Empty;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Finalizes the review if it is running and every planned lane settled.
@@ -41,16 +44,38 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 },
             )
             .await?;
+        let fin = observe::finalize_span(&record);
         let plan = record.plan.clone();
         let review_id = id.clone();
-        let (report, json) = blocking(move || {
-            let parsed = diff::parse(&bundle.diff).map_err(|e| e.to_string())?;
-            let report = assemble(&review_id, &plan, &results, &parsed, &bundle);
-            let json = render::json(&report);
-            Ok::<_, String>((report, json))
+        let parent = fin.clone();
+        let (report, json, verify_span, timings) = blocking(move || {
+            let verify_span = tracing::info_span!(
+                parent: &parent,
+                span::VERIFY,
+                { attr::VERDICT } = Empty,
+                { attr::GATE } = Empty,
+                { attr::FINDINGS_VERIFIED } = Empty,
+                { attr::FINDINGS_BLOCKER } = Empty,
+                { attr::FINDINGS_IMPORTANT } = Empty,
+                { attr::FINDINGS_DROPPED } = Empty,
+            );
+            let started = Instant::now();
+            let report = verify_span.in_scope(|| {
+                let parsed = diff::parse(&bundle.diff).map_err(|e| e.to_string())?;
+                Ok::<_, String>(assemble(&review_id, &plan, &results, &parsed, &bundle))
+            })?;
+            let verified = started.elapsed();
+            let started = Instant::now();
+            let json = tracing::info_span!(parent: &parent, span::RENDER)
+                .in_scope(|| render::json(&report));
+            Ok::<_, String>((report, json, verify_span, (verified, started.elapsed())))
         })
         .await?
         .map_err(|e| ServiceError::Internal(format!("stored diff no longer parses: {e}")))?;
+        self.metrics.stage("verify", timings.0);
+        self.metrics.stage("render", timings.1);
+        observe::record_report([&fin, &verify_span], &report);
+        drop(verify_span);
         self.backend.finish_review(&record, &json).await?;
         self.backend
             .push_event(
@@ -60,7 +85,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 },
             )
             .await?;
+        self.observe_finished(&report);
         tracing::info!(
+            parent: &fin,
             review_id = %id,
             verdict = %report.verdict,
             gate = %report.gate,

@@ -6,19 +6,15 @@
 //! settles at most once (`settle_lane`), and a retry is dispatched only by
 //! whoever moves the lane's awaited attempt forward (`advance_lane_attempt`).
 
-use super::{Coordinator, ServiceError};
+use super::{Coordinator, ServiceError, observe};
 use crate::stages::completeness;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
-use revu_common::queue::{Delivery, JobQueue, ReviewStore};
+use revu_common::queue::{Delivery, JobQueue, ReviewStore, gate_rejection_marker};
 use revu_common::report::LaneOutcome;
 use revu_common::retry::Retry;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
 use std::time::Duration;
-
-/// Marker in the attempts map: the attempt the completeness gate rejected.
-fn gate_rejection_key(lane_id: &str) -> String {
-    format!("{lane_id}!gate-rejected")
-}
+use tracing::Instrument;
 
 /// What one report does to its lane.
 enum Step {
@@ -90,6 +86,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let Some(record) = self.backend.load_record(id).await? else {
             return self.discard(report, "report for an unknown review").await;
         };
+        let span = observe::gather_span(&record, report);
+        self.apply_to(&record, report).instrument(span).await
+    }
+
+    /// Applies a report of a known review, in the report's gather span.
+    async fn apply_to(
+        &self,
+        record: &ReviewRecord,
+        report: &LaneReport,
+    ) -> Result<(), ServiceError> {
         if record.state.is_terminal() {
             self.count("late_reports", 1).await;
             return self
@@ -99,40 +105,47 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let Some(spec) = record.plan.lanes.iter().find(|l| l.id == report.lane_id) else {
             return self.discard(report, "report for an unplanned lane").await;
         };
-        let step = self.next_step(&record, spec, report).await?;
+        let step = self.next_step(record, spec, report).await?;
         match step {
             Step::Discard(why) => {
                 self.count("duplicates_suppressed", 1).await;
                 self.discard(report, why).await
             }
-            Step::Settle(result) => self.settle(&record, result).await,
-            Step::Retry { job, reason } => {
-                if self
+            Step::Settle(result) => {
+                observe::record_step("settle");
+                self.settle(record, result).await
+            }
+            Step::Retry { mut job, reason } => {
+                observe::record_step("retry");
+                let publish = observe::publish_span(&mut job, &self.messaging);
+                let sent = self
                     .backend
-                    .advance_lane_attempt(id, &spec.id, report.attempt, job.attempt)
-                    .await?
-                {
+                    .advance_and_dispatch(&job, report.attempt, false)
+                    .instrument(publish.clone())
+                    .await?;
+                observe::record_sent(&publish, sent);
+                if sent {
                     self.count("retries", 1).await;
-                    self.retry_lane(&job, &reason).await
+                    self.observe_retry(&job, &reason);
+                    self.announce_retry(&job, &reason).await
                 } else {
                     self.count("duplicates_suppressed", 1).await;
                     self.discard(report, "retry already dispatched").await
                 }
             }
-            Step::GateRetry { job, reason } => {
-                let key = gate_rejection_key(&spec.id);
-                let first = self
+            Step::GateRetry { mut job, reason } => {
+                observe::record_step("gate_retry");
+                let publish = observe::publish_span(&mut job, &self.messaging);
+                let sent = self
                     .backend
-                    .advance_lane_attempt(id, &key, 0, report.attempt)
+                    .advance_and_dispatch(&job, report.attempt, true)
+                    .instrument(publish.clone())
                     .await?;
-                if first
-                    && self
-                        .backend
-                        .advance_lane_attempt(id, &spec.id, report.attempt, job.attempt)
-                        .await?
-                {
+                observe::record_sent(&publish, sent);
+                if sent {
                     self.count("gate_rejections", 1).await;
-                    self.retry_lane(&job, &reason).await
+                    self.observe_retry(&job, &reason);
+                    self.announce_retry(&job, &reason).await
                 } else {
                     self.count("duplicates_suppressed", 1).await;
                     self.discard(report, "gate rejection already sent back")
@@ -143,6 +156,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     }
 
     async fn discard(&self, report: &LaneReport, why: &'static str) -> Result<(), ServiceError> {
+        observe::record_step("discard");
+        self.metrics.reports_discarded.inc();
         tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, attempt = report.attempt, why, "report discarded");
         Ok(())
     }
@@ -183,9 +198,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             duration_ms: report.duration_ms,
         };
         Ok(match &report.outcome {
-            LaneAttemptOutcome::Reported { body } => match completeness::check(body) {
+            LaneAttemptOutcome::Reported { body } => match observe::completeness_gate(body) {
                 Ok(body) => Step::Settle(result(LaneOutcome::Complete, Some(body), None)),
-                Err(problems) => match attempts.get(&gate_rejection_key(&spec.id)) {
+                Err(problems) => match attempts.get(&gate_rejection_marker(&spec.id)) {
                     None => Step::GateRetry {
                         reason: format!("completeness gate: {}", problems.join("; ")),
                         job: retry_job(problems, Duration::ZERO),
@@ -227,7 +242,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         })
     }
 
-    async fn retry_lane(&self, job: &LaneJob, reason: &str) -> Result<(), ServiceError> {
+    async fn announce_retry(&self, job: &LaneJob, reason: &str) -> Result<(), ServiceError> {
         tracing::info!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, reason, "lane retried");
         self.backend
             .push_event(
@@ -239,7 +254,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 },
             )
             .await?;
-        self.dispatch(job).await
+        self.announce_dispatch(job).await
     }
 
     /// Records a faulted lane on the dead-letter stream.
@@ -282,7 +297,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     .unwrap_or(0),
             },
         };
+        observe::record_settled(&result);
         if self.backend.settle_lane(&record.id, &result).await? {
+            self.observe_settled(record, &result);
             if result.outcome == LaneOutcome::PipelineFault {
                 tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");
                 self.dead_letter(record, &result).await?;

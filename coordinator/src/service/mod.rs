@@ -7,6 +7,7 @@
 
 mod finalize;
 mod gather;
+mod observe;
 mod query;
 mod submit;
 mod sweep;
@@ -15,10 +16,12 @@ pub use query::ReviewStatus;
 pub use submit::Submission;
 
 use crate::config::ReviewSettings;
+use crate::metrics::CoordinatorMetrics;
 use crate::stages::grouping::{Grouper, GroupingError, default_domains};
 use revu_common::diff::DiffError;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, QueueError, ReviewStore};
+use revu_common::telemetry::MessagingTarget;
 use std::sync::Arc;
 
 /// Errors of the review service. [`crate::server`] maps each to a gRPC code.
@@ -48,6 +51,9 @@ pub struct Coordinator<B> {
     grouper: Arc<Grouper>,
     /// Consumer name of this incarnation on the result stream.
     consumer: Arc<str>,
+    metrics: Arc<CoordinatorMetrics>,
+    /// The job stream, as the producer spans name it.
+    messaging: Arc<MessagingTarget>,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -58,7 +64,21 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             settings: Arc::new(settings),
             grouper: Arc::new(grouper),
             consumer: format!("coordinator-{}", uuid::Uuid::now_v7()).into(),
+            metrics: Arc::default(),
+            messaging: Arc::default(),
         })
+    }
+
+    /// Records into `metrics` (by default, into metrics nobody reads).
+    pub fn with_metrics(mut self, metrics: Arc<CoordinatorMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Names the job stream in the attributes of the producer spans.
+    pub fn with_messaging(mut self, messaging: MessagingTarget) -> Self {
+        self.messaging = Arc::new(messaging);
+        self
     }
 
     pub fn backend(&self) -> &B {

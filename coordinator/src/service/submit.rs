@@ -1,13 +1,17 @@
 //! Submission: stages 1–4, then dispatch.
 
-use super::{Coordinator, ServiceError, blocking};
+use super::{Coordinator, ServiceError, blocking, observe};
 use crate::prepare::{PlanRequest, prepare};
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
 use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState, now_ms};
+use revu_common::telemetry::names::{attr, span};
 use std::collections::BTreeMap;
+use std::time::Instant;
+use tracing::Instrument;
+use tracing::field::Empty;
 
 /// A review request, already off the wire.
 #[derive(Debug, Clone, Default)]
@@ -50,12 +54,28 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         };
         let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
         let diff = sub.diff;
+        let prepare_span = tracing::info_span!(
+            span::PREPARE,
+            { attr::LANE_COUNT } = Empty,
+            { attr::FILES_CHANGED } = Empty,
+            { attr::RISK_TIER } = Empty,
+        );
+        let started = Instant::now();
         let (prepared, diff) = blocking(move || {
             let prepared = prepare(&diff, &settings, &grouper, &request);
             (prepared, diff)
         })
+        .instrument(prepare_span.clone())
         .await?;
         let prepared = prepared?;
+        self.metrics.stage("prepare", started.elapsed());
+        prepare_span.record(attr::LANE_COUNT, prepared.plan.lanes.len());
+        prepare_span.record(attr::FILES_CHANGED, prepared.plan.facts.files_changed);
+        prepare_span.record(
+            attr::RISK_TIER,
+            tracing::field::debug(prepared.plan.facts.risk_tier),
+        );
+        drop(prepare_span);
         let id = ReviewId::new();
         let created_ms = now_ms();
         let deadline_ms = created_ms.saturating_add(
@@ -67,6 +87,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             created_ms,
             deadline_ms,
             plan: prepared.plan,
+            // Later work on the review joins the trace of the request.
+            traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
         };
         let bundle = ReviewBundle {
             diff,
@@ -75,13 +97,53 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             conventions: sub.conventions,
             repo_config: sub.repo_config,
         };
-        match self
+        let dispatch_span = tracing::info_span!(
+            span::DISPATCH,
+            { attr::REVIEW_ID } = %id,
+            { attr::LANE_COUNT } = record.plan.lanes.len(),
+        );
+        let started = Instant::now();
+        let mut jobs: Vec<LaneJob> = record
+            .plan
+            .lanes
+            .iter()
+            .map(|lane| LaneJob {
+                review_id: id.clone(),
+                lane: lane.clone(),
+                attempt: 1,
+                bundle_ref: id.0.clone(),
+                deadline_ms,
+                not_before_ms: 0,
+                rejected_for: Vec::new(),
+                traceparent: None,
+            })
+            .collect();
+        let publish_spans: Vec<tracing::Span> = dispatch_span.in_scope(|| {
+            jobs.iter_mut()
+                .map(|job| observe::publish_span(job, &self.messaging))
+                .collect()
+        });
+        // Stored and dispatched in one step: an accepted review always has
+        // its lanes on the queue.
+        let created = self
             .backend
-            .create_review(&record, &bundle, sub.idempotency_key.as_deref())
-            .await?
-        {
-            CreateOutcome::Existing(existing) => return Ok((existing, true)),
-            CreateOutcome::Created => {}
+            .create_review(&record, &bundle, sub.idempotency_key.as_deref(), &jobs)
+            .instrument(dispatch_span.clone())
+            .await?;
+        let sent = matches!(created, CreateOutcome::Created);
+        for s in &publish_spans {
+            observe::record_sent(s, sent);
+        }
+        drop(publish_spans);
+        match created {
+            CreateOutcome::Existing(existing) => {
+                observe::record_review(&tracing::Span::current(), &existing, true);
+                return Ok((existing, true));
+            }
+            CreateOutcome::Created => {
+                observe::record_review(&tracing::Span::current(), &id, false);
+                self.metrics.reviews_submitted.inc();
+            }
         }
         tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");
         for stage in ["facts", "grouping", "exact-cover", "plan"] {
@@ -102,20 +164,11 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 },
             )
             .await?;
-        for lane in &record.plan.lanes {
-            let job = LaneJob {
-                review_id: id.clone(),
-                lane: lane.clone(),
-                attempt: 1,
-                bundle_ref: id.0.clone(),
-                deadline_ms,
-                not_before_ms: 0,
-                rejected_for: Vec::new(),
-                traceparent: None,
-            };
-            self.backend.set_lane_attempt(&id, &lane.id, 1).await?;
-            self.dispatch(&job).await?;
+        for job in &jobs {
+            self.announce_dispatch(job).await?;
         }
+        self.metrics.stage("dispatch", started.elapsed());
+        drop(dispatch_span);
         self.backend
             .push_event(
                 &id,
@@ -130,9 +183,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         Ok((id, false))
     }
 
-    /// Publishes one lane attempt (already recorded as the one awaited).
-    pub(super) async fn dispatch(&self, job: &LaneJob) -> Result<(), ServiceError> {
-        self.backend.publish_job(job).await?;
+    /// Tells watchers a lane attempt is on the queue.
+    pub(super) async fn announce_dispatch(&self, job: &LaneJob) -> Result<(), ServiceError> {
         self.backend
             .push_event(
                 &job.review_id,

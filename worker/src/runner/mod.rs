@@ -9,18 +9,22 @@
 mod bundles;
 mod held;
 mod lane;
+mod observe;
 
 use crate::engines::Engines;
+use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::retry::RetryPolicy;
 use revu_common::review::{ProgressEvent, now_ms};
+use revu_common::telemetry::MessagingTarget;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 /// Longest a job's retry backoff is honoured by waiting in hand.
 const MAX_BACKOFF_WAIT: Duration = Duration::from_secs(60);
@@ -50,6 +54,8 @@ pub struct Worker<B> {
     failpoint: Option<Failpoint>,
     bundles: BundleCache,
     held: Held,
+    metrics: Arc<WorkerMetrics>,
+    messaging: Arc<MessagingTarget>,
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
@@ -65,7 +71,21 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             failpoint: None,
             bundles: BundleCache::default(),
             held: Held::default(),
+            metrics: Arc::default(),
+            messaging: Arc::default(),
         }
+    }
+
+    /// Records lane attempts in `metrics` (by default, in metrics nobody reads).
+    pub fn with_metrics(mut self, metrics: Arc<WorkerMetrics>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Names the job stream in the attributes of the attempt spans.
+    pub fn with_messaging(mut self, messaging: MessagingTarget) -> Self {
+        self.messaging = Arc::new(messaging);
+        self
     }
 
     /// How long one queue read waits; bounds how late a stop is noticed.
@@ -136,6 +156,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 match self.backend.reclaim_jobs(&self.name, self.lease, 1).await {
                     Ok(claimed) => {
                         for d in claimed {
+                            self.metrics.jobs_reclaimed.inc();
                             tracing::info!(worker = %self.name, entry = %d.entry, "reclaimed a job from a silent worker");
                             self.process(d).await;
                         }
@@ -161,6 +182,12 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Err(poison) => {
                 tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable job dead-lettered");
                 let reason = format!("undecodable job: {poison}");
+                self.metrics
+                    .dead_letters
+                    .get_or_create(&crate::metrics::DeadLetterLabels {
+                        reason: "undecodable".to_owned(),
+                    })
+                    .inc();
                 if let Err(e) = self
                     .backend
                     .dead_letter_job(Some(&delivery.entry), &poison.raw, &reason)
@@ -171,20 +198,27 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return;
             }
         };
+        let span = observe::attempt_span(&job, &delivery.entry, &self.messaging, &self.name);
         self.held.insert(&delivery.entry);
+        self.metrics.lanes_running.inc();
         let heartbeat = self.heartbeat(&delivery.entry);
-        let report = self.attempt(&job).await;
+        let report = self.attempt(&job).instrument(span.clone()).await;
         heartbeat.abort();
+        self.metrics.lanes_running.dec();
+        observe::attempt_done(&span, &self.metrics, &job, &report);
         if self.failpoint == Some(Failpoint::ExitAfterEngine) {
             std::process::exit(86);
         }
-        self.write_report(&delivery.entry, &report).await;
+        self.write_report(&delivery.entry, &report)
+            .instrument(span)
+            .await;
         self.held.remove(&delivery.entry);
     }
 
     /// Keeps the lease of `entry` fresh until aborted.
     fn heartbeat(&self, entry: &str) -> tokio::task::JoinHandle<()> {
         let (backend, name, entry) = (self.backend.clone(), self.name.clone(), entry.to_owned());
+        let metrics = self.metrics.clone();
         let every = (self.lease / 3).max(Duration::from_millis(100));
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
@@ -194,6 +228,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 match backend.extend_lease(&name, &entry).await {
                     Ok(true) => {}
                     Ok(false) => {
+                        metrics.leases_lost.inc();
                         tracing::warn!(worker = %name, entry, "lease lost: another worker reclaimed this lane");
                         return;
                     }

@@ -34,16 +34,57 @@ return 1
     )
 });
 
-/// Compare-and-set of a hash field: sets KEYS[1][ARGV[1]] to ARGV[3] when it
-/// currently holds ARGV[2] (`"0"` matches an absent field). Returns 1 if set.
-pub(super) static HASH_CAS: LazyLock<Script> = LazyLock::new(|| {
+/// Creates a review and dispatches its first lane attempts in one step, so a
+/// crash can never leave an accepted review with lanes that were never
+/// sent. With an idempotency key already taken, creates nothing and returns
+/// the review id it holds; else returns "".
+///
+/// KEYS: idempotency key, review hash, attempts hash, active set, job stream.
+/// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff, key TTL,
+/// then (lane id, job JSON) pairs.
+pub(super) static CREATE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if ARGV[1] == '1' then
+  local existing = redis.call('GET', KEYS[1])
+  if existing then
+    return existing
+  end
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[6])
+end
+redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5])
+redis.call('SADD', KEYS[4], ARGV[2])
+for i = 7, #ARGV, 2 do
+  redis.call('HSET', KEYS[3], ARGV[i], '1')
+  redis.call('XADD', KEYS[5], '*', 'payload', ARGV[i + 1])
+end
+return ''
+"#,
+    )
+});
+
+/// Moves a lane's awaited attempt from ARGV[2] to ARGV[3] and publishes the
+/// job ARGV[4], only if the attempt is still ARGV[2]; with ARGV[5] == "1"
+/// also requires that the completeness gate has not sent this lane back
+/// before, and records that it now has. Returns 1 if it dispatched.
+///
+/// KEYS: attempts hash, job stream. ARGV[1]: lane id.
+pub(super) static ADVANCE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if (cur or '0') ~= ARGV[2] then
   return 0
 end
+if ARGV[5] == '1' then
+  local marker = ARGV[1] .. '!gate-rejected'
+  if redis.call('HEXISTS', KEYS[1], marker) == 1 then
+    return 0
+  end
+  redis.call('HSET', KEYS[1], marker, ARGV[2])
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('XADD', KEYS[2], '*', 'payload', ARGV[4])
 return 1
 "#,
     )

@@ -2,9 +2,9 @@
 
 use super::RedisBackend;
 use super::conn::block_ms;
-use super::scripts::HASH_CAS;
+use super::scripts::{ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH};
 use crate::bundle::ReviewBundle;
-use crate::lane::ReviewId;
+use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
 use crate::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
 use redis::streams::StreamReadReply;
@@ -29,44 +29,30 @@ impl ReviewStore for RedisBackend {
         record: &ReviewRecord,
         bundle: &ReviewBundle,
         idempotency_key: Option<&str>,
+        jobs: &[LaneJob],
     ) -> Result<CreateOutcome, QueueError> {
         let mut conn = self.conn.clone();
-        if let Some(key) = idempotency_key {
-            let idem = self.key(&format!("idem:{key}"));
-            let claimed: Option<String> = redis::cmd("SET")
-                .arg(&idem)
-                .arg(&record.id.0)
-                .arg("NX")
-                .arg("EX")
-                .arg(IDEMPOTENCY_TTL_SECS)
-                .query_async(&mut conn)
-                .await?;
-            if claimed.is_none() {
-                let existing: Option<String> =
-                    redis::cmd("GET").arg(&idem).query_async(&mut conn).await?;
-                if let Some(existing) = existing {
-                    return Ok(CreateOutcome::Existing(ReviewId(existing)));
-                }
-            }
-        }
-        redis::pipe()
-            .atomic()
-            .cmd("HSET")
-            .arg(self.review_key(&record.id, ""))
-            .arg("record")
-            .arg(encode("review record", record)?)
-            .arg("bundle")
-            .arg(encode("review bundle", bundle)?)
-            .arg("diff")
-            .arg(bundle.diff.as_slice())
-            .ignore()
-            .cmd("SADD")
-            .arg(self.key("active"))
+        let mut call = CREATE_AND_DISPATCH.prepare_invoke();
+        call.key(self.key(&format!("idem:{}", idempotency_key.unwrap_or_default())))
+            .key(self.review_key(&record.id, ""))
+            .key(self.review_key(&record.id, "attempts"))
+            .key(self.key("active"))
+            .key(self.key("jobs"))
+            .arg(if idempotency_key.is_some() { "1" } else { "0" })
             .arg(&record.id.0)
-            .ignore()
-            .query_async::<()>(&mut conn)
-            .await?;
-        Ok(CreateOutcome::Created)
+            .arg(encode("review record", record)?)
+            .arg(encode("review bundle", bundle)?)
+            .arg(bundle.diff.as_slice())
+            .arg(IDEMPOTENCY_TTL_SECS);
+        for job in jobs {
+            call.arg(&job.lane.id).arg(encode("lane job", job)?);
+        }
+        let existing: String = call.invoke_async(&mut conn).await?;
+        Ok(if existing.is_empty() {
+            CreateOutcome::Created
+        } else {
+            CreateOutcome::Existing(ReviewId(existing))
+        })
     }
 
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
@@ -137,38 +123,24 @@ impl ReviewStore for RedisBackend {
             .collect()
     }
 
-    async fn set_lane_attempt(
+    async fn advance_and_dispatch(
         &self,
-        id: &ReviewId,
-        lane_id: &str,
-        attempt: u32,
-    ) -> Result<(), QueueError> {
-        let mut conn = self.conn.clone();
-        redis::cmd("HSET")
-            .arg(self.review_key(id, "attempts"))
-            .arg(lane_id)
-            .arg(attempt)
-            .query_async::<()>(&mut conn)
-            .await?;
-        Ok(())
-    }
-
-    async fn advance_lane_attempt(
-        &self,
-        id: &ReviewId,
-        lane_id: &str,
+        job: &LaneJob,
         from: u32,
-        to: u32,
+        gate_rejection: bool,
     ) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
-        let moved: i64 = HASH_CAS
-            .key(self.review_key(id, "attempts"))
-            .arg(lane_id)
+        let dispatched: i64 = ADVANCE_AND_DISPATCH
+            .key(self.review_key(&job.review_id, "attempts"))
+            .key(self.key("jobs"))
+            .arg(&job.lane.id)
             .arg(from)
-            .arg(to)
+            .arg(job.attempt)
+            .arg(encode("lane job", job)?)
+            .arg(if gate_rejection { "1" } else { "0" })
             .invoke_async(&mut conn)
             .await?;
-        Ok(moved == 1)
+        Ok(dispatched == 1)
     }
 
     async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {

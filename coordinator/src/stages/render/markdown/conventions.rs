@@ -26,13 +26,26 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
         let lanes = if g.lanes.is_empty() {
             "no lane".to_owned()
         } else {
-            g.lanes.iter().map(|l| code(l)).collect::<Vec<_>>().join(", ")
+            g.lanes
+                .iter()
+                .map(|l| code(l))
+                .collect::<Vec<_>>()
+                .join(", ")
         };
-        writeln!(out, "- guidance ({}) to {lanes}: {}", g.convention, inline(&g.guidance))?;
+        writeln!(
+            out,
+            "- guidance ({}) to {lanes}: {}",
+            g.convention,
+            inline(&g.guidance)
+        )?;
     }
     effects(out, "severity override", &c.overrides_applied)?;
     effects(out, "allowed nit suppressed", &c.nits_suppressed)?;
-    effects(out, "refused (a BLOCKER is never lowered or silenced)", &c.blockers_protected)?;
+    effects(
+        out,
+        "refused (a BLOCKER is never lowered or silenced)",
+        &c.blockers_protected,
+    )?;
     for w in &c.warnings {
         writeln!(out, "- warning: {}", inline(w))?;
     }
@@ -84,11 +97,19 @@ mod tests {
             from: Severity::Important,
             to: Some(Severity::Blocker),
         });
-        r.conventions.warnings.push("REVIEW.md:14: bullet ignored".into());
+        r.conventions
+            .warnings
+            .push("REVIEW.md:14: bullet ignored".into());
         let md = markdown(&r);
         assert!(md.contains("## Repository conventions"), "{md}");
-        assert!(md.contains("- used `REVIEW.md` (120 bytes, sha256 abababababab…)"), "{md}");
+        assert!(
+            md.contains("- used `REVIEW.md` (120 bytes, sha256 abababababab…)"),
+            "{md}"
+        );
         assert!(md.contains("- severity override (REVIEW.md:9): `RV-COR-001` at `src/pay.rs:4` IMPORTANT → BLOCKER"), "{md}");
-        assert!(md.contains("- warning: REVIEW.md:14: bullet ignored"), "{md}");
+        assert!(
+            md.contains("- warning: REVIEW.md:14: bullet ignored"),
+            "{md}"
+        );
     }
 }

@@ -1,0 +1,335 @@
+//! Prometheus metrics shared by the binaries: the `/metrics` endpoint, the
+//! label vocabulary and the fault-reason classes.
+//!
+//! The endpoint is a few lines of HTTP/1.1 over a Tokio listener: one GET
+//! per connection, answered and closed. A scrape is small and rare, and
+//! this keeps a web framework out of the tree.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::registry::{Metric, Registry, Unit};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Prefix of every metric name.
+pub const PREFIX: &str = "revu";
+
+/// Bucket bounds of lane and stage durations, in seconds: lanes run from
+/// milliseconds (rules) to minutes (models, linters on big changes).
+pub const DURATION_BUCKETS: [f64; 14] = [
+    0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0,
+];
+
+/// Content type of the OpenMetrics text format `prometheus-client` writes.
+const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// Longest a client may take to send its request head.
+const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// Largest request head read.
+const MAX_HEAD: usize = 8 * 1024;
+
+/// Labels of a lane's duration: what ran it and how it ended.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LaneLabels {
+    /// `domain` or `specialist`.
+    pub lane_kind: String,
+    /// The domain (`api`, `docs`, …) or the dimension (`security`, …).
+    pub lane: String,
+    pub engine: String,
+    pub outcome: String,
+}
+
+impl LaneLabels {
+    pub fn new(spec: &crate::lane::LaneSpec, outcome: &str) -> Self {
+        use crate::lane::LaneKind;
+        LaneLabels {
+            lane_kind: spec.kind.label().to_owned(),
+            lane: match &spec.kind {
+                LaneKind::Domain { domain } => domain.clone(),
+                LaneKind::Specialist { dimension } => dimension.as_str().to_owned(),
+            },
+            engine: spec.engine.clone(),
+            outcome: outcome.to_owned(),
+        }
+    }
+}
+
+/// Labels of something that happened to a lane for a reason.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ReasonLabels {
+    pub engine: String,
+    /// One of [`FAULT_CLASSES`].
+    pub reason: String,
+}
+
+/// The classes a failure reason falls in: a small, fixed set, so that
+/// metric labels stay bounded whatever engines write.
+pub const FAULT_CLASSES: &[&str] = &[
+    "timeout",
+    "deadline",
+    "cancelled",
+    "no_engine",
+    "bundle",
+    "crash",
+    "bad_report",
+    "refused",
+    "completeness_gate",
+    "undecodable",
+    "engine_error",
+];
+
+/// The class of a failure reason as workers and the coordinator word them.
+pub fn fault_class(reason: &str) -> &'static str {
+    let r = reason.to_ascii_lowercase();
+    let has = |needles: &[&str]| needles.iter().any(|n| r.contains(n));
+    if has(&["completeness gate"]) {
+        "completeness_gate"
+    } else if has(&["undecodable"]) {
+        "undecodable"
+    } else if has(&["deadline"]) {
+        "deadline"
+    } else if has(&["timed out", "ran longer than", "timeout"]) {
+        "timeout"
+    } else if has(&["finished or cancelled", "cancelled"]) {
+        "cancelled"
+    } else if has(&["no engine"]) {
+        "no_engine"
+    } else if has(&["bundle", "stored diff"]) {
+        "bundle"
+    } else if has(&["crashed", "killed by a signal", "panicked"]) {
+        "crash"
+    } else if has(&["not json", "does not serialize", "schema"]) {
+        "bad_report"
+    } else if has(&["refused"]) {
+        "refused"
+    } else {
+        "engine_error"
+    }
+}
+
+/// A registry that also remembers the sample names of what it registered
+/// (`_total` for counters; `_bucket`, `_sum`, `_count` for histograms), so
+/// that dashboards can be checked against what the code exports even
+/// before a family has its first sample.
+#[derive(Debug)]
+pub struct Catalog {
+    registry: Registry,
+    names: Vec<String>,
+}
+
+impl Default for Catalog {
+    fn default() -> Self {
+        Catalog {
+            registry: Registry::with_prefix(PREFIX),
+            names: Vec::new(),
+        }
+    }
+}
+
+impl Catalog {
+    /// Registers `metric` as `revu_{name}` (plus `_{unit}`).
+    pub fn register<M>(&mut self, name: &str, help: &str, unit: Option<Unit>, metric: M)
+    where
+        M: Metric + TypedMetric,
+    {
+        let mut full = format!("{PREFIX}_{name}");
+        match unit {
+            Some(unit) => {
+                full = format!("{full}_{}", unit.as_str());
+                self.registry.register_with_unit(name, help, unit, metric);
+            }
+            None => self.registry.register(name, help, metric),
+        }
+        match M::TYPE {
+            MetricType::Counter => self.names.push(format!("{full}_total")),
+            MetricType::Histogram => {
+                for suffix in ["_bucket", "_sum", "_count"] {
+                    self.names.push(format!("{full}{suffix}"));
+                }
+            }
+            _ => self.names.push(full),
+        }
+    }
+
+    /// The names samples of the registered metrics carry.
+    pub fn sample_names(&self) -> &[String] {
+        &self.names
+    }
+
+    pub fn into_registry(self) -> Registry {
+        self.registry
+    }
+}
+
+/// Errors of the metrics endpoint.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    #[error("binding metrics listener {addr}: {source}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// Binds the metrics listener (a separate step, so a bad address fails at
+/// startup rather than in a background task).
+pub async fn bind(addr: std::net::SocketAddr) -> Result<TcpListener, MetricsError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| MetricsError::Bind { addr, source })
+}
+
+/// The registry in the text exposition format.
+pub fn encode(registry: &Registry) -> String {
+    let mut body = String::new();
+    if let Err(e) = prometheus_client::encoding::text::encode(&mut body, registry) {
+        tracing::warn!(error = %e, "encoding metrics failed");
+    }
+    body
+}
+
+/// Serves `GET /metrics` from `registry` on `listener` until `shutdown`.
+pub async fn serve(
+    listener: TcpListener,
+    registry: Arc<Registry>,
+    shutdown: impl Future<Output = ()>,
+) {
+    if let Ok(addr) = listener.local_addr() {
+        tracing::info!(%addr, "metrics serving on /metrics");
+    }
+    tokio::pin!(shutdown);
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => return,
+            accepted = listener.accept() => accepted,
+        };
+        match accepted {
+            Ok((stream, _)) => {
+                let registry = registry.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = answer(stream, &registry).await {
+                        tracing::debug!(error = %e, "metrics request failed");
+                    }
+                });
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "accepting a metrics connection failed");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+/// The request line of a request head, once the head is complete.
+fn request_line(head: &[u8]) -> Option<&str> {
+    let end = head.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = std::str::from_utf8(&head[..end]).ok()?;
+    head.lines().next()
+}
+
+async fn answer(mut stream: TcpStream, registry: &Registry) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(512);
+    let mut chunk = [0u8; 1024];
+    let line = loop {
+        let n = tokio::time::timeout(READ_TIMEOUT, stream.read(&mut chunk))
+            .await
+            .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+        if n == 0 {
+            return Ok(());
+        }
+        head.extend_from_slice(&chunk[..n]);
+        if let Some(line) = request_line(&head) {
+            break line.to_owned();
+        }
+        if head.len() > MAX_HEAD {
+            break String::new();
+        }
+    };
+    let mut parts = line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let path = target.split('?').next().unwrap_or("");
+    let (status, content_type, body) = match (method, path) {
+        ("GET" | "HEAD", "/metrics") => ("200 OK", CONTENT_TYPE, encode(registry)),
+        ("GET" | "HEAD", _) => ("404 Not Found", "text/plain", "not found\n".to_owned()),
+        _ => (
+            "405 Method Not Allowed",
+            "text/plain",
+            "only GET\n".to_owned(),
+        ),
+    };
+    let mut response = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    if method != "HEAD" {
+        response.extend_from_slice(body.as_bytes());
+    }
+    stream.write_all(&response).await?;
+    stream.shutdown().await
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_fall_in_their_class() {
+        let cases = [
+            ("lane ran longer than 600s", "timeout"),
+            ("python3 timed out after 5s and was killed", "timeout"),
+            ("lane deadline passed before it started", "deadline"),
+            (
+                "review deadline passed before the lane reported",
+                "deadline",
+            ),
+            (
+                "review already finished or cancelled; lane not run",
+                "cancelled",
+            ),
+            ("this worker has no engine \"llm\"", "no_engine"),
+            ("review bundle abc not found", "bundle"),
+            ("engine crashed: task panicked", "crash"),
+            ("python3 wrote a report that is not JSON: eof", "bad_report"),
+            ("python3 refused the lane (exit 65): no", "refused"),
+            ("completeness gate: missing summary", "completeness_gate"),
+            ("python3 failed (exit 1): injected failure", "engine_error"),
+        ];
+        for (reason, class) in cases {
+            assert_eq!(fault_class(reason), class, "{reason}");
+            assert!(FAULT_CLASSES.contains(&class));
+        }
+    }
+
+    #[tokio::test]
+    async fn serves_metrics_and_nothing_else() {
+        let mut registry = Registry::with_prefix(PREFIX);
+        let counter = prometheus_client::metrics::counter::Counter::<u64>::default();
+        registry.register("probes", "test counter", counter.clone());
+        counter.inc();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(serve(listener, Arc::new(registry), async {
+            let _ = stopped.await;
+        }));
+        let get = |path: &'static str| async move {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            s.write_all(format!("GET {path} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes())
+                .await
+                .unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).await.unwrap();
+            out
+        };
+        let ok = get("/metrics").await;
+        assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
+        assert!(ok.contains("revu_probes_total 1\n"), "{ok}");
+        assert!(get("/").await.starts_with("HTTP/1.1 404"));
+        let _ = stop.send(());
+        server.await.unwrap();
+    }
+}

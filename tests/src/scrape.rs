@@ -1,0 +1,94 @@
+//! Reading a `/metrics` endpoint the way Prometheus does, and looking up
+//! samples in the text it returns.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// `GET /metrics` from `addr` (`127.0.0.1:port`); the response body.
+pub fn scrape(addr: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
+    let timeout = Some(Duration::from_secs(5));
+    stream
+        .set_read_timeout(timeout)
+        .map_err(|e| format!("timeout: {e}"))?;
+    stream
+        .write_all(format!("GET /metrics HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes())
+        .map_err(|e| format!("write: {e}"))?;
+    let mut response = String::new();
+    stream
+        .read_to_string(&mut response)
+        .map_err(|e| format!("read: {e}"))?;
+    let (head, body) = response
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| format!("no header end in {response:?}"))?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(format!("unexpected response {head:?}"));
+    }
+    Ok(body.to_owned())
+}
+
+/// The labels of a sample line, in order.
+fn labels(line: &str) -> Vec<(String, String)> {
+    let Some(open) = line.find('{') else {
+        return Vec::new();
+    };
+    let Some(close) = line.rfind('}') else {
+        return Vec::new();
+    };
+    line[open + 1..close]
+        .split("\",")
+        .filter_map(|pair| pair.split_once("=\""))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim_end_matches('"').to_owned()))
+        .collect()
+}
+
+/// The value of the sample `name` whose labels include all of `wanted`.
+/// Several matches are summed (a subset of labels selects a sum).
+pub fn sample(body: &str, name: &str, wanted: &[(&str, &str)]) -> Option<f64> {
+    let mut total = None;
+    for line in body.lines().filter(|l| !l.starts_with('#')) {
+        let metric = line.split(['{', ' ']).next().unwrap_or("");
+        if metric != name {
+            continue;
+        }
+        let have = labels(line);
+        let matches = wanted
+            .iter()
+            .all(|(k, v)| have.iter().any(|(hk, hv)| hk == k && hv == v));
+        if !matches {
+            continue;
+        }
+        let value = line
+            .rsplit(' ')
+            .next()
+            .and_then(|v| v.parse::<f64>().ok())?;
+        total = Some(total.unwrap_or(0.0) + value);
+    }
+    total
+}
+
+/// Metric names a text exposition declares, as the samples are named:
+/// counters with `_total`, histograms with `_bucket`, `_sum` and `_count`.
+pub fn declared_names(body: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for line in body.lines() {
+        let mut parts = line.split_whitespace();
+        if parts.next() != Some("#") || parts.next() != Some("TYPE") {
+            continue;
+        }
+        let (Some(name), Some(kind)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        match kind {
+            "counter" => names.push(format!("{name}_total")),
+            "histogram" => {
+                for suffix in ["_bucket", "_sum", "_count"] {
+                    names.push(format!("{name}{suffix}"));
+                }
+            }
+            _ => names.push(name.to_owned()),
+        }
+    }
+    names
+}
