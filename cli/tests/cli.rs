@@ -12,7 +12,11 @@ fn example(name: &str) -> PathBuf {
 
 fn revu(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.env_remove("TRACEPARENT")
+        .env_remove("REVU_COORDINATOR")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -145,6 +149,23 @@ fn missing_file_and_bad_flags_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/change.patch"));
     let out = revu(&["review", "--diff", "x", "--format", "pdf"], None);
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn malformed_traceparent_is_a_usage_error() {
+    let path = example("docs-only.patch");
+    let out = revu(
+        &[
+            "submit",
+            "--diff",
+            path.to_str().unwrap_or_default(),
+            "--traceparent",
+            "not-a-trace",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("traceparent"));
 }
 
 #[test]

@@ -15,6 +15,7 @@ use revu_common::report::{
     ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION,
 };
 use revu_common::review::{LaneResult, ReviewPlan};
+use revu_common::telemetry::names::span;
 use std::collections::BTreeMap;
 
 /// Builds the report of a review whose lanes have all settled.
@@ -85,12 +86,14 @@ pub fn assemble(
     conventions.blockers_protected = verified.conventions.protected;
     let failed_citations =
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
-    let decision = verdict::decide(&VerdictInput {
-        findings: &verified.findings,
-        lanes: &lanes,
-        signals: &plan.signals,
-        rigor: plan.rigor.level,
-        failed_citations,
+    let decision = tracing::info_span!(span::VERDICT).in_scope(|| {
+        verdict::decide(&VerdictInput {
+            findings: &verified.findings,
+            lanes: &lanes,
+            signals: &plan.signals,
+            rigor: plan.rigor.level,
+            failed_citations,
+        })
     });
     let summary = summarize(plan, &lanes, &verified.findings.len());
     Report {

@@ -9,7 +9,9 @@ use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
 use revu_common::review::ReviewPlan;
+use revu_common::telemetry::names::span;
 use std::collections::BTreeMap;
+use tracing::info_span;
 
 /// A parsed diff and the plan built from it.
 #[derive(Debug, Clone)]
@@ -77,11 +79,15 @@ pub fn prepare(
     // Compiling the repo's globs and ledger regexes is work for the same
     // blocking thread as parsing the diff.
     let repo = RepoContext::load(request.review_md.as_deref(), request.repo_config.as_deref())?;
-    let diff = diff::parse(bytes)?;
-    let facts = Facts::from_diff(&diff);
+    let (diff, facts) = info_span!(span::FACTS).in_scope(|| {
+        let diff = diff::parse(bytes)?;
+        let facts = Facts::from_diff(&diff);
+        Ok::<_, PrepareError>((diff, facts))
+    })?;
     let paths: Vec<String> = facts.files.iter().map(|f| f.path.clone()).collect();
     let grouper = repo.config.grouper(grouper);
-    let outcome = cover::settle(&paths, grouper.propose(&paths), None);
+    let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose(&paths));
+    let outcome = info_span!(span::EXACT_COVER).in_scope(|| cover::settle(&paths, proposal, None));
     let slice_of: BTreeMap<&str, &str> = outcome
         .slices
         .iter()
@@ -92,14 +98,16 @@ pub fn prepare(
             .files
             .iter()
             .any(|f| grouper.domain_of(&f.path) != "docs");
-    let mut lane_plan = plan::plan(
-        &outcome.slices,
-        &paths,
-        facts.risk_tier,
-        &facts.signals,
-        source_changed,
-        &settings.engine,
-    );
+    let mut lane_plan = info_span!(span::PLAN).in_scope(|| {
+        plan::plan(
+            &outcome.slices,
+            &paths,
+            facts.risk_tier,
+            &facts.signals,
+            source_changed,
+            &settings.engine,
+        )
+    });
     for lane in &mut lane_plan.lanes {
         lane.engine = settings.engine_for(&lane.id).to_owned();
         lane.guidance = repo.guidance_for(&lane.files);

@@ -98,20 +98,23 @@ fn a_review_is_one_trace_from_the_caller_through_every_worker_attempt() {
         strays.is_empty(),
         "spans outside the review's trace: {strays:?}"
     );
-    for name in [
-        span::SUBMIT,
-        span::PREPARE,
-        span::DISPATCH,
-        span::PUBLISH,
-        span::PROCESS,
-        span::GATHER,
-        span::COMPLETENESS_GATE,
-        span::FINALIZE,
-        span::VERIFY,
-        span::RENDER,
-    ] {
+    for name in span::ALL {
         assert!(!named(&spans, name).is_empty(), "no {name} span");
     }
+    // Stages 1-4 nest under the prepare span, the verdict under verify.
+    let prepare = named(&spans, span::PREPARE)[0];
+    for stage in [span::FACTS, span::GROUPING, span::EXACT_COVER, span::PLAN] {
+        assert_eq!(
+            named(&spans, stage)[0].parent_span_id,
+            prepare.span_id,
+            "{stage} under prepare"
+        );
+    }
+    let verify = named(&spans, span::VERIFY)[0];
+    assert_eq!(
+        named(&spans, span::VERDICT)[0].parent_span_id,
+        verify.span_id
+    );
     let submit = named(&spans, span::SUBMIT)[0];
     assert_eq!(
         submit.parent_span_id, CLIENT_SPAN,

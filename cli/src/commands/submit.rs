@@ -53,6 +53,28 @@ pub struct Args {
     /// directory].
     #[arg(long)]
     repo: Option<PathBuf>,
+    /// W3C trace context of the calling job (`00-<trace>-<span>-<flags>`),
+    /// so its trace contains the review. CI systems that export one set
+    /// `TRACEPARENT`.
+    #[arg(long, env = "TRACEPARENT", value_parser = parse_traceparent)]
+    traceparent: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
+}
+
+/// Accepts a W3C `traceparent`: version, 32-hex trace id, 16-hex span id, flags.
+fn parse_traceparent(
+    s: &str,
+) -> Result<tonic::metadata::MetadataValue<tonic::metadata::Ascii>, String> {
+    let parts: Vec<&str> = s.trim().split('-').collect();
+    let hex = |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit());
+    match parts.as_slice() {
+        [v, t, p, f] if hex(v, 2) && hex(t, 32) && hex(p, 16) && hex(f, 2) => s
+            .trim()
+            .parse()
+            .map_err(|e| format!("traceparent {s:?}: {e}")),
+        _ => Err(format!(
+            "{s:?} is not a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>)"
+        )),
+    }
 }
 
 fn rpc_error(what: &str, status: tonic::Status) -> CliError {
@@ -102,17 +124,21 @@ async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, Cl
         Some(Rigor::Prototype) => pb::Rigor::Prototype,
         Some(Rigor::Production) => pb::Rigor::Production,
     };
+    let mut request = tonic::Request::new(pb::SubmitReviewRequest {
+        diff,
+        intent: args.intent,
+        rigor: rigor as i32,
+        labels: args.labels,
+        idempotency_key: args.idempotency_key,
+        conventions: repo.review_md.unwrap_or_default(),
+        repo_config: repo.revu_toml.unwrap_or_default(),
+        ..Default::default()
+    });
+    if let Some(tp) = args.traceparent {
+        request.metadata_mut().insert("traceparent", tp);
+    }
     let submitted = client
-        .submit_review(pb::SubmitReviewRequest {
-            diff,
-            intent: args.intent,
-            rigor: rigor as i32,
-            labels: args.labels,
-            idempotency_key: args.idempotency_key,
-            conventions: repo.review_md.unwrap_or_default(),
-            repo_config: repo.revu_toml.unwrap_or_default(),
-            ..Default::default()
-        })
+        .submit_review(request)
         .await
         .map_err(|s| rpc_error("submit", s))?
         .into_inner();

@@ -42,7 +42,7 @@ impl<'a> RawLine<'a> {
 /// Splits the input into lines on demand, one pass, no copies.
 ///
 /// The input may be one segment of a longer diff (see
-/// [`crate::diff::Segments`]): line numbers and offsets then continue from
+/// `segments`): line numbers and offsets then continue from
 /// the segments before it, and the end of the segment is not the end of
 /// the diff.
 #[derive(Debug)]

@@ -10,6 +10,16 @@ pub mod span {
     pub const SUBMIT: &str = "revu.v1.ReviewService/SubmitReview";
     /// Stages 1–4: facts, grouping, the exact-cover gate, the lane plan.
     pub const PREPARE: &str = "revu.prepare";
+    /// Stage 1 inside `revu.prepare`: the diff parsed into facts.
+    pub const FACTS: &str = "revu.facts";
+    /// Stage 2 inside `revu.prepare`: files grouped into domain slices.
+    pub const GROUPING: &str = "revu.grouping";
+    /// Stage 3 inside `revu.prepare`: the exact-cover gate.
+    pub const EXACT_COVER: &str = "revu.exact_cover";
+    /// Stage 4 inside `revu.prepare`: triage and the lane plan.
+    pub const PLAN: &str = "revu.plan";
+    /// Stage 8 inside `revu.verify`: the verdict arithmetic.
+    pub const VERDICT: &str = "revu.verdict";
     /// Stage 4: publishing every lane of the plan.
     pub const DISPATCH: &str = "revu.dispatch";
     /// Producer span of one lane attempt put on the job stream.
@@ -31,6 +41,10 @@ pub mod span {
     pub const ALL: &[&str] = &[
         SUBMIT,
         PREPARE,
+        FACTS,
+        GROUPING,
+        EXACT_COVER,
+        PLAN,
         DISPATCH,
         PUBLISH,
         PROCESS,
@@ -38,6 +52,7 @@ pub mod span {
         COMPLETENESS_GATE,
         FINALIZE,
         VERIFY,
+        VERDICT,
         RENDER,
     ];
 }

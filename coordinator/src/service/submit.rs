@@ -61,8 +61,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             { attr::RISK_TIER } = Empty,
         );
         let started = Instant::now();
+        let inner_span = prepare_span.clone();
         let (prepared, diff) = blocking(move || {
-            let prepared = prepare(&diff, &settings, &grouper, &request);
+            // Entered on the blocking thread so the stage spans nest under it.
+            let prepared = inner_span.in_scope(|| prepare(&diff, &settings, &grouper, &request));
             (prepared, diff)
         })
         .instrument(prepare_span.clone())
