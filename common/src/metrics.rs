@@ -181,6 +181,29 @@ pub async fn bind(addr: std::net::SocketAddr) -> Result<TcpListener, MetricsErro
         .map_err(|source| MetricsError::Bind { addr, source })
 }
 
+/// The `/metrics` endpoint of a binary: when `addr` is set, binds it (so a
+/// bad address fails at startup) and serves `registry` in the background
+/// until the returned guard is dropped.
+pub async fn endpoint(
+    addr: Option<std::net::SocketAddr>,
+    registry: Registry,
+) -> Result<Option<EndpointGuard>, MetricsError> {
+    let Some(addr) = addr else { return Ok(None) };
+    let listener = bind(addr).await?;
+    let task = tokio::spawn(serve(listener, Arc::new(registry), std::future::pending()));
+    Ok(Some(EndpointGuard(task)))
+}
+
+/// Stops the metrics endpoint when dropped.
+#[derive(Debug)]
+pub struct EndpointGuard(tokio::task::JoinHandle<()>);
+
+impl Drop for EndpointGuard {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// The registry in the text exposition format.
 pub fn encode(registry: &Registry) -> String {
     let mut body = String::new();

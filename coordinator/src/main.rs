@@ -41,17 +41,8 @@ async fn run() -> anyhow::Result<()> {
 
 async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
     let (metrics, registry) = CoordinatorMetrics::registered();
-    let metrics_server = match config.metrics_listen {
-        Some(addr) => {
-            let listener = revu_common::metrics::bind(addr).await?;
-            Some(tokio::spawn(revu_common::metrics::serve(
-                listener,
-                Arc::new(registry.into_registry()),
-                std::future::pending(),
-            )))
-        }
-        None => None,
-    };
+    let _metrics_endpoint =
+        revu_common::metrics::endpoint(config.metrics_listen, registry.into_registry()).await?;
     let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.redis))?;
@@ -62,9 +53,6 @@ async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", config.listen))?;
     server::serve(listener, coordinator, revu_common::shutdown::signal()).await?;
-    if let Some(server) = metrics_server {
-        server.abort();
-    }
     tracing::info!("coordinator stopped");
     Ok(())
 }

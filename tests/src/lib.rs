@@ -8,6 +8,7 @@ pub mod history;
 pub mod otlp;
 pub mod procs;
 pub mod redis_server;
+pub mod scenario;
 pub mod scrape;
 
 pub use bins::{bin, example, fault_engine};

@@ -41,17 +41,8 @@ async fn run() -> anyhow::Result<()> {
 
 async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let (metrics, registry) = WorkerMetrics::registered();
-    let metrics_server = match config.metrics_listen {
-        Some(addr) => {
-            let listener = revu_common::metrics::bind(addr).await?;
-            Some(tokio::spawn(revu_common::metrics::serve(
-                listener,
-                Arc::new(registry.into_registry()),
-                std::future::pending(),
-            )))
-        }
-        None => None,
-    };
+    let _metrics_endpoint =
+        revu_common::metrics::endpoint(config.metrics_listen, registry.into_registry()).await?;
     let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.redis))?;
@@ -68,8 +59,5 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
             revu_common::shutdown::signal(),
         )
         .await;
-    if let Some(server) = metrics_server {
-        server.abort();
-    }
     Ok(())
 }
