@@ -3,7 +3,6 @@
 use anyhow::Context;
 use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
-use revu_common::telemetry::{LogSettings, TraceConfig};
 use revu_worker::config::WorkerConfig;
 use revu_worker::metrics::WorkerMetrics;
 use revu_worker::runner::Worker;
@@ -25,15 +24,7 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    // The only place the worker reads OTEL_* settings.
-    let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), "revu-worker");
-    let telemetry = revu_common::telemetry::init(
-        LogSettings {
-            json: config.log_json,
-            default_level: "info",
-        },
-        traces.as_ref(),
-    )?;
+    let telemetry = revu_common::telemetry::init_service("revu-worker", config.log_json)?;
     let result = work(&config).await;
     telemetry.shutdown().await;
     result

@@ -30,6 +30,21 @@ pub fn init_logs(json: bool, default_level: &str) {
     );
 }
 
+/// Telemetry of a service binary: logs as `json` says, and traces as the
+/// process's `OTEL_*` environment says (read here, at the binary's edge,
+/// and nowhere deeper). `service` names the binary when
+/// `OTEL_SERVICE_NAME` does not.
+pub fn init_service(service: &str, json: bool) -> Result<Telemetry, TelemetryError> {
+    let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), service);
+    init(
+        LogSettings {
+            json,
+            default_level: "info",
+        },
+        traces.as_ref(),
+    )
+}
+
 /// One line for an error and its causes, each cause added only when its
 /// text is not already part of the line (many errors repeat their source).
 pub fn one_line<'a>(
