@@ -18,10 +18,19 @@ pub async fn review(
     settings: ReviewSettings,
     workers: usize,
 ) -> Result<String, CliError> {
+    let engines = Engines::default();
+    // A lane whose engine no worker offers would only fault; say so now.
+    if let Some(engine) = &settings.adjudicate
+        && engines.get(engine).is_none()
+    {
+        return Err(CliError::Input(format!(
+            "--adjudicate {engine}: not an engine of the embedded mode (use rules)"
+        )));
+    }
     let backend = MemoryBackend::new();
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?;
-    let worker = Worker::new(backend.clone(), Engines::default(), Duration::from_secs(60))
+    let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
         .with_poll(Duration::from_millis(50));
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {

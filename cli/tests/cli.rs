@@ -213,3 +213,37 @@ fn facts_lists_files_with_status_counts_and_added_lines() {
     );
     assert_eq!(facts["risk_tier"], "HIGH_RISK");
 }
+
+#[test]
+fn embedded_review_adjudicates_with_rules_and_refuses_other_engines() {
+    let path = example("secret-and-unwrap.patch");
+    let diff = path.to_str().unwrap_or_default();
+    let out = revu(
+        &[
+            "review",
+            "--diff",
+            diff,
+            "--format",
+            "json",
+            "--adjudicate",
+            "rules",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let report = json(&out);
+    let adjudication = &report["adjudication"];
+    assert_eq!(adjudication["status"], "applied", "{adjudication}");
+    assert_eq!(adjudication["dropped"], 0, "{adjudication}");
+    let lanes = report["lanes"].as_array().cloned().unwrap_or_default();
+    assert!(
+        lanes
+            .iter()
+            .any(|l| l["id"] == "adjudication" && l["outcome"] == "COMPLETE"),
+        "{lanes:?}"
+    );
+
+    let out = revu(&["review", "--diff", diff, "--adjudicate", "llm"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--adjudicate llm"));
+}

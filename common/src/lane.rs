@@ -1,6 +1,7 @@
 //! Lane jobs and lane reports: what crosses the queue between coordinator
 //! and workers.
 
+use crate::adjudication::Decision;
 use crate::finding::{Dimension, Finding};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -28,21 +29,24 @@ impl fmt::Display for ReviewId {
     }
 }
 
-/// What a lane reviews: a domain slice of files, or one specialist dimension
-/// across the whole change.
+/// What a lane reviews: a domain slice of files, one specialist dimension
+/// across the whole change, or (phase two, when enabled) the verified
+/// BLOCKER and IMPORTANT findings to adjudicate.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LaneKind {
     Domain { domain: String },
     Specialist { dimension: Dimension },
+    Adjudication,
 }
 
 impl LaneKind {
-    /// `domain` or `specialist`, the metric and trace label.
+    /// `domain`, `specialist` or `adjudication`, the metric and trace label.
     pub fn label(&self) -> &'static str {
         match self {
             LaneKind::Domain { .. } => "domain",
             LaneKind::Specialist { .. } => "specialist",
+            LaneKind::Adjudication => "adjudication",
         }
     }
 }
@@ -50,7 +54,8 @@ impl LaneKind {
 /// One lane of a review's plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneSpec {
-    /// Stable within a review: `domain:api`, `domain:api#2`, `specialist:security`.
+    /// Stable within a review: `domain:api`, `domain:api#2`,
+    /// `specialist:security`, `adjudication`.
     pub id: String,
     #[serde(flatten)]
     pub kind: LaneKind,
@@ -83,6 +88,10 @@ pub struct LaneJob {
     /// W3C `traceparent` of the dispatching span, when tracing is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
+    /// For the adjudication lane: the findings to re-try, which its
+    /// `decisions` refer to by index. Empty for every other lane.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Finding>,
 }
 
 /// The mandatory sections of a lane report, present even when clean.
@@ -95,6 +104,9 @@ pub struct LaneReportBody {
     pub findings: Vec<Finding>,
     /// One paragraph: what the lane concluded.
     pub summary: String,
+    /// Adjudication lanes only: one decision per candidate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Decision>,
 }
 
 /// What a worker writes back for one lane attempt.

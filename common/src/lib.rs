@@ -1,6 +1,7 @@
 //! Shared domain types of revu: diff facts, the finding schema, lane jobs and
 //! reports, the canonical report, the queue contract and the retry policy.
 
+pub mod adjudication;
 pub mod bundle;
 pub mod diff;
 pub mod facts;

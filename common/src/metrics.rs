@@ -33,9 +33,10 @@ const MAX_HEAD: usize = 8 * 1024;
 /// Labels of a lane's duration: what ran it and how it ended.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LaneLabels {
-    /// `domain` or `specialist`.
+    /// `domain`, `specialist` or `adjudication`.
     pub lane_kind: String,
-    /// The domain (`api`, `docs`, …) or the dimension (`security`, …).
+    /// The domain (`api`, `docs`, …), the dimension (`security`, …) or
+    /// `adjudication`.
     pub lane: String,
     pub engine: String,
     pub outcome: String,
@@ -49,6 +50,7 @@ impl LaneLabels {
             lane: match &spec.kind {
                 LaneKind::Domain { domain } => domain.clone(),
                 LaneKind::Specialist { dimension } => dimension.as_str().to_owned(),
+                LaneKind::Adjudication => spec.kind.label().to_owned(),
             },
             engine: spec.engine.clone(),
             outcome: outcome.to_owned(),

@@ -115,7 +115,7 @@ pub enum LaneOutcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneSummary {
     pub id: String,
-    /// `domain` or `specialist`.
+    /// `domain`, `specialist` or `adjudication`.
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
@@ -181,7 +181,8 @@ pub struct VerificationStats {
     /// per raised finding, like the drops; not a drop itself).
     #[serde(default)]
     pub severity_overridden: usize,
-    /// Findings in the report.
+    /// Findings that survived verification (adjudication, when on, may
+    /// drop some of them afterwards; see the report's `adjudication`).
     pub kept: usize,
 }
 
@@ -212,6 +213,10 @@ pub struct Report {
     /// What the repository's `REVIEW.md` and `revu.toml` did to this review.
     #[serde(default)]
     pub conventions: ConventionsReport,
+    /// What the adjudication lane confirmed, downgraded and dropped; absent
+    /// when the review was not adjudicated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<crate::adjudication::AdjudicationReport>,
 }
 
 /// A repository file a review used, identified by its content.

@@ -1,9 +1,10 @@
 //! A review's stored state: its plan, its lane results and its progress
 //! events. Lives in the backend (Redis), so any coordinator can resume it.
 
+use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
-use crate::finding::Dimension;
-use crate::lane::{LaneReportBody, LaneSpec, ReviewId};
+use crate::finding::{Dimension, Finding};
+use crate::lane::{LaneKind, LaneReportBody, LaneSpec, ReviewId};
 use crate::report::{FactsSummary, LaneOutcome, RigorChoice};
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,25 @@ pub struct ReviewPlan {
     pub cover_fallback: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<String>,
+    /// Set when the review is adjudicated: once every lane above settled,
+    /// phase two adds the adjudication lane to `lanes` and dispatches it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<AdjudicationPlan>,
+}
+
+impl ReviewPlan {
+    pub fn lane(&self, id: &str) -> Option<&LaneSpec> {
+        self.lanes.iter().find(|l| l.id == id)
+    }
+
+    /// The findings every job of `lane` carries: the adjudication
+    /// candidates for the adjudication lane, none for any other.
+    pub fn candidates_for(&self, lane: &LaneSpec) -> Vec<Finding> {
+        match (&lane.kind, &self.adjudication) {
+            (LaneKind::Adjudication, Some(a)) => a.candidates.clone(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The stored record of a review.

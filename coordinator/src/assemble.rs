@@ -1,16 +1,20 @@
 //! Stages 7–8 after gathering, as one pure function: verification of every
-//! finding, verdict math, and the canonical report.
+//! finding, adjudication when the review has it, verdict math, and the
+//! canonical report.
 //!
 //! The repository's `REVIEW.md` and `revu.toml` are re-read from the stored
 //! bundle rather than carried in the plan: parsing is cheap and pure, and
 //! the report then depends on nothing but stored state.
 
 use crate::conventions::{REPO_CONFIG, RepoContext, source_file};
+use crate::stages::adjudicate;
 use crate::stages::verdict::{self, VerdictInput};
-use crate::stages::verify;
+use crate::stages::verify::{self, Verified};
+use revu_common::adjudication::{ADJUDICATION_LANE, is_candidate};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
-use revu_common::lane::{LaneKind, ReviewId};
+use revu_common::finding::Finding;
+use revu_common::lane::{LaneKind, LaneSpec, ReviewId};
 use revu_common::report::{
     ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION,
 };
@@ -26,43 +30,14 @@ pub fn assemble(
     diff: &Diff,
     bundle: &ReviewBundle,
 ) -> Report {
-    let mut raised = Vec::new();
-    let mut lanes = Vec::with_capacity(plan.lanes.len());
-    for spec in &plan.lanes {
-        let result = results.get(&spec.id);
-        let body = result.and_then(|r| r.body.as_ref());
-        if let Some(body) = body {
-            raised.extend(body.findings.iter().cloned());
-        }
-        let (domain, dimension) = match &spec.kind {
-            LaneKind::Domain { domain } => (Some(domain.clone()), None),
-            LaneKind::Specialist { dimension } => (None, Some(*dimension)),
-        };
-        lanes.push(LaneSummary {
-            id: spec.id.clone(),
-            kind: spec.kind.label().to_owned(),
-            domain,
-            dimension,
-            engine: spec.engine.clone(),
-            outcome: result
-                .map(|r| r.outcome)
-                .unwrap_or(LaneOutcome::PipelineFault),
-            attempts: result.map(|r| r.attempts).unwrap_or(0),
-            files: spec.files.len(),
-            checks: body.map(|b| b.checks.clone()).unwrap_or_default(),
-            findings_raised: body.map(|b| b.findings.len()).unwrap_or(0),
-            summary: body.map(|b| b.summary.clone()).unwrap_or_default(),
-            banner: match result {
-                Some(r) => r.banner.clone(),
-                None => Some("lane never settled".to_owned()),
-            },
-        });
-    }
+    let lanes: Vec<LaneSummary> = plan
+        .lanes
+        .iter()
+        .map(|spec| lane_summary(spec, results.get(&spec.id)))
+        .collect();
     let (repo, mut conventions) = repo_context(bundle);
-    let ledger = repo.config.ledger.run(diff);
-    conventions.ledger_matches = ledger.len();
-    raised.extend(ledger);
-    let verified = verify::verify_with(raised, diff, bundle, &repo.conventions);
+    let (verified, ledger_matches) = verify_lanes(plan, results, diff, bundle, &repo);
+    conventions.ledger_matches = ledger_matches;
     conventions.path_guidance = repo
         .conventions
         .guidance
@@ -86,16 +61,24 @@ pub fn assemble(
     conventions.blockers_protected = verified.conventions.protected;
     let failed_citations =
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
+    let (findings, adjudication) = match &plan.adjudication {
+        Some(adj) => {
+            let out =
+                adjudicate::adjudicate(adj, results.get(ADJUDICATION_LANE), verified.findings);
+            (out.findings, Some(out.report))
+        }
+        None => (verified.findings, None),
+    };
     let decision = tracing::info_span!(span::VERDICT).in_scope(|| {
         verdict::decide(&VerdictInput {
-            findings: &verified.findings,
+            findings: &findings,
             lanes: &lanes,
             signals: &plan.signals,
             rigor: plan.rigor.level,
             failed_citations,
         })
     });
-    let summary = summarize(plan, &lanes, &verified.findings.len());
+    let summary = summarize(plan, &lanes, findings.len());
     Report {
         schema_version: SCHEMA_VERSION.to_owned(),
         review_id: id.0.clone(),
@@ -107,12 +90,85 @@ pub fn assemble(
         facts: plan.facts.clone(),
         lanes,
         dimensions_not_dispatched: plan.skipped_dimensions.clone(),
-        findings: verified.findings,
+        findings,
         cross_cutting: verified.cross_cutting,
         verification: verified.stats,
         actions: decision.actions,
         cover_fallback: plan.cover_fallback.clone(),
         conventions,
+        adjudication,
+    }
+}
+
+/// Phase two's input: the BLOCKER and IMPORTANT findings verification
+/// keeps, exactly as [`assemble`] verifies them, in report order.
+pub fn adjudication_candidates(
+    plan: &ReviewPlan,
+    results: &BTreeMap<String, LaneResult>,
+    diff: &Diff,
+    bundle: &ReviewBundle,
+) -> Vec<Finding> {
+    let (repo, _) = repo_context(bundle);
+    let (verified, _) = verify_lanes(plan, results, diff, bundle, &repo);
+    verified.findings.into_iter().filter(is_candidate).collect()
+}
+
+/// Verifies what the review lanes and the review-miss ledger raised. The
+/// adjudication lane raises nothing: its findings are never read. Returns
+/// the verified findings and how many the ledger raised.
+fn verify_lanes(
+    plan: &ReviewPlan,
+    results: &BTreeMap<String, LaneResult>,
+    diff: &Diff,
+    bundle: &ReviewBundle,
+    repo: &RepoContext,
+) -> (Verified, usize) {
+    let mut raised: Vec<Finding> = plan
+        .lanes
+        .iter()
+        .filter(|spec| spec.kind != LaneKind::Adjudication)
+        .filter_map(|spec| results.get(&spec.id)?.body.as_ref())
+        .flat_map(|body| body.findings.iter().cloned())
+        .collect();
+    let ledger = repo.config.ledger.run(diff);
+    let matches = ledger.len();
+    raised.extend(ledger);
+    (
+        verify::verify_with(raised, diff, bundle, &repo.conventions),
+        matches,
+    )
+}
+
+/// One lane's line in the report.
+fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
+    let body = result.and_then(|r| r.body.as_ref());
+    let (domain, dimension) = match &spec.kind {
+        LaneKind::Domain { domain } => (Some(domain.clone()), None),
+        LaneKind::Specialist { dimension } => (None, Some(*dimension)),
+        LaneKind::Adjudication => (None, None),
+    };
+    let raised = match spec.kind {
+        LaneKind::Adjudication => 0,
+        _ => body.map(|b| b.findings.len()).unwrap_or(0),
+    };
+    LaneSummary {
+        id: spec.id.clone(),
+        kind: spec.kind.label().to_owned(),
+        domain,
+        dimension,
+        engine: spec.engine.clone(),
+        outcome: result
+            .map(|r| r.outcome)
+            .unwrap_or(LaneOutcome::PipelineFault),
+        attempts: result.map(|r| r.attempts).unwrap_or(0),
+        files: spec.files.len(),
+        checks: body.map(|b| b.checks.clone()).unwrap_or_default(),
+        findings_raised: raised,
+        summary: body.map(|b| b.summary.clone()).unwrap_or_default(),
+        banner: match result {
+            Some(r) => r.banner.clone(),
+            None => Some("lane never settled".to_owned()),
+        },
     }
 }
 
@@ -138,18 +194,23 @@ fn repo_context(bundle: &ReviewBundle) -> (RepoContext, ConventionsReport) {
     }
 }
 
-fn summarize(plan: &ReviewPlan, lanes: &[LaneSummary], findings: &usize) -> String {
+fn summarize(plan: &ReviewPlan, lanes: &[LaneSummary], findings: usize) -> String {
     let complete = lanes
         .iter()
         .filter(|l| l.outcome == LaneOutcome::Complete)
         .count();
     format!(
-        "Reviewed {} file(s) (+{} −{}) in {} lane(s), {} complete; {} finding(s) after verification.",
+        "Reviewed {} file(s) (+{} −{}) in {} lane(s), {} complete; {} finding(s) after verification{}.",
         plan.facts.files_changed,
         plan.facts.lines_added,
         plan.facts.lines_removed,
         lanes.len(),
         complete,
-        findings
+        findings,
+        if plan.adjudication.is_some() {
+            " and adjudication"
+        } else {
+            ""
+        }
     )
 }

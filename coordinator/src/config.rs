@@ -53,6 +53,12 @@ pub struct ReviewSettings {
     /// Reviews running at once before submissions get RESOURCE_EXHAUSTED.
     #[arg(long, env = "REVU_MAX_INFLIGHT", default_value_t = 1000)]
     pub max_inflight: usize,
+
+    /// Engine of the adjudication lane, which re-tries every verified
+    /// BLOCKER and IMPORTANT finding (confirm, downgrade or drop) before the
+    /// verdict; off when unset.
+    #[arg(long, env = "REVU_ADJUDICATE")]
+    pub adjudicate: Option<String>,
 }
 
 impl ReviewSettings {
@@ -105,6 +111,9 @@ impl ReviewSettings {
         if self.reclaim_idle_secs == 0 {
             return Err("--reclaim-idle-secs must be at least 1".into());
         }
+        if let Some(engine) = &self.adjudicate {
+            valid_engine_name(engine).map_err(|e| format!("--adjudicate: {e}"))?;
+        }
         Ok(())
     }
 }
@@ -122,6 +131,7 @@ impl Default for ReviewSettings {
             retry_base_ms: 500,
             review_timeout_secs: 600,
             max_inflight: 1000,
+            adjudicate: None,
         }
     }
 }
@@ -268,5 +278,16 @@ mod tests {
         assert!(parse_engine_retry("llm=0").is_err());
         assert!(parse_engine_retry("LLM=2").is_err());
         assert!(parse_lane_engine("nolane").is_err());
+    }
+
+    #[test]
+    fn adjudication_is_off_by_default_and_needs_an_engine_name() {
+        assert_eq!(ReviewSettings::default().adjudicate, None);
+        let on = |engine: &str| ReviewSettings {
+            adjudicate: Some(engine.into()),
+            ..ReviewSettings::default()
+        };
+        assert!(on("rules").validate().is_ok());
+        assert!(on("Bad Name").validate().is_err());
     }
 }

@@ -5,6 +5,7 @@ use crate::config::ReviewSettings;
 use crate::conventions::{RepoConfigError, RepoContext};
 use crate::service::ServiceError;
 use crate::stages::{cover, grouping::Grouper, plan};
+use revu_common::adjudication::AdjudicationPlan;
 use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
@@ -143,6 +144,10 @@ pub fn prepare(
         signals: facts.signals.clone(),
         cover_fallback: outcome.fallback,
         labels: request.labels.clone(),
+        adjudication: settings.adjudicate.as_ref().map(|engine| AdjudicationPlan {
+            engine: engine.clone(),
+            candidates: Vec::new(),
+        }),
     };
     Ok(Prepared { diff, facts, plan })
 }

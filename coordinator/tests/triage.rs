@@ -38,7 +38,7 @@ fn describe(p: &Prepared) -> String {
     writeln!(out, "lanes:").unwrap();
     for lane in &plan.lanes {
         let what = match &lane.kind {
-            LaneKind::Domain { .. } => lane.files.join(", "),
+            LaneKind::Domain { .. } | LaneKind::Adjudication => lane.files.join(", "),
             LaneKind::Specialist { .. } => format!("all {} file(s)", lane.files.len()),
         };
         writeln!(out, "  {} [{}]: {what}", lane.id, lane.engine).unwrap();

@@ -8,6 +8,9 @@ Reads the lane as JSON on stdin and, by MODE:
   refuse             fails permanently (exit 65)
   malformed          writes a report missing mandatory sections
   garbage            writes text that is not JSON
+  adjudicate-drop-first
+                     as an adjudication lane: drops the first candidate
+                     with a reason and confirms the rest
 """
 import json
 import random
@@ -44,6 +47,16 @@ def main(argv):
         return 65
     if mode == "malformed":
         json.dump({"reviewed": lane.get("files", []), "findings": "none"}, sys.stdout)
+        return 0
+    if mode == "adjudicate-drop-first":
+        report = clean_report(lane)
+        report["decisions"] = [
+            {"index": 0, "action": "drop", "reason": "simulated adjudicator: not reachable"}
+            if i == 0
+            else {"index": i, "action": "confirm", "reason": ""}
+            for i, _ in enumerate(lane.get("candidates", []))
+        ]
+        json.dump(report, sys.stdout)
         return 0
     if mode == "garbage":
         sys.stdout.write("this is not a report")

@@ -32,6 +32,7 @@ fn job(review: &ReviewId, lane: &str) -> LaneJob {
         not_before_ms: 0,
         rejected_for: vec![],
         traceparent: None,
+        candidates: vec![],
     }
 }
 
@@ -73,6 +74,7 @@ fn record(id: &ReviewId) -> ReviewRecord {
             signals: vec![],
             cover_fallback: None,
             labels: vec![],
+            adjudication: None,
         },
         traceparent: None,
     }
@@ -462,6 +464,63 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
     );
 }
 
+async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let first = job(&id, "domain:a");
+    b.create_review(
+        &record(&id),
+        &ReviewBundle::default(),
+        None,
+        std::slice::from_ref(&first),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut grown = record(&id);
+    grown.plan.lanes.push(first.lane.clone());
+    let mut added = job(&id, "adjudication");
+    added.lane.kind = LaneKind::Adjudication;
+    grown.plan.lanes.push(added.lane.clone());
+    assert!(
+        b.add_lane(&grown, &added)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    // A second coordinator (or a repeated sweep) adds nothing.
+    assert!(
+        !b.add_lane(&grown, &added)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    let stored = b.load_record(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stored.map(|r| r.plan.lanes.len()), Some(2));
+    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(attempts.get("adjudication"), Some(&1));
+    let backlog = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(backlog.undelivered, 2);
+
+    // A cancelled review gets no new lane.
+    let other = ReviewId::new();
+    b.create_review(&record(&other), &ReviewBundle::default(), None, &[])
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut cancelled = record(&other);
+    cancelled.state = ReviewState::Cancelled;
+    b.save_record(&cancelled)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let late = job(&other, "adjudication");
+    assert!(
+        !b.add_lane(&record(&other), &late)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"))
+    );
+    let stored = b
+        .load_record(&other)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stored.map(|r| r.state), Some(ReviewState::Cancelled));
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -499,6 +558,7 @@ conformance!(
     lease_extension_and_release_follow_the_holder,
     trimming_never_removes_undelivered_or_pending_entries,
     creation_dispatches_lanes_and_retries_are_dispatched_once,
+    a_lane_is_added_once_and_only_to_an_active_review,
 );
 
 #[tokio::test]

@@ -36,6 +36,11 @@ pub struct Args {
     /// directory].
     #[arg(long)]
     repo: Option<PathBuf>,
+    /// Re-try every verified BLOCKER and IMPORTANT finding in an
+    /// adjudication lane run by this engine (`rules`: confirm a finding if
+    /// its rule still fires, else drop it).
+    #[arg(long, value_name = "ENGINE")]
+    adjudicate: Option<String>,
 }
 
 /// A repository's `REVIEW.md` and `revu.toml`, each when present.
@@ -90,12 +95,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         repo_config: repo.revu_toml,
         ..Submission::default()
     };
+    let settings = ReviewSettings {
+        adjudicate: args.adjudicate,
+        ..ReviewSettings::default()
+    };
+    settings.validate().map_err(CliError::Input)?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    let report = runtime.block_on(embedded::review(
-        submission,
-        ReviewSettings::default(),
-        args.workers.max(1),
-    ))?;
+    let report = runtime.block_on(embedded::review(submission, settings, args.workers.max(1)))?;
     emit(&report, args.format, args.fail_on)
 }

@@ -15,6 +15,9 @@ use std::io::Read;
 use std::sync::mpsc;
 
 const FILE_START: &[u8] = b"diff --git ";
+/// Segment buffers in use at most: one being read into, one queued, one
+/// being parsed.
+const POOL: usize = 3;
 
 /// How a stream is cut into segments.
 #[derive(Debug, Clone, Copy)]
@@ -22,8 +25,8 @@ pub(crate) struct Cutting {
     /// Bytes read at a time; a segment is at least this long (or the rest
     /// of the diff).
     pub chunk: usize,
-    /// How far back from the end of what was read a cut is looked for:
-    /// a bound on the search's cost, which the reading thread pays.
+    /// How far back from the end of a fresh chunk a cut is looked for
+    /// first: a bound on the search's cost, which the reading thread pays.
     pub window: usize,
 }
 
@@ -82,7 +85,7 @@ where
     R: Read + Send + 'static,
     S: Sink,
 {
-    // Two segments in flight: one parsed, one being read.
+    // At most one segment queued: one is parsed while the next is read.
     let (segments, received) = mpsc::sync_channel::<Message>(1);
     let (spare, spares) = mpsc::channel::<Vec<u8>>();
     let reading = std::thread::Builder::new()
@@ -122,6 +125,7 @@ fn cut_segments<R: Read>(
     spares: &mpsc::Receiver<Vec<u8>>,
 ) {
     let mut buf: Vec<u8> = Vec::new();
+    let mut made = 1;
     // Positions before this hold no file start worth cutting at.
     let mut searched = 0;
     // Each turn reads one chunk; the input's end ends the loop.
@@ -141,13 +145,33 @@ fn cut_segments<R: Read>(
         if buf.len() < cutting.chunk {
             continue;
         }
-        let from = searched.max(buf.len().saturating_sub(cutting.window));
+        // Near the end first: small files put a file start there. Once that
+        // failed (a file larger than a chunk), everything read since is
+        // searched, so a segment never grows much past its largest file.
+        let from = if searched > 0 {
+            searched
+        } else {
+            buf.len().saturating_sub(cutting.window)
+        };
         let Some(cut) = next_file_start(&buf, from) else {
             // A line start before this had all 11 bytes of a header in view.
             searched = buf.len().saturating_sub(FILE_START.len());
             continue;
         };
-        let mut next = spares.try_recv().unwrap_or_default();
+        // A bounded pool: fresh buffers cost a page fault per page, while
+        // a returned one already has its pages (large single-file patches
+        // make segments of tens of megabytes).
+        let mut next = match spares.try_recv() {
+            Ok(spare) => spare,
+            Err(_) if made < POOL => {
+                made += 1;
+                Vec::new()
+            }
+            Err(_) => match spares.recv() {
+                Ok(spare) => spare,
+                Err(_) => return,
+            },
+        };
         next.clear();
         next.extend_from_slice(buf.get(cut..).unwrap_or_default());
         buf.truncate(cut);

@@ -23,8 +23,9 @@ impl Facts {
     }
 
     /// [`Facts::scan`] of a diff read from a stream, which is never held
-    /// whole: memory grows with the facts, not with the patch text, and
-    /// reading overlaps parsing.
+    /// whole: memory grows with the facts and with the largest single
+    /// file's patch, not with the whole patch text, and reading overlaps
+    /// parsing (on a second thread).
     pub fn read<R: Read + Send + 'static>(reader: R) -> Result<Facts, ReadError> {
         let mut sink = FactsSink::default();
         walk_reader(reader, Cutting::DEFAULT, &mut sink)?;

@@ -296,6 +296,24 @@ impl ReviewStore for MemoryBackend {
         Ok(true)
     }
 
+    async fn add_lane(&self, record: &ReviewRecord, job: &LaneJob) -> Result<bool, QueueError> {
+        let raw = encode("lane job", job)?;
+        let mut s = self.lock();
+        if !s.active.contains(&record.id) {
+            return Ok(false);
+        }
+        let attempts = s.attempts.entry(record.id.clone()).or_default();
+        if attempts.contains_key(&job.lane.id) {
+            return Ok(false);
+        }
+        attempts.insert(job.lane.id.clone(), job.attempt);
+        s.records.insert(record.id.clone(), record.clone());
+        s.jobs.add(raw);
+        drop(s);
+        self.jobs_ready.notify_waiters();
+        Ok(true)
+    }
+
     async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
         Ok(self.lock().attempts.get(id).cloned().unwrap_or_default())
     }

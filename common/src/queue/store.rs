@@ -77,6 +77,19 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         gate_rejection: bool,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
+    /// Adds a lane to a running review and dispatches its first attempt,
+    /// in one atomic step and at most once: stores `record` (the review's
+    /// record with the lane already in its plan), records `job.attempt` as
+    /// the lane's awaited attempt and publishes `job`. Returns `false`,
+    /// changing nothing, when the lane already has an awaited attempt (a
+    /// second coordinator or sweep got there first) or the review is no
+    /// longer active (finished or cancelled).
+    fn add_lane(
+        &self,
+        record: &ReviewRecord,
+        job: &LaneJob,
+    ) -> impl Future<Output = Result<bool, QueueError>> + Send;
+
     /// The attempt awaited per lane (reports of older attempts are stale),
     /// plus the gate-rejection markers.
     fn lane_attempts(

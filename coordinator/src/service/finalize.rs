@@ -12,7 +12,8 @@ use std::time::Instant;
 use tracing::field::Empty;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
-    /// Finalizes the review if it is running and every planned lane settled.
+    /// Finalizes the review if it is running and every planned lane settled
+    /// (first dispatching the adjudication lane, when the review has one).
     /// Safe to call repeatedly and from several coordinators: the report is
     /// a pure function of stored state, so a second writer writes the same.
     pub(super) async fn try_finalize(&self, id: &ReviewId) -> Result<(), ServiceError> {
@@ -36,6 +37,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 "review {id} has no stored bundle"
             )));
         };
+        if self.start_adjudication(&record, &results, &bundle).await? {
+            return Ok(());
+        }
         self.backend
             .push_event(
                 id,

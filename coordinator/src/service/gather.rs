@@ -187,6 +187,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
             traceparent: None,
+            candidates: record.plan.candidates_for(spec),
         };
         let result = |outcome, body, banner| LaneResult {
             lane_id: spec.id.clone(),
@@ -198,7 +199,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             duration_ms: report.duration_ms,
         };
         Ok(match &report.outcome {
-            LaneAttemptOutcome::Reported { body } => match observe::completeness_gate(body) {
+            LaneAttemptOutcome::Reported { body } => match observe::completeness_gate(
+                body,
+                completeness::Expected::of(&record.plan, spec),
+            ) {
                 Ok(body) => Step::Settle(result(LaneOutcome::Complete, Some(body), None)),
                 Err(problems) => match attempts.get(&gate_rejection_marker(&spec.id)) {
                     None => Step::GateRetry {

@@ -5,6 +5,7 @@
 //! a review another one submitted, and a restarted one resumes where the
 //! last left off.
 
+mod adjudicate;
 mod finalize;
 mod gather;
 mod observe;

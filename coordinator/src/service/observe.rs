@@ -29,6 +29,7 @@ fn kind_fields(spec: &LaneSpec) -> (Option<&str>, Option<&str>) {
     match &spec.kind {
         LaneKind::Domain { domain } => (Some(domain.as_str()), None),
         LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
+        LaneKind::Adjudication => (None, None),
     }
 }
 
@@ -95,6 +96,7 @@ pub(super) fn gather_span(record: &ReviewRecord, report: &LaneReport) -> Span {
 /// Stage 6 on one report body, in its own span.
 pub(super) fn completeness_gate(
     body: &serde_json::Value,
+    expected: crate::stages::completeness::Expected,
 ) -> Result<revu_common::lane::LaneReportBody, Vec<String>> {
     let s = tracing::info_span!(
         span::COMPLETENESS_GATE,
@@ -102,7 +104,7 @@ pub(super) fn completeness_gate(
         { attr::FINDINGS } = Empty,
         { attr::GATE_PROBLEMS } = Empty,
     );
-    let checked = s.in_scope(|| crate::stages::completeness::check(body));
+    let checked = s.in_scope(|| crate::stages::completeness::check(body, expected));
     match &checked {
         Ok(body) => {
             s.record(attr::OUTCOME, "passed");

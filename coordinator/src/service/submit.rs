@@ -118,6 +118,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 not_before_ms: 0,
                 rejected_for: Vec::new(),
                 traceparent: None,
+                candidates: Vec::new(),
             })
             .collect();
         let publish_spans: Vec<tracing::Span> = dispatch_span.in_scope(|| {

@@ -1,15 +1,42 @@
 //! The completeness gate: a lane report must carry every mandatory section
-//! and only findings that match the schema.
+//! and only findings that match the schema; an adjudication lane's report
+//! must also decide every candidate exactly once.
 
+use revu_common::adjudication::{Action, Decision};
 use revu_common::finding::Finding;
-use revu_common::lane::LaneReportBody;
+use revu_common::lane::{LaneKind, LaneReportBody, LaneSpec};
+use revu_common::review::ReviewPlan;
 use serde_json::Value;
 
 /// The sections every lane report carries, even when clean.
 pub const MANDATORY_SECTIONS: [&str; 4] = ["reviewed", "checks", "findings", "summary"];
 
+/// The section an adjudication lane's report adds.
+pub const DECISIONS: &str = "decisions";
+
+/// What a lane's report must hold besides the mandatory sections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    /// A review lane: the mandatory sections and nothing else.
+    Review,
+    /// The adjudication lane: also `decisions`, one per candidate.
+    Decisions { candidates: usize },
+}
+
+impl Expected {
+    /// What `spec`'s reports must hold in the review planned by `plan`.
+    pub fn of(plan: &ReviewPlan, spec: &LaneSpec) -> Expected {
+        match spec.kind {
+            LaneKind::Adjudication => Expected::Decisions {
+                candidates: plan.adjudication.as_ref().map_or(0, |a| a.candidates.len()),
+            },
+            LaneKind::Domain { .. } | LaneKind::Specialist { .. } => Expected::Review,
+        }
+    }
+}
+
 /// Validates a raw report body; on failure lists everything wrong with it.
-pub fn check(body: &Value) -> Result<LaneReportBody, Vec<String>> {
+pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<String>> {
     let Some(obj) = body.as_object() else {
         return Err(vec![format!(
             "report body is {}, not an object",
@@ -17,13 +44,15 @@ pub fn check(body: &Value) -> Result<LaneReportBody, Vec<String>> {
         )]);
     };
     let mut problems = Vec::new();
-    for section in MANDATORY_SECTIONS {
-        if !obj.contains_key(section) {
+    let adjudicating = matches!(expected, Expected::Decisions { .. });
+    let extra: &[&str] = if adjudicating { &[DECISIONS] } else { &[] };
+    for section in MANDATORY_SECTIONS.iter().chain(extra) {
+        if !obj.contains_key(*section) {
             problems.push(format!("missing section `{section}`"));
         }
     }
     for key in obj.keys() {
-        if !MANDATORY_SECTIONS.contains(&key.as_str()) {
+        if !MANDATORY_SECTIONS.contains(&key.as_str()) && !extra.contains(&key.as_str()) {
             problems.push(format!("unknown section `{key}`"));
         }
     }
@@ -78,16 +107,78 @@ pub fn check(body: &Value) -> Result<LaneReportBody, Vec<String>> {
         }
         None => String::new(),
     };
+    let decisions = match (expected, obj.get(DECISIONS)) {
+        (Expected::Decisions { candidates }, Some(section)) => {
+            decisions(section, candidates, &mut problems)
+        }
+        _ => Vec::new(),
+    };
     if problems.is_empty() {
         Ok(LaneReportBody {
             reviewed,
             checks,
             findings,
             summary,
+            decisions,
         })
     } else {
         Err(problems)
     }
+}
+
+/// Checks an adjudication report's `decisions`: a list deciding each of
+/// `candidates` exactly once, with a known action and, for a downgrade or a
+/// drop, a reason.
+fn decisions(section: &Value, candidates: usize, problems: &mut Vec<String>) -> Vec<Decision> {
+    let Some(items) = section.as_array() else {
+        problems.push(format!("`{DECISIONS}` is {}, not a list", kind(section)));
+        return Vec::new();
+    };
+    let mut decided = vec![false; candidates];
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("`{DECISIONS}[{i}]`");
+        if let Some(action) = item.get("action").and_then(Value::as_str)
+            && !Action::ALL.iter().any(|a| a.as_str() == action)
+        {
+            problems.push(format!(
+                "{at}: action {action:?} is not confirm, downgrade or drop"
+            ));
+            continue;
+        }
+        let d = match serde_json::from_value::<Decision>(item.clone()) {
+            Ok(d) => d,
+            Err(e) => {
+                problems.push(format!("{at}: {e}"));
+                continue;
+            }
+        };
+        match decided.get_mut(d.index) {
+            None => problems.push(format!(
+                "{at}: index {} is out of range ({candidates} candidate(s))",
+                d.index
+            )),
+            Some(true) => problems.push(format!("{at}: candidate {} decided twice", d.index)),
+            Some(seen) => *seen = true,
+        }
+        if d.action.needs_reason() && d.reason.trim().is_empty() {
+            problems.push(format!("{at}: a {} needs a reason", d.action.as_str()));
+        }
+        out.push(d);
+    }
+    let missing: Vec<String> = decided
+        .iter()
+        .enumerate()
+        .filter(|(_, seen)| !**seen)
+        .map(|(i, _)| i.to_string())
+        .collect();
+    if !missing.is_empty() {
+        problems.push(format!(
+            "no decision for candidate(s) {}",
+            missing.join(", ")
+        ));
+    }
+    out
 }
 
 /// Salvages what it can from a report that failed the gate twice, so the
@@ -121,6 +212,8 @@ pub fn salvage(body: &Value) -> LaneReportBody {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned(),
+        // A twice-rejected adjudication report is never applied.
+        decisions: Vec::new(),
     }
 }
 
@@ -141,16 +234,18 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    const REVIEW: Expected = Expected::Review;
+
     #[test]
     fn clean_report_with_every_section_passes() {
         let body = json!({"reviewed": ["a.rs"], "checks": ["RV-COR-001"], "findings": [], "summary": "clean"});
-        assert_eq!(check(&body).unwrap().reviewed, ["a.rs"]);
+        assert_eq!(check(&body, REVIEW).unwrap().reviewed, ["a.rs"]);
     }
 
     #[test]
     fn missing_sections_and_bad_findings_are_all_listed() {
         let body = json!({"reviewed": [], "findings": [{"rule": "X"}], "extra": 1});
-        let problems = check(&body).unwrap_err();
+        let problems = check(&body, REVIEW).unwrap_err();
         assert!(problems.contains(&"missing section `checks`".to_owned()));
         assert!(problems.contains(&"missing section `summary`".to_owned()));
         assert!(problems.contains(&"unknown section `extra`".to_owned()));
@@ -163,6 +258,73 @@ mod tests {
 
     #[test]
     fn non_object_is_rejected() {
-        assert_eq!(check(&json!([1])).unwrap_err().len(), 1);
+        assert_eq!(check(&json!([1]), REVIEW).unwrap_err().len(), 1);
+    }
+
+    fn adjudication(decisions: Value) -> Value {
+        json!({"reviewed": ["a.rs"], "checks": ["RV-COR-001"], "findings": [],
+               "summary": "re-tried", "decisions": decisions})
+    }
+
+    const TWO: Expected = Expected::Decisions { candidates: 2 };
+
+    #[test]
+    fn adjudication_report_deciding_every_candidate_once_passes() {
+        let body = adjudication(json!([
+            {"index": 1, "action": "drop", "reason": "rule no longer fires at a.rs:3"},
+            {"index": 0, "action": "confirm"},
+        ]));
+        let checked = check(&body, TWO).unwrap();
+        assert_eq!(checked.decisions.len(), 2);
+        assert_eq!(checked.decisions[0].action, Action::Drop);
+    }
+
+    #[test]
+    fn adjudication_problems_are_all_listed() {
+        let body = adjudication(json!([
+            {"index": 0, "action": "raise", "reason": "x"},
+            {"index": 0, "action": "downgrade", "reason": " "},
+            {"index": 0, "action": "confirm"},
+            {"index": 7, "action": "confirm"},
+            {"action": "drop", "reason": "x"},
+        ]));
+        let problems = check(&body, TWO).unwrap_err();
+        let expected = [
+            "`decisions[0]`: action \"raise\" is not confirm, downgrade or drop",
+            "`decisions[1]`: a downgrade needs a reason",
+            "`decisions[2]`: candidate 0 decided twice",
+            "`decisions[3]`: index 7 is out of range (2 candidate(s))",
+            "no decision for candidate(s) 1",
+        ];
+        for p in expected {
+            assert!(problems.contains(&p.to_owned()), "{p} not in {problems:#?}");
+        }
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("`decisions[4]`: missing field `index`")),
+            "{problems:#?}"
+        );
+    }
+
+    #[test]
+    fn decisions_belong_to_adjudication_lanes_only() {
+        let body = adjudication(json!([]));
+        assert_eq!(
+            check(&body, REVIEW).unwrap_err(),
+            ["unknown section `decisions`"]
+        );
+        let mut no_decisions = body.clone();
+        no_decisions.as_object_mut().unwrap().remove("decisions");
+        assert_eq!(
+            check(&no_decisions, TWO).unwrap_err(),
+            ["missing section `decisions`"]
+        );
+        assert_eq!(
+            check(&body, Expected::Decisions { candidates: 0 })
+                .unwrap()
+                .decisions,
+            []
+        );
     }
 }

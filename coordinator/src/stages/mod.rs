@@ -2,6 +2,7 @@
 //! pure, synchronous function over typed values; the service runs the heavy
 //! ones off the async runtime.
 
+pub mod adjudicate;
 pub mod completeness;
 pub mod cover;
 pub mod grouping;

@@ -1,14 +1,18 @@
 //! The `exec` engine: any external command reviews a lane.
 //!
 //! Protocol: the command gets the lane as JSON on stdin (`job`, `files`,
-//! `diff`, `head_files`, `intent`, `conventions`) and writes the lane report
-//! body as JSON on stdout (`reviewed`, `checks`, `findings`, `summary`).
+//! `diff`, `head_files`, `intent`, `conventions`, and for the adjudication
+//! lane `candidates`) and writes the lane report body as JSON on stdout
+//! (`reviewed`, `checks`, `findings`, `summary`; an adjudication lane adds
+//! `decisions`: `{"index", "action": "confirm"|"downgrade"|"drop",
+//! "reason"}`, one per candidate).
 //! Exit status 0 means a report; 64 (usage) or 65 (bad data) mean a
 //! permanent failure; any other status, a signal, or running past the
 //! timeout (the command is then killed) is a transient failure. The report
 //! is passed on as written: the coordinator's completeness gate judges it.
 
 use super::{Engine, EngineError, EngineOutput, LaneInput};
+use revu_common::lane::LaneKind;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -43,15 +47,18 @@ impl ExecEngine {
 
     fn request(input: &LaneInput<'_>) -> Result<Vec<u8>, EngineError> {
         let files: Vec<&str> = input.lane_files().iter().map(|f| f.path()).collect();
-        serde_json::to_vec(&serde_json::json!({
+        let mut request = serde_json::json!({
             "job": input.job,
             "files": files,
             "diff": String::from_utf8_lossy(&input.bundle.diff),
             "head_files": input.bundle.head_files,
             "intent": input.bundle.intent,
             "conventions": input.bundle.conventions,
-        }))
-        .map_err(|e| {
+        });
+        if input.job.lane.kind == LaneKind::Adjudication {
+            request["candidates"] = serde_json::json!(input.job.candidates);
+        }
+        serde_json::to_vec(&request).map_err(|e| {
             EngineError::Permanent(format!("encoding the lane for {}: {e}", input.job.lane.id))
         })
     }

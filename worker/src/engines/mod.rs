@@ -58,7 +58,9 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
 }
 
 /// The built-in deterministic rules. A domain lane runs every rule on its
-/// slice; a specialist lane runs the rules of its dimension on every file.
+/// slice; a specialist lane runs the rules of its dimension on every file;
+/// the adjudication lane re-runs the rule behind each candidate (see
+/// [`rules::adjudicator`]).
 pub struct RulesEngine {
     rules: Vec<Box<dyn Rule>>,
 }
@@ -83,6 +85,13 @@ impl Engine for RulesEngine {
     }
 
     fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {
+        if input.job.lane.kind == LaneKind::Adjudication {
+            return Ok(EngineOutput::Body(rules::adjudicator::adjudicate(
+                &self.rules,
+                &input.job.candidates,
+                input.diff,
+            )));
+        }
         let files = input.lane_files();
         let ctx = RuleContext {
             files: &files,
@@ -93,7 +102,7 @@ impl Engine for RulesEngine {
             .iter()
             .map(|r| r.as_ref())
             .filter(|r| match &input.job.lane.kind {
-                LaneKind::Domain { .. } => true,
+                LaneKind::Domain { .. } | LaneKind::Adjudication => true,
                 LaneKind::Specialist { dimension } => r.dimension() == *dimension,
             })
             .collect();
@@ -113,6 +122,7 @@ impl Engine for RulesEngine {
             checks: selected.iter().map(|r| r.code().to_owned()).collect(),
             findings,
             summary,
+            decisions: Vec::new(),
         }))
     }
 }

@@ -20,6 +20,7 @@ pub(super) fn attempt_span(
     let (domain, dimension) = match &job.lane.kind {
         LaneKind::Domain { domain } => (Some(domain.as_str()), None),
         LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
+        LaneKind::Adjudication => (None, None),
     };
     let s = tracing::info_span!(
         span::PROCESS,

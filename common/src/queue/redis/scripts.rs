@@ -89,3 +89,26 @@ return 1
 "#,
     )
 });
+
+/// Adds lane ARGV[2] to review ARGV[1]: stores the record ARGV[3] (which
+/// plans the lane), sets the lane's awaited attempt to ARGV[5] and publishes
+/// the job ARGV[4]; only if the review is still active and the lane has no
+/// awaited attempt yet. Returns 1 if it dispatched.
+///
+/// KEYS: review hash, attempts hash, active set, job stream.
+pub(super) static ADD_LANE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then
+  return 0
+end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'record', ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[5])
+redis.call('XADD', KEYS[4], '*', 'payload', ARGV[4])
+return 1
+"#,
+    )
+});

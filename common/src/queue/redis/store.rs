@@ -2,7 +2,7 @@
 
 use super::RedisBackend;
 use super::conn::block_ms;
-use super::scripts::{ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH};
+use super::scripts::{ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH};
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
@@ -138,6 +138,23 @@ impl ReviewStore for RedisBackend {
             .arg(job.attempt)
             .arg(encode("lane job", job)?)
             .arg(if gate_rejection { "1" } else { "0" })
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(dispatched == 1)
+    }
+
+    async fn add_lane(&self, record: &ReviewRecord, job: &LaneJob) -> Result<bool, QueueError> {
+        let mut conn = self.conn.clone();
+        let dispatched: i64 = ADD_LANE_AND_DISPATCH
+            .key(self.review_key(&record.id, ""))
+            .key(self.review_key(&record.id, "attempts"))
+            .key(self.key("active"))
+            .key(self.key("jobs"))
+            .arg(&record.id.0)
+            .arg(&job.lane.id)
+            .arg(encode("review record", record)?)
+            .arg(encode("lane job", job)?)
+            .arg(job.attempt)
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)

@@ -2,6 +2,9 @@
 //! docs-only review, and a blocked one with a faulted lane, a merged finding,
 //! a file-level finding and text that needs escaping.
 
+use revu_common::adjudication::{
+    ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationReport, AdjudicationStatus,
+};
 use revu_common::diff::FileStatus;
 use revu_common::facts::{RiskTier, Signal};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -109,6 +112,7 @@ pub fn clean_docs_report() -> Report {
         actions: vec!["merge when CI is green".into()],
         cover_fallback: None,
         conventions: Default::default(),
+        adjudication: None,
     }
 }
 
@@ -232,5 +236,51 @@ pub fn blocked_report() -> Report {
             "refinement listed src/api/routes.rs twice; kept the deterministic proposal".into(),
         ),
         conventions: Default::default(),
+        adjudication: None,
     }
+}
+
+/// [`blocked_report`] after an adjudication lane downgraded its BLOCKER and
+/// dropped an IMPORTANT, with one decision ignored.
+pub fn adjudicated_report() -> Report {
+    let mut r = blocked_report();
+    r.review_id = "rv-0003".into();
+    r.findings[0].severity = Severity::Important;
+    r.lanes.push(lane(
+        ADJUDICATION_LANE,
+        "adjudication",
+        LaneOutcome::Complete,
+        0,
+        "re-ran 3 candidate(s): 1 confirmed, 1 downgraded, 1 dropped",
+    ));
+    r.adjudication = Some(AdjudicationReport {
+        engine: "rules".into(),
+        status: AdjudicationStatus::Applied,
+        candidates: 3,
+        confirmed: 1,
+        downgraded: 1,
+        dropped: 1,
+        changes: vec![
+            AdjudicationChange {
+                action: Action::Downgrade,
+                rule: "RV-SEC-001".into(),
+                citation: "src/auth/session.rs:42-44".into(),
+                summary: "session token compared with `==`".into(),
+                from: Severity::Blocker,
+                to: Some(Severity::Important),
+                reason: "only test code calls it".into(),
+            },
+            AdjudicationChange {
+                action: Action::Drop,
+                rule: "RV-COR-002".into(),
+                citation: "src/api/client.rs:9".into(),
+                summary: "stale cache read".into(),
+                from: Severity::Important,
+                to: None,
+                reason: "rule no longer fires at src/api/client.rs:9".into(),
+            },
+        ],
+        warnings: vec!["second decision for candidate 0 ignored".into()],
+    });
+    r
 }

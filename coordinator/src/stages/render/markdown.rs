@@ -4,6 +4,7 @@
 //! iterates only over its vectors, in their order. Findings are grouped by
 //! the severity they count with at the report's rigor (see
 //! [`crate::stages::verdict`]), so the headings agree with the verdict.
+mod adjudication;
 mod conventions;
 
 use super::{outcome_name, rigor_name};
@@ -59,6 +60,7 @@ fn write_report(out: &mut String, r: &Report) -> fmt::Result {
     write_lanes(out, r)?;
     write_facts(out, r)?;
     write_verification(out, r)?;
+    adjudication::write(out, r)?;
     conventions::write(out, r)?;
     writeln!(
         out,

@@ -73,7 +73,7 @@ fn blast_radius_name(radius: BlastRadius) -> &'static str {
     }
 }
 
-fn outcome_name(outcome: LaneOutcome) -> &'static str {
+pub(crate) fn outcome_name(outcome: LaneOutcome) -> &'static str {
     match outcome {
         LaneOutcome::Complete => "COMPLETE",
         LaneOutcome::Incomplete => "INCOMPLETE",

@@ -2,7 +2,7 @@
 //! the same bytes for the same report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::fixtures::{blocked_report, clean_docs_report};
+use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report};
 use super::*;
 use revu_common::finding::Dimension;
 use revu_common::report_schema::REPORT_SCHEMA;
@@ -50,7 +50,12 @@ fn reports() -> Vec<Report> {
     full.lanes[2].dimension = Some(Dimension::Correctness);
     full.lanes[2].banner = Some("kept after a second failure".into());
     full.lanes[2].outcome = LaneOutcome::Incomplete;
-    vec![clean_docs_report(), blocked_report(), full]
+    vec![
+        clean_docs_report(),
+        blocked_report(),
+        full,
+        adjudicated_report(),
+    ]
 }
 
 #[test]

@@ -5,6 +5,7 @@
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
+pub(crate) mod adjudicator;
 mod interpolation;
 mod lang;
 mod paths;

@@ -1,0 +1,194 @@
+//! Stage 7, optional last step: the adjudication lane's decisions applied to
+//! the verified findings.
+//!
+//! A decision can only keep, lower or remove a finding, and only one the
+//! lane was given: decisions name candidates by index, each candidate is
+//! matched to the verified finding equal to it, and every other part of the
+//! lane's report is ignored. So adjudication can never add a finding, raise
+//! a severity or touch a confidence. Anything unusable (an unknown index, a
+//! second decision for one candidate, a change without a reason) is ignored
+//! and counted as a warning.
+
+use crate::stages::render::outcome_name;
+use revu_common::adjudication::{
+    ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationPlan, AdjudicationReport,
+    AdjudicationStatus, Decision, is_candidate,
+};
+use revu_common::finding::{Finding, Severity};
+use revu_common::report::LaneOutcome;
+use revu_common::review::LaneResult;
+
+/// The findings after adjudication, and the report's account of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adjudicated {
+    pub findings: Vec<Finding>,
+    pub report: AdjudicationReport,
+}
+
+/// The severity one level below `s`; none below SUGGESTION.
+pub fn lower(s: Severity) -> Option<Severity> {
+    match s {
+        Severity::Blocker => Some(Severity::Important),
+        Severity::Important => Some(Severity::Suggestion),
+        Severity::Suggestion => None,
+    }
+}
+
+/// Adjudicates `findings` (verification's survivors, in report order).
+/// `lane` is the adjudication lane's settled result; `None` when it was
+/// never dispatched (nothing to adjudicate) or has not settled.
+pub fn adjudicate(
+    plan: &AdjudicationPlan,
+    lane: Option<&LaneResult>,
+    findings: Vec<Finding>,
+) -> Adjudicated {
+    let report = |status, warnings| AdjudicationReport {
+        engine: plan.engine.clone(),
+        status,
+        candidates: plan.candidates.len(),
+        confirmed: 0,
+        downgraded: 0,
+        dropped: 0,
+        changes: Vec::new(),
+        warnings,
+    };
+    let Some(lane) = lane else {
+        let status = if plan.candidates.is_empty() && !findings.iter().any(is_candidate) {
+            AdjudicationStatus::NothingToAdjudicate
+        } else {
+            AdjudicationStatus::NotApplied
+        };
+        let warnings = match status {
+            AdjudicationStatus::NotApplied => vec![format!(
+                "lane {ADJUDICATION_LANE} never reported; findings left as verified"
+            )],
+            _ => Vec::new(),
+        };
+        return Adjudicated {
+            findings,
+            report: report(status, warnings),
+        };
+    };
+    match (&lane.outcome, &lane.body) {
+        (LaneOutcome::Complete, Some(body)) => {
+            let mut out = apply(&plan.engine, findings, &plan.candidates, &body.decisions);
+            if !body.findings.is_empty() {
+                out.report.warnings.push(format!(
+                    "the lane listed {} finding(s); ignored: adjudication never adds findings",
+                    body.findings.len()
+                ));
+            }
+            out
+        }
+        (outcome, _) => Adjudicated {
+            findings,
+            report: report(
+                AdjudicationStatus::NotApplied,
+                vec![format!(
+                    "lane {ADJUDICATION_LANE} is {}; findings left as verified",
+                    outcome_name(*outcome)
+                )],
+            ),
+        },
+    }
+}
+
+/// Applies `decisions` about `candidates` to `findings`.
+pub fn apply(
+    engine: &str,
+    mut findings: Vec<Finding>,
+    candidates: &[Finding],
+    decisions: &[Decision],
+) -> Adjudicated {
+    let mut warnings = Vec::new();
+    // Candidate i is the first verified finding equal to it not yet taken.
+    let mut taken = vec![false; findings.len()];
+    let mut position = Vec::with_capacity(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let at = (0..findings.len()).find(|&j| !taken[j] && findings[j] == *c);
+        match at {
+            Some(j) => taken[j] = true,
+            None => warnings.push(format!(
+                "candidate {i} ({}) is not among the verified findings; its decision is ignored",
+                c.citation()
+            )),
+        }
+        position.push(at);
+    }
+    let mut chosen: Vec<Option<&Decision>> = vec![None; candidates.len()];
+    for d in decisions {
+        match chosen.get_mut(d.index) {
+            None => warnings.push(format!(
+                "decision for candidate {} ignored: there are {} candidate(s)",
+                d.index,
+                candidates.len()
+            )),
+            Some(Some(_)) => {
+                warnings.push(format!("second decision for candidate {} ignored", d.index))
+            }
+            Some(_) if d.action.needs_reason() && d.reason.trim().is_empty() => {
+                warnings.push(format!(
+                    "{} of candidate {} ignored: no reason",
+                    d.action.as_str(),
+                    d.index
+                ))
+            }
+            Some(slot) => *slot = Some(d),
+        }
+    }
+    let mut report = AdjudicationReport {
+        engine: engine.to_owned(),
+        status: AdjudicationStatus::Applied,
+        candidates: candidates.len(),
+        confirmed: 0,
+        downgraded: 0,
+        dropped: 0,
+        changes: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut dropped = vec![false; findings.len()];
+    for (i, (decision, at)) in chosen.iter().zip(&position).enumerate() {
+        let (Some(d), Some(j)) = (decision, at) else {
+            if decision.is_none() && at.is_some() {
+                warnings.push(format!("candidate {i} has no decision; kept as verified"));
+            }
+            continue;
+        };
+        let f = &mut findings[*j];
+        let change = |to| AdjudicationChange {
+            action: d.action,
+            rule: f.rule.clone(),
+            citation: f.citation(),
+            summary: f.summary.clone(),
+            from: f.severity,
+            to,
+            reason: d.reason.trim().to_owned(),
+        };
+        match d.action {
+            Action::Confirm => report.confirmed += 1,
+            Action::Downgrade => match lower(f.severity) {
+                Some(to) => {
+                    report.changes.push(change(Some(to)));
+                    f.severity = to;
+                    report.downgraded += 1;
+                }
+                None => warnings.push(format!(
+                    "downgrade of candidate {i} ignored: a {} has no lower severity",
+                    f.severity
+                )),
+            },
+            Action::Drop => {
+                report.changes.push(change(None));
+                dropped[*j] = true;
+                report.dropped += 1;
+            }
+        }
+    }
+    let mut keep = dropped.iter().map(|d| !d);
+    findings.retain(|_| keep.next().unwrap_or(true));
+    report.warnings = warnings;
+    Adjudicated { findings, report }
+}
+
+#[cfg(test)]
+mod tests;
