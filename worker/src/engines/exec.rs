@@ -23,7 +23,7 @@ const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
 /// An engine backed by an external command.
 #[derive(Debug, Clone)]
 pub struct ExecEngine {
-    name: &'static str,
+    name: String,
     program: String,
     args: Vec<String>,
     timeout: Duration,
@@ -37,8 +37,7 @@ impl ExecEngine {
             .next()
             .ok_or_else(|| format!("engine {name}: empty command"))?;
         Ok(ExecEngine {
-            // Engines live as long as the worker; a few leaked names are fine.
-            name: Box::leak(name.to_owned().into_boxed_str()),
+            name: name.to_owned(),
             program,
             args: words.collect(),
             timeout,
@@ -65,8 +64,8 @@ impl ExecEngine {
 }
 
 impl Engine for ExecEngine {
-    fn name(&self) -> &'static str {
-        self.name
+    fn name(&self) -> &str {
+        &self.name
     }
 
     fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {

@@ -52,7 +52,7 @@ pub enum EngineOutput {
 
 /// A review engine.
 pub trait Engine: Send + Sync + std::fmt::Debug {
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &str;
     /// Reviews a lane. Runs on a blocking thread.
     fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError>;
 }
