@@ -120,14 +120,28 @@ fn sigterm_drains_the_lane_in_hand_before_exiting() {
 
 #[test]
 fn drain_that_runs_out_of_time_releases_the_lane_to_another_worker_at_once() {
-    // A long lease: without the release, the lane would wait a minute.
-    let mut s = with_engine("clean 3", &[], &["--drain-secs", "1", "--lease-secs", "60"]);
+    // A lane far longer than the grace period, and a long lease: without the
+    // release the lane would wait a minute, and without stopping the engine
+    // the worker would linger for the whole lane.
+    let mut s = with_engine(
+        "clean 30",
+        &[],
+        &["--drain-secs", "1", "--lease-secs", "60"],
+    );
     let id = s.submit("docs-only.patch", "");
     s.wait_lane_started(&id);
-    assert!(s.cluster.workers[0].terminate(Duration::from_secs(10)));
-    let engine = format!("fault={}", fault_engine("clean 3"));
+    let asked = Instant::now();
+    assert!(
+        s.cluster.workers[0].terminate(Duration::from_secs(10)),
+        "worker exited on its own"
+    );
+    assert!(
+        asked.elapsed() < Duration::from_secs(8),
+        "exited within its grace period"
+    );
+    let quick = format!("fault={}", fault_engine("clean 0"));
     s.cluster
-        .add_worker(&["--exec-engine", &engine, "--lease-secs", "60"]);
+        .add_worker(&["--exec-engine", &quick, "--lease-secs", "60"]);
     assert_eq!(
         first_lane(&s.report(&id, Duration::from_secs(20)))["outcome"],
         "COMPLETE"

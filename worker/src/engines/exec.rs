@@ -15,6 +15,8 @@ use super::{Engine, EngineError, EngineOutput, LaneInput};
 use revu_common::lane::LaneKind;
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Largest report read from a command's stdout.
@@ -27,6 +29,8 @@ pub struct ExecEngine {
     program: String,
     args: Vec<String>,
     timeout: Duration,
+    /// Set when the worker gives up its lanes: running commands are killed.
+    stopping: Arc<AtomicBool>,
 }
 
 impl ExecEngine {
@@ -41,6 +45,7 @@ impl ExecEngine {
             program,
             args: words.collect(),
             timeout,
+            stopping: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -66,6 +71,10 @@ impl ExecEngine {
 impl Engine for ExecEngine {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn stop(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
     }
 
     fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {
@@ -105,6 +114,14 @@ impl ExecEngine {
         let status = loop {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
+                Ok(None) if self.stopping.load(Ordering::Relaxed) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(EngineError::Transient(format!(
+                        "{} killed: the worker is stopping",
+                        self.program
+                    )));
+                }
                 Ok(None) if started.elapsed() >= self.timeout => {
                     let _ = child.kill();
                     let _ = child.wait();

@@ -55,6 +55,8 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
     /// Reviews a lane. Runs on a blocking thread.
     fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError>;
+    /// Abandons the lanes in hand at once (the worker is giving them up).
+    fn stop(&self) {}
 }
 
 /// The built-in deterministic rules. A domain lane runs every rule on its
@@ -147,6 +149,13 @@ impl Engines {
             .iter()
             .find(|e| e.name() == name)
             .map(|e| e.as_ref())
+    }
+
+    /// Tells every engine to abandon the lanes it is running.
+    pub fn stop_all(&self) {
+        for engine in &self.engines {
+            engine.stop();
+        }
     }
 
     pub fn with(mut self, engine: Box<dyn Engine>) -> Self {

@@ -134,6 +134,9 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             tokio::time::timeout(drain, async { while slots.join_next().await.is_some() {} }).await;
         if drained.is_err() {
             slots.abort_all();
+            // Blocking engine threads outlive an abort; make them give up
+            // so the process can exit within its grace period.
+            self.engines.stop_all();
             for entry in self.held.take_all() {
                 match self.backend.release_job(&self.name, &entry).await {
                     Ok(()) => {
