@@ -42,6 +42,16 @@ pub enum Failpoint {
     ExitAfterEngine,
 }
 
+/// A background task that ends when this guard is dropped.
+#[derive(Debug)]
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// One worker incarnation.
 #[derive(Debug, Clone)]
 pub struct Worker<B> {
@@ -206,7 +216,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         self.metrics.lanes_running.inc();
         let heartbeat = self.heartbeat(&delivery.entry);
         let report = self.attempt(&job).instrument(span.clone()).await;
-        heartbeat.abort();
+        drop(heartbeat);
         self.metrics.lanes_running.dec();
         observe::attempt_done(&span, &self.metrics, &job, &report);
         if self.failpoint == Some(Failpoint::ExitAfterEngine) {
@@ -218,12 +228,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         self.held.remove(&delivery.entry);
     }
 
-    /// Keeps the lease of `entry` fresh until aborted.
-    fn heartbeat(&self, entry: &str) -> tokio::task::JoinHandle<()> {
+    /// Keeps the lease of `entry` fresh until the returned guard is dropped
+    /// (also when this lane's task is aborted, so a released lane is never
+    /// taken back by a stray heartbeat).
+    fn heartbeat(&self, entry: &str) -> AbortOnDrop {
         let (backend, name, entry) = (self.backend.clone(), self.name.clone(), entry.to_owned());
         let metrics = self.metrics.clone();
         let every = (self.lease / 3).max(Duration::from_millis(100));
-        tokio::spawn(async move {
+        AbortOnDrop(tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.tick().await;
             loop {
@@ -238,7 +250,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     Err(e) => tracing::debug!(error = %e, "lease extension failed"),
                 }
             }
-        })
+        }))
     }
 
     /// Runs one attempt of a lane to its report.
