@@ -1,0 +1,95 @@
+{{/* Chart name, truncated to the 63 characters of a DNS label. */}}
+{{- define "revu.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Fully qualified app name; the component suffix is added per object. */}}
+{{- define "revu.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "revu.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "revu.labels" -}}
+helm.sh/chart: {{ include "revu.chart" . }}
+{{ include "revu.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "revu.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "revu.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "revu.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* The Secret holding the Redis URL, and its key. */}}
+{{- define "revu.redisSecretName" -}}
+{{- if .Values.redis.existingSecret }}
+{{- .Values.redis.existingSecret }}
+{{- else }}
+{{- printf "%s-redis" (include "revu.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{- define "revu.redisSecretKey" -}}
+{{- if .Values.redis.existingSecret }}
+{{- .Values.redis.existingSecretKey }}
+{{- else -}}
+url
+{{- end }}
+{{- end }}
+
+{{/*
+Settings both binaries read. Every REVU_* name in this file must be one
+both binaries accept (tests/tests/helm_chart.rs checks).
+*/}}
+{{- define "revu.redisEnv" -}}
+- name: REVU_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "revu.redisSecretName" . }}
+      key: {{ include "revu.redisSecretKey" . }}
+{{- end }}
+
+{{/* ConfigMap entries of a component: shared settings, its own, OTEL_*, then its `env`; later ones win. */}}
+{{- define "revu.configData" -}}
+{{- $root := .root }}
+{{- $config := dict "REVU_KEY_PREFIX" $root.Values.redis.keyPrefix "REVU_LOG_JSON" $root.Values.logJson }}
+{{- if $root.Values.metrics.enabled }}
+{{- $_ := set $config "REVU_METRICS_LISTEN" (printf "0.0.0.0:%v" $root.Values.metrics.port) }}
+{{- end }}
+{{- $config = mustMergeOverwrite $config .own (deepCopy $root.Values.otel.env) (deepCopy .env) }}
+{{- range $k, $v := $config }}
+{{- /* Whole numbers arrive as float64 and would print as 1e+08. */}}
+{{- if and (kindIs "float64" $v) (eq $v (floor $v)) }}
+{{- $v = int64 $v }}
+{{- end }}
+{{ $k }}: {{ $v | toString | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The writable /tmp a read-only root filesystem still needs. */}}
+{{- define "revu.tmpVolume" -}}
+- name: tmp
+  emptyDir: {}
+{{- end }}
+
+{{- define "revu.tmpMount" -}}
+- name: tmp
+  mountPath: /tmp
+{{- end }}
