@@ -14,6 +14,25 @@ use std::time::Duration;
 
 const SHORT: Duration = Duration::from_millis(50);
 
+/// `Result::unwrap` for tests, with the error's own text.
+trait OrFail<T> {
+    fn or_fail(self) -> T;
+}
+
+impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
+    fn or_fail(self) -> T {
+        self.unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// The next job for `consumer`, which must exist.
+async fn take<B: JobQueue>(b: &B, consumer: &str) -> revu_common::queue::Delivery<LaneJob> {
+    b.take_job(consumer, SHORT)
+        .await
+        .or_fail()
+        .unwrap_or_else(|| panic!("no job for {consumer}"))
+}
+
 fn job(review: &ReviewId, lane: &str) -> LaneJob {
     LaneJob {
         review_id: review.clone(),
@@ -83,108 +102,67 @@ fn record(id: &ReviewId) -> ReviewRecord {
 async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     let j = job(&id, "domain:core");
-    b.publish_job(&j).await.unwrap_or_else(|e| panic!("{e}"));
-    let got = b
-        .take_job("c1", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    b.publish_job(&j).await.or_fail();
+    let got = b.take_job("c1", SHORT).await.or_fail();
     let got = got.unwrap_or_else(|| panic!("job not delivered"));
     assert_eq!(got.payload.as_ref().ok(), Some(&j));
     // Nobody else gets it while it is pending.
-    assert!(
-        b.take_job("c2", SHORT)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .is_none()
-    );
-    assert_eq!(
-        b.job_backlog()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .pending,
-        1
-    );
-    b.complete_job(&got.entry, &report(&j))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(b.take_job("c2", SHORT).await.or_fail().is_none());
+    assert_eq!(b.job_backlog().await.or_fail().pending, 1);
+    b.complete_job(&got.entry, &report(&j)).await.or_fail();
+    let depth = b.job_backlog().await.or_fail();
     assert_eq!((depth.pending, depth.undelivered), (0, 0));
-    let r = b
-        .take_result("coord", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let r = b.take_result("coord", SHORT).await.or_fail();
     let r = r.unwrap_or_else(|| panic!("report not delivered"));
     assert_eq!(r.payload.as_ref().ok(), Some(&report(&j)));
-    b.ack_result(&r.entry)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    b.ack_result(&r.entry).await.or_fail();
     assert!(
         b.reclaim_results("coord2", Duration::ZERO, 10)
             .await
-            .unwrap_or_else(|e| panic!("{e}"))
+            .or_fail()
             .is_empty()
     );
 }
 
 async fn empty_queue_waits_then_returns_nothing<B: JobQueue + ReviewStore>(b: B) {
     let started = std::time::Instant::now();
-    assert!(
-        b.take_job("c1", SHORT)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .is_none()
-    );
+    assert!(b.take_job("c1", SHORT).await.or_fail().is_none());
     assert!(started.elapsed() >= SHORT / 2, "returned before waiting");
 }
 
 async fn silent_consumer_jobs_are_reclaimed_after_idle<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     let j = job(&id, "domain:a");
-    b.publish_job(&j).await.unwrap_or_else(|e| panic!("{e}"));
-    let taken = b
-        .take_job("dead", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    b.publish_job(&j).await.or_fail();
+    let taken = b.take_job("dead", SHORT).await.or_fail();
     assert!(taken.is_some());
     // Not idle long enough yet.
     let early = b
         .reclaim_jobs("alive", Duration::from_secs(60), 10)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
     assert!(early.is_empty());
     tokio::time::sleep(Duration::from_millis(120)).await;
     let claimed = b
         .reclaim_jobs("alive", Duration::from_millis(100), 10)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
     assert_eq!(claimed.len(), 1);
     assert_eq!(claimed[0].payload.as_ref().ok(), Some(&j));
     b.complete_job(&claimed[0].entry, &report(&j))
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        b.job_backlog()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .pending,
-        0
-    );
+        .or_fail();
+    assert_eq!(b.job_backlog().await.or_fail().pending, 0);
 }
 
 async fn dead_letter_acknowledges_and_counts<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
-    b.publish_job(&job(&id, "domain:a"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = b
-        .take_job("c", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = d.unwrap_or_else(|| panic!("no job"));
+    b.publish_job(&job(&id, "domain:a")).await.or_fail();
+    let d = take(&b, "c").await;
     b.dead_letter_job(Some(&d.entry), "{}", "poison")
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
+    let depth = b.job_backlog().await.or_fail();
     assert_eq!((depth.pending, depth.dead), (0, 1));
 }
 
@@ -197,10 +175,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     let created = b
         .create_review(&record(&first), &bundle, Some("key-1"), &[])
         .await;
-    assert_eq!(
-        created.unwrap_or_else(|e| panic!("{e}")),
-        CreateOutcome::Created
-    );
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
     let again = b
         .create_review(
             &record(&ReviewId::new()),
@@ -209,23 +184,14 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
             &[job(&first, "domain:x")],
         )
         .await;
-    assert_eq!(
-        again.unwrap_or_else(|e| panic!("{e}")),
-        CreateOutcome::Existing(first.clone())
-    );
-    let loaded = b
-        .load_bundle(&first)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.or_fail(), CreateOutcome::Existing(first.clone()));
+    let loaded = b.load_bundle(&first).await.or_fail();
     assert_eq!(
         loaded.map(|l| l.diff),
         Some(bundle.diff.clone()),
         "diff bytes kept exactly"
     );
-    assert_eq!(
-        b.active_reviews().await.unwrap_or_else(|e| panic!("{e}")),
-        vec![first.clone()]
-    );
+    assert_eq!(b.active_reviews().await.or_fail(), vec![first.clone()]);
 
     let result = LaneResult {
         lane_id: "domain:a".into(),
@@ -236,24 +202,12 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         worker: "w".into(),
         duration_ms: 1,
     };
+    assert!(b.settle_lane(&first, &result).await.or_fail());
     assert!(
-        b.settle_lane(&first, &result)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
-    assert!(
-        !b.settle_lane(&first, &result)
-            .await
-            .unwrap_or_else(|e| panic!("{e}")),
+        !b.settle_lane(&first, &result).await.or_fail(),
         "second settle ignored"
     );
-    assert_eq!(
-        b.lane_results(&first)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .len(),
-        1
-    );
+    assert_eq!(b.lane_results(&first).await.or_fail().len(), 1);
 
     let events = [
         ProgressEvent::LaneDispatched {
@@ -263,130 +217,68 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         ProgressEvent::Cancelled,
     ];
     for e in &events {
-        b.push_event(&first, e)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        b.push_event(&first, e).await.or_fail();
     }
-    let all = b
-        .read_events(&first, "0", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let all = b.read_events(&first, "0", SHORT).await.or_fail();
     assert_eq!(
         all.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>(),
         events
     );
-    let after_first = b
-        .read_events(&first, &all[0].0, SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let after_first = b.read_events(&first, &all[0].0, SHORT).await.or_fail();
     assert_eq!(after_first.len(), 1);
 
     b.finish_review(&record(&first), "{\"report\":1}")
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        b.active_reviews()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .is_empty()
-    );
-    let rec = b
-        .load_record(&first)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
+    assert!(b.active_reviews().await.or_fail().is_empty());
+    let rec = b.load_record(&first).await.or_fail();
     assert_eq!(rec.map(|r| r.state), Some(ReviewState::Finished));
-    let rep = b
-        .load_report(&first)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let rep = b.load_report(&first).await.or_fail();
     assert_eq!(rep.as_deref(), Some("{\"report\":1}"));
 }
 
 async fn lease_extension_and_release_follow_the_holder<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
-    b.publish_job(&job(&id, "domain:a"))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = b
-        .take_job("holder", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = d.unwrap_or_else(|| panic!("no job"));
+    b.publish_job(&job(&id, "domain:a")).await.or_fail();
+    let d = take(&b, "holder").await;
     tokio::time::sleep(Duration::from_millis(120)).await;
     // A live holder refreshes its lease: no longer idle enough to reclaim.
-    assert!(
-        b.extend_lease("holder", &d.entry)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(b.extend_lease("holder", &d.entry).await.or_fail());
     let early = b
         .reclaim_jobs("other", Duration::from_millis(100), 10)
         .await;
-    assert!(
-        early.unwrap_or_else(|e| panic!("{e}")).is_empty(),
-        "extended lease was reclaimed"
-    );
+    assert!(early.or_fail().is_empty(), "extended lease was reclaimed");
     // Someone who does not hold it cannot extend it.
-    assert!(
-        !b.extend_lease("stranger", &d.entry)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(!b.extend_lease("stranger", &d.entry).await.or_fail());
     // Released, it is reclaimable at once, whatever the lease.
-    b.release_job("holder", &d.entry)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    b.release_job("holder", &d.entry).await.or_fail();
     let claimed = b.reclaim_jobs("other", Duration::from_secs(3600), 10).await;
-    assert_eq!(claimed.unwrap_or_else(|e| panic!("{e}")).len(), 1);
+    assert_eq!(claimed.or_fail().len(), 1);
     // And the old holder has lost it.
-    assert!(
-        !b.extend_lease("holder", &d.entry)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(!b.extend_lease("holder", &d.entry).await.or_fail());
 }
 
 async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     for lane in ["a", "b", "c", "d"] {
-        b.publish_job(&job(&id, lane))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        b.publish_job(&job(&id, lane)).await.or_fail();
     }
-    let done = b
-        .take_job("c1", SHORT)
+    let done = take(&b, "c1").await;
+    b.complete_job(&done.entry, &report(done.payload.as_ref().or_fail()))
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let done = done.unwrap_or_else(|| panic!("no job"));
-    b.complete_job(
-        &done.entry,
-        &report(done.payload.as_ref().unwrap_or_else(|e| panic!("{e}"))),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("{e}"));
-    let held = b
-        .take_job("c1", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
+    let held = b.take_job("c1", SHORT).await.or_fail();
     assert!(held.is_some());
-    b.trim_acknowledged()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    b.trim_acknowledged().await.or_fail();
+    let depth = b.job_backlog().await.or_fail();
     assert_eq!(
         (depth.pending, depth.undelivered),
         (1, 2),
         "trim kept the held and the undelivered"
     );
     // Both undelivered jobs are still delivered, in order.
-    let third = b
-        .take_job("c2", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let fourth = b
-        .take_job("c2", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let third = b.take_job("c2", SHORT).await.or_fail();
+    let fourth = b.take_job("c2", SHORT).await.or_fail();
     let lane = |d: Option<revu_common::queue::Delivery<LaneJob>>| {
         d.and_then(|d| d.payload.ok())
             .map(|j| j.lane.id)
@@ -406,57 +298,26 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
     let created = b
         .create_review(&record(&id), &ReviewBundle::default(), None, &jobs)
         .await;
-    assert_eq!(
-        created.unwrap_or_else(|e| panic!("{e}")),
-        CreateOutcome::Created
-    );
-    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    let attempts = b.lane_attempts(&id).await.or_fail();
     assert_eq!(attempts.get("domain:a"), Some(&1));
-    assert_eq!(
-        b.job_backlog()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .undelivered,
-        2
-    );
+    assert_eq!(b.job_backlog().await.or_fail().undelivered, 2);
 
     let mut retry = jobs[0].clone();
     retry.attempt = 2;
-    assert!(
-        b.advance_and_dispatch(&retry, 1, false)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(b.advance_and_dispatch(&retry, 1, false).await.or_fail());
     // The same transition a second time (a duplicate report) does nothing.
-    assert!(
-        !b.advance_and_dispatch(&retry, 1, false)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
-    assert_eq!(
-        b.job_backlog()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .undelivered,
-        3
-    );
+    assert!(!b.advance_and_dispatch(&retry, 1, false).await.or_fail());
+    assert_eq!(b.job_backlog().await.or_fail().undelivered, 3);
 
     // The completeness gate sends a lane back once, never twice.
     let mut gate = retry.clone();
     gate.attempt = 3;
-    assert!(
-        b.advance_and_dispatch(&gate, 2, true)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(b.advance_and_dispatch(&gate, 2, true).await.or_fail());
     let mut again = gate.clone();
     again.attempt = 4;
-    assert!(
-        !b.advance_and_dispatch(&again, 3, true)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
-    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(!b.advance_and_dispatch(&again, 3, true).await.or_fail());
+    let attempts = b.lane_attempts(&id).await.or_fail();
     assert_eq!(attempts.get("domain:a"), Some(&3));
     assert_eq!(
         attempts.get(&revu_common::queue::gate_rejection_marker("domain:a")),
@@ -474,50 +335,33 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
         std::slice::from_ref(&first),
     )
     .await
-    .unwrap_or_else(|e| panic!("{e}"));
+    .or_fail();
     let mut grown = record(&id);
     grown.plan.lanes.push(first.lane.clone());
     let mut added = job(&id, "adjudication");
     added.lane.kind = LaneKind::Adjudication;
     grown.plan.lanes.push(added.lane.clone());
-    assert!(
-        b.add_lane(&grown, &added)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
+    assert!(b.add_lane(&grown, &added).await.or_fail());
     // A second coordinator (or a repeated sweep) adds nothing.
-    assert!(
-        !b.add_lane(&grown, &added)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
-    let stored = b.load_record(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    assert!(!b.add_lane(&grown, &added).await.or_fail());
+    let stored = b.load_record(&id).await.or_fail();
     assert_eq!(stored.map(|r| r.plan.lanes.len()), Some(2));
-    let attempts = b.lane_attempts(&id).await.unwrap_or_else(|e| panic!("{e}"));
+    let attempts = b.lane_attempts(&id).await.or_fail();
     assert_eq!(attempts.get("adjudication"), Some(&1));
-    let backlog = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+    let backlog = b.job_backlog().await.or_fail();
     assert_eq!(backlog.undelivered, 2);
 
     // A cancelled review gets no new lane.
     let other = ReviewId::new();
     b.create_review(&record(&other), &ReviewBundle::default(), None, &[])
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
     let mut cancelled = record(&other);
     cancelled.state = ReviewState::Cancelled;
-    b.save_record(&cancelled)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    b.save_record(&cancelled).await.or_fail();
     let late = job(&other, "adjudication");
-    assert!(
-        !b.add_lane(&record(&other), &late)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-    );
-    let stored = b
-        .load_record(&other)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!b.add_lane(&record(&other), &late).await.or_fail());
+    let stored = b.load_record(&other).await.or_fail();
     assert_eq!(stored.map(|r| r.state), Some(ReviewState::Cancelled));
 }
 
@@ -567,71 +411,42 @@ async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers(
     let b = redis_backend(&server).await;
     let id = ReviewId::new();
     for lane in ["a", "b", "c"] {
-        b.publish_job(&job(&id, lane))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        b.publish_job(&job(&id, lane)).await.or_fail();
     }
     for _ in 0..2 {
-        let d = b
-            .take_job("finisher", SHORT)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        let d = d.unwrap_or_else(|| panic!("no job"));
-        let j = d.payload.as_ref().unwrap_or_else(|e| panic!("{e}")).clone();
-        b.complete_job(&d.entry, &report(&j))
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
+        let d = take(&b, "finisher").await;
+        let j = d.payload.as_ref().or_fail().clone();
+        b.complete_job(&d.entry, &report(&j)).await.or_fail();
     }
-    let held = b
-        .take_job("holder", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let held = b.take_job("holder", SHORT).await.or_fail();
     assert!(held.is_some());
-    let trimmed = b
-        .trim_acknowledged()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let trimmed = b.trim_acknowledged().await.or_fail();
     assert_eq!(trimmed, 2, "the two acknowledged jobs are trimmed");
-    let client = redis::Client::open(server.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
-    let mut conn = client
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
     let len: u64 = redis::cmd("XLEN")
         .arg(format!("{}:jobs", server.prefix))
         .query_async(&mut conn)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
     assert_eq!(len, 1, "the held job stays on the stream");
     tokio::time::sleep(Duration::from_millis(60)).await;
-    let pruned = b
-        .prune_consumers(Duration::from_millis(50))
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let pruned = b.prune_consumers(Duration::from_millis(50)).await.or_fail();
     // `finisher` (jobs group) is empty and idle; `holder` holds a job; the
     // results group's consumer never read anything.
     assert_eq!(
         pruned, 1,
         "only the idle consumer with nothing pending goes"
     );
-    assert_eq!(
-        b.job_backlog()
-            .await
-            .unwrap_or_else(|e| panic!("{e}"))
-            .pending,
-        1
-    );
+    assert_eq!(b.job_backlog().await.or_fail().pending, 1);
 }
 
 #[tokio::test]
 async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     let server = RedisServer::start();
     let b = redis_backend(&server).await;
-    let client = redis::Client::open(server.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
-    let mut conn = client
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
     let key = format!("{}:jobs", server.prefix);
     redis::cmd("XADD")
         .arg(&key)
@@ -640,11 +455,8 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
         .arg("{not json")
         .query_async::<String>(&mut conn)
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let d = b
-        .take_job("c", SHORT)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
+    let d = b.take_job("c", SHORT).await.or_fail();
     let d = d.unwrap_or_else(|| panic!("poison entry not delivered"));
     let poison = d
         .payload
@@ -653,7 +465,7 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     assert!(!poison.error.is_empty());
     b.dead_letter_job(Some(&d.entry), &poison.raw, "undecodable")
         .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let depth = b.job_backlog().await.unwrap_or_else(|e| panic!("{e}"));
+        .or_fail();
+    let depth = b.job_backlog().await.or_fail();
     assert_eq!((depth.pending, depth.dead), (0, 1));
 }
