@@ -3,8 +3,8 @@
 use crate::error::CliError;
 use revu_common::finding::Severity;
 use revu_common::report::{Gate, LaneOutcome, Report};
-use revu_coordinator::stages::render;
-use revu_coordinator::stages::verdict::folded_severity;
+use revu_stages::render;
+use revu_stages::verdict::folded_severity;
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -120,7 +120,7 @@ fn every_example_report_is_valid_against_the_published_schema() {
 #[test]
 fn sarif_of_every_example_is_valid_against_the_official_schema() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../coordinator/tests/fixtures/sarif-schema-2.1.0.json");
+        .join("../stages/tests/fixtures/sarif-schema-2.1.0.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     let validator = validator(&parse(&text));

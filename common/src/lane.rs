@@ -74,9 +74,9 @@ pub struct LaneJob {
     pub review_id: ReviewId,
     pub lane: LaneSpec,
     /// 1 for the first delivery of this lane; bumped by every re-dispatch.
+    /// The review bundle (diff, head files, intent) is stored under
+    /// `review_id`, which is all a worker needs to load it.
     pub attempt: u32,
-    /// Where the worker fetches the review bundle (diff, head files, intent).
-    pub bundle_ref: String,
     /// Unix milliseconds after which a report is no longer awaited.
     pub deadline_ms: u64,
     /// Unix milliseconds before which the attempt must not start (retry backoff).
@@ -92,6 +92,29 @@ pub struct LaneJob {
     /// `decisions` refer to by index. Empty for every other lane.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Finding>,
+}
+
+impl LaneJob {
+    /// Attempt `attempt` of `lane`, to start at once. Only the adjudication
+    /// lane carries `candidates` (see [`crate::review::ReviewPlan::candidates_for`]).
+    pub fn new(
+        review_id: ReviewId,
+        lane: LaneSpec,
+        attempt: u32,
+        deadline_ms: u64,
+        candidates: Vec<Finding>,
+    ) -> Self {
+        LaneJob {
+            review_id,
+            lane,
+            attempt,
+            deadline_ms,
+            not_before_ms: 0,
+            rejected_for: Vec::new(),
+            traceparent: None,
+            candidates,
+        }
+    }
 }
 
 /// The mandatory sections of a lane report, present even when clean.

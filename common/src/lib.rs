@@ -1,5 +1,9 @@
 //! Shared domain types of revu: diff facts, the finding schema, lane jobs and
 //! reports, the canonical report, the queue contract and the retry policy.
+//!
+//! Without the default `runtime` feature it is the domain types alone (no
+//! queue backends, telemetry exporters or metrics endpoint), for the pure
+//! review stages.
 
 pub mod adjudication;
 pub mod bundle;
@@ -7,11 +11,14 @@ pub mod diff;
 pub mod facts;
 pub mod finding;
 pub mod lane;
+#[cfg(feature = "runtime")]
 pub mod metrics;
+#[cfg(feature = "runtime")]
 pub mod queue;
 pub mod report;
 pub mod report_schema;
 pub mod retry;
 pub mod review;
+#[cfg(feature = "runtime")]
 pub mod shutdown;
 pub mod telemetry;

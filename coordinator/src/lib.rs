@@ -1,11 +1,8 @@
-//! The revu coordinator: the gRPC API, the deterministic review stages, lane
-//! dispatch and gathering.
+//! The revu coordinator: the gRPC API, lane dispatch and gathering, running
+//! the deterministic stages of `revu-stages`.
 
-pub mod assemble;
 pub mod config;
-pub mod conventions;
 pub mod metrics;
 pub mod prepare;
 pub mod server;
 pub mod service;
-pub mod stages;

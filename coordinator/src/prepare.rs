@@ -2,15 +2,15 @@
 //! exact-cover gate and the lane plan.
 
 use crate::config::ReviewSettings;
-use crate::conventions::{RepoConfigError, RepoContext};
 use crate::service::ServiceError;
-use crate::stages::{cover, grouping::Grouper, plan};
 use revu_common::adjudication::AdjudicationPlan;
 use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
 use revu_common::review::ReviewPlan;
 use revu_common::telemetry::names::span;
+use revu_stages::conventions::{RepoConfigError, RepoContext};
+use revu_stages::{cover, grouping::Grouper, plan};
 use std::collections::BTreeMap;
 use tracing::info_span;
 

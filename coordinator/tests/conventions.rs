@@ -10,10 +10,10 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::report::{LaneOutcome, Report};
 use revu_common::review::LaneResult;
-use revu_coordinator::assemble::assemble;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, prepare};
-use revu_coordinator::stages::grouping::{Grouper, default_domains};
+use revu_stages::assemble::assemble;
+use revu_stages::grouping::{Grouper, default_domains};
 use std::collections::BTreeMap;
 
 fn fixture(name: &str) -> String {

@@ -8,7 +8,7 @@
 use revu_common::lane::LaneKind;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, Prepared, prepare};
-use revu_coordinator::stages::grouping::{Grouper, default_domains};
+use revu_stages::grouping::{Grouper, default_domains};
 use std::fmt::Write;
 
 fn fixture(name: &str) -> Vec<u8> {

@@ -34,25 +34,16 @@ async fn take<B: JobQueue>(b: &B, consumer: &str) -> revu_common::queue::Deliver
 }
 
 fn job(review: &ReviewId, lane: &str) -> LaneJob {
-    LaneJob {
-        review_id: review.clone(),
-        lane: LaneSpec {
-            id: lane.to_owned(),
-            kind: LaneKind::Domain {
-                domain: "core".into(),
-            },
-            engine: "rules".into(),
-            files: vec!["src/lib.rs".into()],
-            guidance: vec![],
+    let spec = LaneSpec {
+        id: lane.to_owned(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
         },
-        attempt: 1,
-        bundle_ref: review.0.clone(),
-        deadline_ms: u64::MAX,
-        not_before_ms: 0,
-        rejected_for: vec![],
-        traceparent: None,
-        candidates: vec![],
-    }
+        engine: "rules".into(),
+        files: vec!["src/lib.rs".into()],
+        guidance: vec![],
+    };
+    LaneJob::new(review.clone(), spec, 1, u64::MAX, vec![])
 }
 
 fn report(job: &LaneJob) -> LaneReport {

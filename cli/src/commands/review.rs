@@ -6,8 +6,8 @@ use crate::input::read_diff;
 use crate::output::{FailOn, Format, emit};
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::conventions::{REPO_CONFIG, REVIEW_MD};
 use revu_coordinator::service::Submission;
+use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

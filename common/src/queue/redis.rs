@@ -111,11 +111,4 @@ impl RedisBackend {
             Err(e) => Err(e.into()),
         }
     }
-
-    /// Checks the server answers (for readiness probes).
-    pub async fn ping(&self) -> Result<(), QueueError> {
-        let mut conn = self.conn.clone();
-        redis::cmd("PING").query_async::<String>(&mut conn).await?;
-        Ok(())
-    }
 }

@@ -6,20 +6,28 @@
 //! and no `traceparent` is written into a job; spans remain ordinary
 //! `tracing` spans that give log lines their context.
 
+#[cfg(feature = "runtime")]
 mod config;
+#[cfg(feature = "runtime")]
 mod init;
+#[cfg(feature = "runtime")]
 mod logfmt;
 pub mod names;
+#[cfg(feature = "runtime")]
 mod propagate;
 
+#[cfg(feature = "runtime")]
 pub use config::{BatchSettings, DEFAULT_ENDPOINT, SamplerChoice, TraceConfig};
+#[cfg(feature = "runtime")]
 pub use init::{LogSettings, Telemetry, TelemetryError, init};
 pub use names::MessagingTarget;
+#[cfg(feature = "runtime")]
 pub use propagate::{set_remote_parent, traceparent};
 
 /// Installs logs only: human-readable lines on stderr by default, JSON lines
 /// with `json`. The level comes from `RUST_LOG` (default `default_level`).
 /// Calling it twice is harmless.
+#[cfg(feature = "runtime")]
 pub fn init_logs(json: bool, default_level: &str) {
     let _ = init(
         LogSettings {
@@ -34,6 +42,7 @@ pub fn init_logs(json: bool, default_level: &str) {
 /// process's `OTEL_*` environment says (read here, at the binary's edge,
 /// and nowhere deeper). `service` names the binary when
 /// `OTEL_SERVICE_NAME` does not.
+#[cfg(feature = "runtime")]
 pub fn init_service(service: &str, json: bool) -> Result<Telemetry, TelemetryError> {
     let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), service);
     init(

@@ -3,13 +3,13 @@
 //! the review finalizes when that lane settles.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use crate::assemble::adjudication_candidates;
 use revu_common::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
 use revu_common::lane::{LaneJob, LaneKind, LaneSpec};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord};
+use revu_stages::assemble::adjudication_candidates;
 use std::collections::{BTreeMap, BTreeSet};
 use tracing::Instrument;
 
@@ -59,17 +59,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             engine: adjudication.engine.clone(),
             candidates: candidates.clone(),
         });
-        let mut job = LaneJob {
-            review_id: record.id.clone(),
-            lane,
-            attempt: 1,
-            bundle_ref: record.id.0.clone(),
-            deadline_ms: record.deadline_ms,
-            not_before_ms: 0,
-            rejected_for: Vec::new(),
-            traceparent: None,
-            candidates,
-        };
+        let mut job = LaneJob::new(record.id.clone(), lane, 1, record.deadline_ms, candidates);
         let publish = observe::publish_span(&mut job, &self.messaging);
         let sent = self
             .backend

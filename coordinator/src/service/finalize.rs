@@ -1,13 +1,13 @@
 //! Finalization: once every lane settled, verify, decide and store the report.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use crate::assemble::assemble;
-use crate::stages::render;
 use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::ProgressEvent;
 use revu_common::telemetry::names::{attr, span};
+use revu_stages::assemble::assemble;
+use revu_stages::render;
 use std::time::Instant;
 use tracing::field::Empty;
 

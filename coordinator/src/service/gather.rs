@@ -7,12 +7,12 @@
 //! whoever moves the lane's awaited attempt forward (`advance_lane_attempt`).
 
 use super::{Coordinator, ServiceError, observe};
-use crate::stages::completeness;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore, gate_rejection_marker};
 use revu_common::report::LaneOutcome;
 use revu_common::retry::Retry;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_stages::completeness;
 use std::time::Duration;
 use tracing::Instrument;
 
@@ -179,15 +179,15 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(Step::Discard("lane already settled"));
         }
         let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
-            review_id: id.clone(),
-            lane: spec.clone(),
-            attempt: report.attempt + 1,
-            bundle_ref: id.0.clone(),
-            deadline_ms: record.deadline_ms,
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
-            traceparent: None,
-            candidates: record.plan.candidates_for(spec),
+            ..LaneJob::new(
+                id.clone(),
+                spec.clone(),
+                report.attempt + 1,
+                record.deadline_ms,
+                record.plan.candidates_for(spec),
+            )
         };
         let result = |outcome, body, banner| LaneResult {
             lane_id: spec.id.clone(),

@@ -18,11 +18,11 @@ pub use submit::Submission;
 
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;
-use crate::stages::grouping::{Grouper, GroupingError, default_domains};
 use revu_common::diff::DiffError;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, QueueError, ReviewStore};
 use revu_common::telemetry::MessagingTarget;
+use revu_stages::grouping::{Grouper, GroupingError, default_domains};
 use std::sync::Arc;
 
 /// Errors of the review service. [`crate::server`] maps each to a gRPC code.

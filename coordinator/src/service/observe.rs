@@ -5,7 +5,6 @@
 use super::Coordinator;
 use revu_common::lane::{LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
 use revu_common::metrics::{LaneLabels, ReasonLabels, fault_class};
-use revu_common::queue::redis::WORKER_GROUP;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::{LaneOutcome, Report};
 use revu_common::review::{LaneResult, ReviewRecord, now_ms};
@@ -96,7 +95,7 @@ pub(super) fn gather_span(record: &ReviewRecord, report: &LaneReport) -> Span {
 /// Stage 6 on one report body, in its own span.
 pub(super) fn completeness_gate(
     body: &serde_json::Value,
-    expected: crate::stages::completeness::Expected,
+    expected: revu_stages::completeness::Expected,
 ) -> Result<revu_common::lane::LaneReportBody, Vec<String>> {
     let s = tracing::info_span!(
         span::COMPLETENESS_GATE,
@@ -104,7 +103,7 @@ pub(super) fn completeness_gate(
         { attr::FINDINGS } = Empty,
         { attr::GATE_PROBLEMS } = Empty,
     );
-    let checked = s.in_scope(|| crate::stages::completeness::check(body, expected));
+    let checked = s.in_scope(|| revu_stages::completeness::check(body, expected));
     match &checked {
         Ok(body) => {
             s.record(attr::OUTCOME, "passed");
@@ -215,7 +214,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let depth = self.backend.job_backlog().await;
         let active = self.backend.active_count().await;
         match (depth, active) {
-            (Ok(depth), Ok(active)) => self.metrics.sample_queue(depth, WORKER_GROUP, active),
+            (Ok(depth), Ok(active)) => {
+                self.metrics
+                    .sample_queue(depth, &self.messaging.group, active)
+            }
             (Err(e), _) | (_, Err(e)) => {
                 tracing::debug!(error = %e, "queue gauges not sampled");
             }

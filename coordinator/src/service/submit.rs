@@ -109,17 +109,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .plan
             .lanes
             .iter()
-            .map(|lane| LaneJob {
-                review_id: id.clone(),
-                lane: lane.clone(),
-                attempt: 1,
-                bundle_ref: id.0.clone(),
-                deadline_ms,
-                not_before_ms: 0,
-                rejected_for: Vec::new(),
-                traceparent: None,
-                candidates: Vec::new(),
-            })
+            .map(|lane| LaneJob::new(id.clone(), lane.clone(), 1, deadline_ms, Vec::new()))
             .collect();
         let publish_spans: Vec<tracing::Span> = dispatch_span.in_scope(|| {
             jobs.iter_mut()

@@ -72,7 +72,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(Some(b)) => b,
             Ok(None) => {
                 return Err(failed(
-                    format!("review bundle {} not found", job.bundle_ref),
+                    format!("review bundle of {} not found", job.review_id),
                     false,
                 ));
             }

@@ -6,10 +6,10 @@
 //! bundle rather than carried in the plan: parsing is cheap and pure, and
 //! the report then depends on nothing but stored state.
 
+use crate::adjudicate;
 use crate::conventions::{REPO_CONFIG, RepoContext, source_file};
-use crate::stages::adjudicate;
-use crate::stages::verdict::{self, VerdictInput};
-use crate::stages::verify::{self, Verified};
+use crate::verdict::{self, VerdictInput};
+use crate::verify::{self, Verified};
 use revu_common::adjudication::{ADJUDICATION_LANE, is_candidate};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;

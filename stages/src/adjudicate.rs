@@ -9,7 +9,7 @@
 //! second decision for one candidate, a change without a reason) is ignored
 //! and counted as a warning.
 
-use crate::stages::render::outcome_name;
+use crate::render::outcome_name;
 use revu_common::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationPlan, AdjudicationReport,
     AdjudicationStatus, Decision, is_candidate,

@@ -121,7 +121,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::stages::render::fixtures::{blocked_report, clean_docs_report};
+    use crate::render::fixtures::{blocked_report, clean_docs_report};
     use revu_common::report::Rigor;
 
     #[test]

@@ -77,7 +77,7 @@ fn effects(out: &mut String, what: &str, list: &[ConventionEffect]) -> fmt::Resu
 #[cfg(test)]
 mod tests {
     use super::super::markdown;
-    use crate::stages::render::fixtures::{blocked_report, clean_docs_report};
+    use crate::render::fixtures::{blocked_report, clean_docs_report};
     use revu_common::finding::Severity;
     use revu_common::report::{ConventionEffect, SourceFile};
 

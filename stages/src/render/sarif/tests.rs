@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::stages::render::fixtures::{blocked_report, clean_docs_report, finding};
+use crate::render::fixtures::{blocked_report, clean_docs_report, finding};
 use revu_common::report::Rigor;
 use serde_json::Value;
 

@@ -17,7 +17,7 @@ pub use markdown::markdown;
 pub use rdjson::rdjson;
 pub use sarif::sarif;
 
-use crate::stages::verdict::folded_severity;
+use crate::verdict::folded_severity;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::report::{LaneOutcome, Report, Rigor};
 use serde::Serialize;

@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::stages::render::fixtures::{blocked_report, clean_docs_report, finding};
+use crate::render::fixtures::{blocked_report, clean_docs_report, finding};
 use revu_common::finding::Dimension;
 
 #[test]
@@ -17,7 +17,7 @@ fn blocked_review_with_faulted_lane() {
 #[test]
 fn renders_the_same_bytes_after_a_json_round_trip() {
     let report = blocked_report();
-    let replayed: Report = serde_json::from_str(&crate::stages::render::json(&report)).unwrap();
+    let replayed: Report = serde_json::from_str(&crate::render::json(&report)).unwrap();
     assert_eq!(markdown(&replayed), markdown(&report));
 }
 

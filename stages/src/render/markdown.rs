@@ -3,12 +3,12 @@
 //! Byte-identical for identical input: it reads nothing but the report and
 //! iterates only over its vectors, in their order. Findings are grouped by
 //! the severity they count with at the report's rigor (see
-//! [`crate::stages::verdict`]), so the headings agree with the verdict.
+//! [`crate::verdict`]), so the headings agree with the verdict.
 mod adjudication;
 mod conventions;
 
 use super::{outcome_name, rigor_name};
-use crate::stages::verdict::{folded_severity, signal_name};
+use crate::verdict::{folded_severity, signal_name};
 use revu_common::diff::FileStatus;
 use revu_common::facts::RiskTier;
 use revu_common::finding::{Finding, Severity};

@@ -28,7 +28,7 @@
 
 use super::bullet::is_rule_id;
 use super::ledger::{Ledger, LedgerEntry, compile_paths, compile_pattern};
-use crate::stages::grouping::{DomainRule, FALLBACK_DOMAIN, Grouper, default_domains};
+use crate::grouping::{DomainRule, FALLBACK_DOMAIN, Grouper, default_domains};
 use revu_common::finding::{BlastRadius, Dimension, Severity};
 use revu_common::report::Rigor;
 use serde::Deserialize;

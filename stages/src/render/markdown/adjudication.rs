@@ -59,7 +59,7 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
 #[cfg(test)]
 mod tests {
     use super::super::markdown;
-    use crate::stages::render::fixtures::{adjudicated_report, blocked_report};
+    use crate::render::fixtures::{adjudicated_report, blocked_report};
 
     #[test]
     fn section_lists_every_drop_and_downgrade_with_its_reason() {
