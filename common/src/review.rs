@@ -5,7 +5,7 @@ use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
 use crate::lane::{LaneKind, LaneReportBody, LaneSpec, ReviewId};
-use crate::report::{FactsSummary, LaneOutcome, RigorChoice};
+use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 
 /// Where a review is in its life. Only `Running` reviews change.
@@ -95,15 +95,55 @@ pub struct LaneResult {
     pub duration_ms: u64,
 }
 
+/// What the store records of one lane's dispatches: the attempt whose
+/// report is awaited (reports of older attempts are stale), and the attempt
+/// the completeness gate sent back, if it did (it does so once per lane).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneAttempts {
+    pub awaited: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_rejected: Option<u32>,
+}
+
+/// The stages a watcher of a review sees start and finish.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stage {
+    Facts,
+    Grouping,
+    ExactCover,
+    Plan,
+    Dispatch,
+    Adjudication,
+    Verify,
+    Render,
+}
+
+impl Stage {
+    /// The name on the wire (`exact-cover`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Facts => "facts",
+            Stage::Grouping => "grouping",
+            Stage::ExactCover => "exact-cover",
+            Stage::Plan => "plan",
+            Stage::Dispatch => "dispatch",
+            Stage::Adjudication => "adjudication",
+            Stage::Verify => "verify",
+            Stage::Render => "render",
+        }
+    }
+}
+
 /// What a watcher of a review sees.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ProgressEvent {
     StageStarted {
-        stage: String,
+        stage: Stage,
     },
     StageFinished {
-        stage: String,
+        stage: Stage,
     },
     LaneDispatched {
         lane_id: String,
@@ -129,8 +169,8 @@ pub enum ProgressEvent {
         reason: String,
     },
     Verdict {
-        verdict: String,
-        gate: String,
+        verdict: Verdict,
+        gate: Gate,
     },
     Cancelled,
 }
@@ -151,4 +191,26 @@ pub fn now_ms() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stages_are_named_on_the_wire_as_they_serialize() {
+        for stage in [
+            Stage::Facts,
+            Stage::Grouping,
+            Stage::ExactCover,
+            Stage::Plan,
+            Stage::Dispatch,
+            Stage::Adjudication,
+            Stage::Verify,
+            Stage::Render,
+        ] {
+            let json = serde_json::to_value(stage).unwrap_or_default();
+            assert_eq!(json, stage.as_str());
+        }
+    }
 }

@@ -8,7 +8,9 @@ use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::RedisBackend;
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::{FactsSummary, LaneOutcome, Rigor, RigorChoice, RigorSource};
-use revu_common::review::{LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState};
+use revu_common::review::{
+    LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState,
+};
 use revu_tests::RedisServer;
 use std::time::Duration;
 
@@ -291,7 +293,7 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
         .await;
     assert_eq!(created.or_fail(), CreateOutcome::Created);
     let attempts = b.lane_attempts(&id).await.or_fail();
-    assert_eq!(attempts.get("domain:a"), Some(&1));
+    assert_eq!(attempts.get("domain:a").map(|a| a.awaited), Some(1));
     assert_eq!(b.job_backlog().await.or_fail().undelivered, 2);
 
     let mut retry = jobs[0].clone();
@@ -309,10 +311,12 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
     again.attempt = 4;
     assert!(!b.advance_and_dispatch(&again, 3, true).await.or_fail());
     let attempts = b.lane_attempts(&id).await.or_fail();
-    assert_eq!(attempts.get("domain:a"), Some(&3));
     assert_eq!(
-        attempts.get(&revu_common::queue::gate_rejection_marker("domain:a")),
-        Some(&2)
+        attempts.get("domain:a"),
+        Some(&LaneAttempts {
+            awaited: 3,
+            gate_rejected: Some(2)
+        })
     );
 }
 
@@ -338,7 +342,7 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     let stored = b.load_record(&id).await.or_fail();
     assert_eq!(stored.map(|r| r.plan.lanes.len()), Some(2));
     let attempts = b.lane_attempts(&id).await.or_fail();
-    assert_eq!(attempts.get("adjudication"), Some(&1));
+    assert_eq!(attempts.get("adjudication").map(|a| a.awaited), Some(1));
     let backlog = b.job_backlog().await.or_fail();
     assert_eq!(backlog.undelivered, 2);
 

@@ -5,12 +5,11 @@
 mod stream;
 
 use super::{
-    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode,
-    encode, gate_rejection_marker,
+    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode, encode,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
-use crate::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -26,7 +25,7 @@ struct State {
     records: HashMap<ReviewId, ReviewRecord>,
     bundles: HashMap<ReviewId, ReviewBundle>,
     lanes: HashMap<ReviewId, BTreeMap<String, LaneResult>>,
-    attempts: HashMap<ReviewId, BTreeMap<String, u32>>,
+    attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
     reports: HashMap<ReviewId, String>,
     active: BTreeSet<ReviewId>,
     idempotency: HashMap<String, ReviewId>,
@@ -225,10 +224,13 @@ impl ReviewStore for MemoryBackend {
         s.bundles.insert(record.id.clone(), bundle.clone());
         s.active.insert(record.id.clone());
         for (lane_id, raw) in encoded {
-            s.attempts
-                .entry(record.id.clone())
-                .or_default()
-                .insert(lane_id, 1);
+            s.attempts.entry(record.id.clone()).or_default().insert(
+                lane_id,
+                LaneAttempts {
+                    awaited: 1,
+                    gate_rejected: None,
+                },
+            );
             s.jobs.add(raw);
         }
         drop(s);
@@ -278,18 +280,17 @@ impl ReviewStore for MemoryBackend {
     ) -> Result<bool, QueueError> {
         let raw = encode("lane job", job)?;
         let mut s = self.lock();
-        let attempts = s.attempts.entry(job.review_id.clone()).or_default();
-        if attempts.get(&job.lane.id).copied().unwrap_or(0) != from {
+        let lanes = s.attempts.entry(job.review_id.clone()).or_default();
+        let Some(lane) = lanes.get_mut(&job.lane.id).filter(|l| l.awaited == from) else {
             return Ok(false);
-        }
+        };
         if gate_rejection {
-            let marker = gate_rejection_marker(&job.lane.id);
-            if attempts.contains_key(&marker) {
+            if lane.gate_rejected.is_some() {
                 return Ok(false);
             }
-            attempts.insert(marker, from);
+            lane.gate_rejected = Some(from);
         }
-        attempts.insert(job.lane.id.clone(), job.attempt);
+        lane.awaited = job.attempt;
         s.jobs.add(raw);
         drop(s);
         self.jobs_ready.notify_waiters();
@@ -306,7 +307,13 @@ impl ReviewStore for MemoryBackend {
         if attempts.contains_key(&job.lane.id) {
             return Ok(false);
         }
-        attempts.insert(job.lane.id.clone(), job.attempt);
+        attempts.insert(
+            job.lane.id.clone(),
+            LaneAttempts {
+                awaited: job.attempt,
+                gate_rejected: None,
+            },
+        );
         s.records.insert(record.id.clone(), record.clone());
         s.jobs.add(raw);
         drop(s);
@@ -314,7 +321,10 @@ impl ReviewStore for MemoryBackend {
         Ok(true)
     }
 
-    async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
+    async fn lane_attempts(
+        &self,
+        id: &ReviewId,
+    ) -> Result<BTreeMap<String, LaneAttempts>, QueueError> {
         Ok(self.lock().attempts.get(id).cloned().unwrap_or_default())
     }
 

@@ -3,16 +3,10 @@
 use super::QueueError;
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
-use crate::review::{LaneResult, ProgressEvent, ReviewRecord};
+use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::time::Duration;
-
-/// The attempts-map entry recording which attempt of `lane_id` the
-/// completeness gate sent back.
-pub fn gate_rejection_marker(lane_id: &str) -> String {
-    format!("{lane_id}!gate-rejected")
-}
 
 /// Whether a submission created a review or found one under its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,8 +62,8 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// still `from`: of two coordinators handling the same report, one wins,
     /// and a crash cannot leave an awaited attempt that was never sent. With
     /// `gate_rejection`, it also requires (and records) that the
-    /// completeness gate has not sent this lane back before; the record is
-    /// the attempts-map entry [`gate_rejection_marker`].
+    /// completeness gate has not sent this lane back before, and records
+    /// `from` as the attempt it sent back ([`LaneAttempts::gate_rejected`]).
     fn advance_and_dispatch(
         &self,
         job: &LaneJob,
@@ -90,12 +84,11 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         job: &LaneJob,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
-    /// The attempt awaited per lane (reports of older attempts are stale),
-    /// plus the gate-rejection markers.
+    /// What is recorded of each dispatched lane's attempts, by lane id.
     fn lane_attempts(
         &self,
         id: &ReviewId,
-    ) -> impl Future<Output = Result<BTreeMap<String, u32>, QueueError>> + Send;
+    ) -> impl Future<Output = Result<BTreeMap<String, LaneAttempts>, QueueError>> + Send;
 
     /// Stores the final report, marks the review finished and inactive.
     fn finish_review(

@@ -91,11 +91,11 @@ pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
     };
     let kind = match e {
         ProgressEvent::StageStarted { stage } => {
-            out.stage = stage;
+            out.stage = stage.as_str().to_owned();
             Kind::StageStarted
         }
         ProgressEvent::StageFinished { stage } => {
-            out.stage = stage;
+            out.stage = stage.as_str().to_owned();
             Kind::StageFinished
         }
         ProgressEvent::LaneDispatched { lane_id, attempt } => {
@@ -131,7 +131,7 @@ pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
             Kind::LaneFaulted
         }
         ProgressEvent::Verdict { verdict, gate } => {
-            (out.verdict, out.gate) = (verdict, gate);
+            (out.verdict, out.gate) = (verdict.as_str().to_owned(), gate.as_str().to_owned());
             Kind::Verdict
         }
         ProgressEvent::Cancelled => Kind::Cancelled,

@@ -8,7 +8,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
 use revu_common::lane::{LaneJob, LaneKind, LaneSpec};
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, Stage};
 use revu_stages::assemble::adjudication_candidates;
 use std::collections::{BTreeMap, BTreeSet};
 use tracing::Instrument;
@@ -73,7 +73,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 .push_event(
                     &record.id,
                     &ProgressEvent::StageStarted {
-                        stage: "adjudication".into(),
+                        stage: Stage::Adjudication,
                     },
                 )
                 .await?;

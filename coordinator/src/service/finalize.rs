@@ -4,7 +4,7 @@ use super::{Coordinator, ServiceError, blocking, observe};
 use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::ProgressEvent;
+use revu_common::review::{ProgressEvent, Stage};
 use revu_common::telemetry::names::{attr, span};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
@@ -44,7 +44,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .push_event(
                 id,
                 &ProgressEvent::StageStarted {
-                    stage: "verify".into(),
+                    stage: Stage::Verify,
                 },
             )
             .await?;
@@ -85,7 +85,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .push_event(
                 id,
                 &ProgressEvent::StageFinished {
-                    stage: "render".into(),
+                    stage: Stage::Render,
                 },
             )
             .await?;
@@ -102,8 +102,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .push_event(
                 id,
                 &ProgressEvent::Verdict {
-                    verdict: report.verdict.as_str().to_owned(),
-                    gate: report.gate.as_str().to_owned(),
+                    verdict: report.verdict,
+                    gate: report.gate,
                 },
             )
             .await?;

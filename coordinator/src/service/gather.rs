@@ -6,11 +6,11 @@
 //! settles at most once (`settle_lane`), and a retry is dispatched only by
 //! whoever moves the lane's awaited attempt forward (`advance_lane_attempt`).
 
+use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
-use revu_common::queue::{Delivery, JobQueue, ReviewStore, gate_rejection_marker};
+use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
-use revu_common::retry::Retry;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
 use revu_stages::completeness;
 use std::time::Duration;
@@ -162,7 +162,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         Ok(())
     }
 
-    /// Decides what a report does, from the stored state of its lane.
+    /// Decides what a report does, from the stored state of its lane (see
+    /// [`super::lane_state`] for the transition table).
     async fn next_step(
         &self,
         record: &ReviewRecord,
@@ -171,13 +172,30 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     ) -> Result<Step, ServiceError> {
         let id = &record.id;
         let attempts = self.backend.lane_attempts(id).await?;
-        let awaited = attempts.get(&spec.id).copied().unwrap_or(1);
-        if report.attempt < awaited {
-            return Ok(Step::Discard("stale attempt"));
+        let settled = self.backend.lane_results(id).await?.contains_key(&spec.id);
+        let state = LaneState::of(attempts.get(&spec.id), settled);
+        if let Err(why) = state.admits(report.attempt) {
+            return Ok(Step::Discard(why));
         }
-        if self.backend.lane_results(id).await?.contains_key(&spec.id) {
-            return Ok(Step::Discard("lane already settled"));
-        }
+        let reported = match &report.outcome {
+            LaneAttemptOutcome::Reported { body } => {
+                match observe::completeness_gate(
+                    body,
+                    completeness::Expected::of(&record.plan, spec),
+                ) {
+                    Ok(body) => Reported::Passed(body),
+                    Err(problems) => Reported::FailedGate {
+                        problems,
+                        salvaged: completeness::salvage(body),
+                    },
+                }
+            }
+            LaneAttemptOutcome::Failed { reason, transient } => Reported::Failed {
+                reason: reason.clone(),
+                transient: *transient,
+            },
+        };
+        let policy = self.settings.retry_for(&spec.engine);
         let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
@@ -198,50 +216,24 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             worker: report.worker.clone(),
             duration_ms: report.duration_ms,
         };
-        Ok(match &report.outcome {
-            LaneAttemptOutcome::Reported { body } => match observe::completeness_gate(
-                body,
-                completeness::Expected::of(&record.plan, spec),
-            ) {
-                Ok(body) => Step::Settle(result(LaneOutcome::Complete, Some(body), None)),
-                Err(problems) => match attempts.get(&gate_rejection_marker(&spec.id)) {
-                    None => Step::GateRetry {
-                        reason: format!("completeness gate: {}", problems.join("; ")),
-                        job: retry_job(problems, Duration::ZERO),
-                    },
-                    Some(&rejected) if rejected == report.attempt => {
-                        Step::Discard("gate rejection already sent back")
-                    }
-                    Some(_) => Step::Settle(result(
-                        LaneOutcome::Incomplete,
-                        Some(completeness::salvage(body)),
-                        Some(format!(
-                            "report failed the completeness gate twice: {}",
-                            problems.join("; ")
-                        )),
-                    )),
-                },
+        Ok(match state.on_report(report.attempt, reported, &policy) {
+            Transition::Discard(why) => Step::Discard(why),
+            Transition::Complete(body) => {
+                Step::Settle(result(LaneOutcome::Complete, Some(body), None))
+            }
+            Transition::Incomplete { body, why } => {
+                Step::Settle(result(LaneOutcome::Incomplete, Some(body), Some(why)))
+            }
+            Transition::SendBack { problems } => Step::GateRetry {
+                reason: format!("completeness gate: {}", problems.join("; ")),
+                job: retry_job(problems, Duration::ZERO),
             },
-            LaneAttemptOutcome::Failed { reason, transient } => {
-                let policy = self.settings.retry_for(&spec.engine);
-                let kind = if *transient {
-                    Retry::Transient
-                } else {
-                    Retry::Permanent
-                };
-                if policy.allows_another(report.attempt, kind) {
-                    Step::Retry {
-                        job: retry_job(Vec::new(), policy.delay(report.attempt)),
-                        reason: reason.clone(),
-                    }
-                } else {
-                    let why = if *transient {
-                        format!("failed {} attempt(s), last: {reason}", report.attempt)
-                    } else {
-                        format!("permanent failure on attempt {}: {reason}", report.attempt)
-                    };
-                    Step::Settle(result(LaneOutcome::PipelineFault, None, Some(why)))
-                }
+            Transition::Retry { delay, reason } => Step::Retry {
+                job: retry_job(Vec::new(), delay),
+                reason,
+            },
+            Transition::Fault { why } => {
+                Step::Settle(result(LaneOutcome::PipelineFault, None, Some(why)))
             }
         })
     }

@@ -8,6 +8,7 @@
 mod adjudicate;
 mod finalize;
 mod gather;
+mod lane_state;
 mod observe;
 mod query;
 mod submit;

@@ -6,7 +6,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
-use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState, now_ms};
+use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState, Stage, now_ms};
 use revu_common::telemetry::names::{attr, span};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -139,21 +139,21 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             }
         }
         tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");
-        for stage in ["facts", "grouping", "exact-cover", "plan"] {
+        for stage in [
+            Stage::Facts,
+            Stage::Grouping,
+            Stage::ExactCover,
+            Stage::Plan,
+        ] {
             self.backend
-                .push_event(
-                    &id,
-                    &ProgressEvent::StageFinished {
-                        stage: stage.into(),
-                    },
-                )
+                .push_event(&id, &ProgressEvent::StageFinished { stage })
                 .await?;
         }
         self.backend
             .push_event(
                 &id,
                 &ProgressEvent::StageStarted {
-                    stage: "dispatch".into(),
+                    stage: Stage::Dispatch,
                 },
             )
             .await?;
@@ -166,7 +166,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .push_event(
                 &id,
                 &ProgressEvent::StageFinished {
-                    stage: "dispatch".into(),
+                    stage: Stage::Dispatch,
                 },
             )
             .await?;

@@ -64,7 +64,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     let result = LaneResult {
                         lane_id: lane.id.clone(),
                         outcome: LaneOutcome::PipelineFault,
-                        attempts: attempts.get(&lane.id).copied().unwrap_or(1),
+                        attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
                         body: None,
                         banner: Some("review deadline passed before the lane reported".to_owned()),
                         worker: String::new(),

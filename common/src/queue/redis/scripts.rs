@@ -63,6 +63,10 @@ return ''
     )
 });
 
+/// Suffix of the attempts-hash field that records which attempt of a lane
+/// the completeness gate sent back; [`ADVANCE_AND_DISPATCH`] spells it too.
+pub(super) const GATE_REJECTED_SUFFIX: &str = "!gate-rejected";
+
 /// Moves a lane's awaited attempt from ARGV[2] to ARGV[3] and publishes the
 /// job ARGV[4], only if the attempt is still ARGV[2]; with ARGV[5] == "1"
 /// also requires that the completeness gate has not sent this lane back

@@ -2,11 +2,13 @@
 
 use super::RedisBackend;
 use super::conn::block_ms;
-use super::scripts::{ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH};
+use super::scripts::{
+    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH, GATE_REJECTED_SUFFIX,
+};
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
-use crate::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -160,13 +162,16 @@ impl ReviewStore for RedisBackend {
         Ok(dispatched == 1)
     }
 
-    async fn lane_attempts(&self, id: &ReviewId) -> Result<BTreeMap<String, u32>, QueueError> {
+    async fn lane_attempts(
+        &self,
+        id: &ReviewId,
+    ) -> Result<BTreeMap<String, LaneAttempts>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, u32> = redis::cmd("HGETALL")
             .arg(self.review_key(id, "attempts"))
             .query_async(&mut conn)
             .await?;
-        Ok(raw.into_iter().collect())
+        Ok(decode_attempts(raw))
     }
 
     async fn finish_review(
@@ -291,4 +296,18 @@ impl ReviewStore for RedisBackend {
         }
         Ok(out)
     }
+}
+
+/// The attempts hash holds, per lane, its awaited attempt under the lane id
+/// and the attempt the completeness gate sent back under the lane id with
+/// [`GATE_REJECTED_SUFFIX`] (so that one Lua step can check and set both).
+fn decode_attempts(raw: HashMap<String, u32>) -> BTreeMap<String, LaneAttempts> {
+    let mut lanes: BTreeMap<String, LaneAttempts> = BTreeMap::new();
+    for (field, attempt) in raw {
+        match field.strip_suffix(GATE_REJECTED_SUFFIX) {
+            Some(lane) => lanes.entry(lane.to_owned()).or_default().gate_rejected = Some(attempt),
+            None => lanes.entry(field).or_default().awaited = attempt,
+        }
+    }
+    lanes
 }
