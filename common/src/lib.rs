@@ -7,6 +7,8 @@
 
 pub mod adjudication;
 pub mod bundle;
+#[cfg(feature = "runtime")]
+pub mod config;
 pub mod diff;
 pub mod facts;
 pub mod finding;

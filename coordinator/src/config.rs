@@ -1,57 +1,60 @@
-//! The coordinator's configuration: defaults, then `REVU_*` environment, then
-//! flags (clap applies both), then [`CoordinatorConfig::validate`].
+//! The coordinator's configuration, in the layers of
+//! [`revu_common::config`]: defaults (written once, in the `Default` impls
+//! here), a TOML file, `REVU_*` environment, flags, then `validate`.
 
 use clap::Args;
+use revu_common::config::{ConfigSource, Layered, ServiceSettings};
 use revu_common::retry::RetryPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
 
 /// How reviews run, independent of where the backend lives.
-#[derive(Debug, Clone, Args, Serialize)]
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct ReviewSettings {
     /// Engine that runs lanes no `--lane-engine` names.
-    #[arg(long, env = "REVU_ENGINE", default_value = "rules")]
+    #[arg(long, env = "REVU_ENGINE", default_value_t = defaults().engine)]
     pub engine: String,
 
     /// Engine for matching lanes, as `LANE=ENGINE`; `LANE` is a lane id
     /// (`specialist:security`) or a prefix ending in `*` (`domain:*`).
-    /// Repeatable; the first match wins.
-    #[arg(long = "lane-engine", value_parser = parse_lane_engine)]
+    /// Repeatable (in the variable, comma-separated); the first match wins.
+    #[arg(long = "lane-engine", env = "REVU_LANE_ENGINE", value_delimiter = ',', value_parser = parse_lane_engine)]
     pub lane_engines: Vec<LaneEngine>,
 
     /// Retry policy of an engine, as `ENGINE=ATTEMPTS[:BASE_MS]`; engines
-    /// not named use `--lane-attempts` and `--retry-base-ms`. Repeatable.
-    #[arg(long = "engine-retry", value_parser = parse_engine_retry)]
+    /// not named use `--lane-attempts` and `--retry-base-ms`. Repeatable
+    /// (in the variable, comma-separated).
+    #[arg(long = "engine-retry", env = "REVU_ENGINE_RETRY", value_delimiter = ',', value_parser = parse_engine_retry)]
     pub engine_retries: Vec<EngineRetry>,
 
     /// Seconds a lane report may stay unacknowledged on a coordinator
     /// before another coordinator takes it over.
-    #[arg(long, env = "REVU_RECLAIM_IDLE_SECS", default_value_t = 10)]
+    #[arg(long, env = "REVU_RECLAIM_IDLE_SECS", default_value_t = defaults().reclaim_idle_secs)]
     pub reclaim_idle_secs: u64,
 
     /// Largest accepted diff, in bytes.
-    #[arg(long, env = "REVU_MAX_DIFF_BYTES", default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, env = "REVU_MAX_DIFF_BYTES", default_value_t = defaults().max_diff_bytes)]
     pub max_diff_bytes: usize,
 
     /// Files per domain slice before the slice splits.
-    #[arg(long, env = "REVU_MAX_SLICE_FILES", default_value_t = 40)]
+    #[arg(long, env = "REVU_MAX_SLICE_FILES", default_value_t = defaults().max_slice_files)]
     pub max_slice_files: usize,
 
     /// Attempts per lane, the first included.
-    #[arg(long, env = "REVU_LANE_ATTEMPTS", default_value_t = 3)]
+    #[arg(long, env = "REVU_LANE_ATTEMPTS", default_value_t = defaults().lane_attempts)]
     pub lane_attempts: u32,
 
     /// Backoff before a lane's second attempt, in milliseconds (doubles after).
-    #[arg(long, env = "REVU_RETRY_BASE_MS", default_value_t = 500)]
+    #[arg(long, env = "REVU_RETRY_BASE_MS", default_value_t = defaults().retry_base_ms)]
     pub retry_base_ms: u64,
 
     /// Time a review may take before missing lanes fault, in seconds.
-    #[arg(long, env = "REVU_REVIEW_TIMEOUT_SECS", default_value_t = 600)]
+    #[arg(long, env = "REVU_REVIEW_TIMEOUT_SECS", default_value_t = defaults().review_timeout_secs)]
     pub review_timeout_secs: u64,
 
     /// Reviews running at once before submissions get RESOURCE_EXHAUSTED.
-    #[arg(long, env = "REVU_MAX_INFLIGHT", default_value_t = 1000)]
+    #[arg(long, env = "REVU_MAX_INFLIGHT", default_value_t = defaults().max_inflight)]
     pub max_inflight: usize,
 
     /// Engine of the adjudication lane, which re-tries every verified
@@ -118,6 +121,11 @@ impl ReviewSettings {
     }
 }
 
+fn defaults() -> ReviewSettings {
+    ReviewSettings::default()
+}
+
+/// The one place the review defaults are written; the flags show them.
 impl Default for ReviewSettings {
     fn default() -> Self {
         ReviewSettings {
@@ -137,7 +145,7 @@ impl Default for ReviewSettings {
 }
 
 /// The `revu-coordinator` binary's configuration.
-#[derive(Debug, Clone, clap::Parser, Serialize)]
+#[derive(Debug, Clone, clap::Parser, Serialize, Deserialize)]
 #[command(
     name = "revu-coordinator",
     version,
@@ -148,43 +156,71 @@ pub struct CoordinatorConfig {
     #[arg(long, env = "REVU_LISTEN", default_value = "127.0.0.1:50051")]
     pub listen: SocketAddr,
 
-    /// Redis URL.
-    #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
-    pub redis: String,
-
-    /// Prefix of every Redis key revu uses.
-    #[arg(long, env = "REVU_KEY_PREFIX", default_value = "revu")]
-    pub key_prefix: String,
-
-    /// Log as JSON lines instead of human-readable text.
-    #[arg(long, env = "REVU_LOG_JSON")]
-    pub log_json: bool,
-
-    /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
-    #[arg(long, env = "REVU_METRICS_LISTEN")]
-    pub metrics_listen: Option<SocketAddr>,
-
-    /// Print the effective configuration as JSON and exit.
-    #[arg(long)]
-    #[serde(skip)]
-    pub dump_config: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub service: ServiceSettings,
 
     #[command(flatten)]
     pub review: ReviewSettings,
+
+    #[command(flatten)]
+    #[serde(skip)]
+    pub source: ConfigSource,
 }
 
-/// `--lane-engine LANE=ENGINE`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+impl Layered for CoordinatorConfig {
+    fn source(&self) -> &ConfigSource {
+        &self.source
+    }
+    fn source_mut(&mut self) -> &mut ConfigSource {
+        &mut self.source
+    }
+}
+
+/// `--lane-engine LANE=ENGINE`, written the same way in a config file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct LaneEngine {
     pub lane: String,
     pub engine: String,
 }
 
-/// `--engine-retry ENGINE=ATTEMPTS[:BASE_MS]`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// `--engine-retry ENGINE=ATTEMPTS[:BASE_MS]`, written the same way in a
+/// config file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct EngineRetry {
     pub engine: String,
     pub policy: RetryPolicy,
+}
+
+impl TryFrom<String> for LaneEngine {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        parse_lane_engine(&s)
+    }
+}
+
+impl From<LaneEngine> for String {
+    fn from(l: LaneEngine) -> String {
+        format!("{}={}", l.lane, l.engine)
+    }
+}
+
+impl TryFrom<String> for EngineRetry {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        parse_engine_retry(&s)
+    }
+}
+
+impl From<EngineRetry> for String {
+    fn from(r: EngineRetry) -> String {
+        format!(
+            "{}={}:{}",
+            r.engine, r.policy.max_attempts, r.policy.base_delay_ms
+        )
+    }
 }
 
 /// Engine names are what workers register: lowercase words and dashes.

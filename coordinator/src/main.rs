@@ -1,7 +1,6 @@
 //! `revu-coordinator`: serves the review API over gRPC, backed by Redis.
 
 use anyhow::Context;
-use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
 use revu_coordinator::config::CoordinatorConfig;
 use revu_coordinator::metrics::CoordinatorMetrics;
@@ -18,13 +17,14 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let config = CoordinatorConfig::parse();
-    if config.dump_config {
+    let config: CoordinatorConfig = revu_common::config::load().await?;
+    if config.source.dump_config {
         println!("{}", serde_json::to_string_pretty(&config)?);
         return Ok(());
     }
     config.review.validate().map_err(anyhow::Error::msg)?;
-    let telemetry = revu_common::telemetry::init_service("revu-coordinator", config.log_json)?;
+    let telemetry =
+        revu_common::telemetry::init_service("revu-coordinator", config.service.log_json)?;
     let result = coordinate(&config).await;
     telemetry.shutdown().await;
     result
@@ -33,10 +33,11 @@ async fn run() -> anyhow::Result<()> {
 async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
     let (metrics, registry) = CoordinatorMetrics::registered();
     let _metrics_endpoint =
-        revu_common::metrics::endpoint(config.metrics_listen, registry.into_registry()).await?;
-    let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
+        revu_common::metrics::endpoint(config.service.metrics_listen, registry.into_registry())
+            .await?;
+    let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
-        .with_context(|| format!("connecting to redis at {}", config.redis))?;
+        .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
     let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target());

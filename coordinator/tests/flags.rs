@@ -57,3 +57,107 @@ fn unreachable_redis_fails_fast_with_the_url() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("redis://127.0.0.1:1"));
 }
+
+/// A config file in a fresh scratch directory.
+fn config_file(name: &str, text: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "revu-coordinator-flags-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("revu.toml");
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+#[test]
+fn config_file_sits_under_env_and_flags() {
+    let file = config_file(
+        "layers",
+        "listen = \"127.0.0.1:7001\"\nkey_prefix = \"from-file\"\n\n[review]\nlane_attempts = 6\nmax_inflight = 7\nreview_timeout_secs = 9\nlane_engines = [\"specialist:*=exec-lint\"]\n",
+    );
+    let out = coordinator()
+        .env("REVU_CONFIG", &file)
+        .env("REVU_LANE_ATTEMPTS", "4")
+        .env("REVU_ENGINE_RETRY", "llm=5:2000,exec-lint=2")
+        .arg("--max-inflight")
+        .arg("8")
+        .arg("--dump-config")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    // The file over the defaults.
+    assert_eq!(config["listen"], "127.0.0.1:7001");
+    assert_eq!(config["key_prefix"], "from-file");
+    assert_eq!(config["review"]["review_timeout_secs"], 9);
+    assert_eq!(
+        config["review"]["lane_engines"],
+        serde_json::json!(["specialist:*=exec-lint"])
+    );
+    // The environment over the file, flags over both.
+    assert_eq!(config["review"]["lane_attempts"], 4);
+    assert_eq!(config["review"]["max_inflight"], 8);
+    // A repeatable flag's variable, comma-separated.
+    assert_eq!(
+        config["review"]["engine_retries"],
+        serde_json::json!(["llm=5:2000", "exec-lint=2:500"])
+    );
+    // What the file sets is still validated.
+    let zero = config_file("zero", "[review]\nlane_attempts = 0\n");
+    let out = coordinator()
+        .arg("--config")
+        .arg(&zero)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--lane-attempts"));
+}
+
+#[test]
+fn config_file_errors_name_the_file_and_the_setting() {
+    let cases = [
+        (
+            "unknown",
+            "[review]\nlane_atempts = 3\n",
+            "unknown setting `review.lane_atempts`",
+        ),
+        (
+            "type",
+            "[review]\nlane_attempts = \"many\"\n",
+            "`review.lane_attempts`",
+        ),
+        ("syntax", "listen = \n", "revu.toml"),
+        (
+            "engine",
+            "[review]\nlane_engines = [\"nolane\"]\n",
+            "is not LANE=ENGINE",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = config_file(name, text);
+        let out = coordinator()
+            .arg("--config")
+            .arg(&file)
+            .arg("--dump-config")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: accepted");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        assert!(stderr.contains("revu.toml"), "{name}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+    }
+    let out = coordinator()
+        .arg("--config")
+        .arg("/nonexistent/revu.toml")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/revu.toml"));
+}

@@ -1,23 +1,21 @@
-//! The `revu-worker` binary's configuration: defaults, `REVU_*` environment,
-//! flags.
+//! The `revu-worker` binary's configuration, in the layers of
+//! [`revu_common::config`]: defaults, a TOML file, `REVU_*` environment,
+//! flags, then [`WorkerConfig::validate`].
 
-use serde::Serialize;
+use revu_common::config::{ConfigSource, Layered, ServiceSettings};
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-#[derive(Debug, Clone, clap::Parser, Serialize)]
+#[derive(Debug, Clone, clap::Parser, Serialize, Deserialize)]
 #[command(
     name = "revu-worker",
     version,
     about = "The revu worker: runs review lanes from the queue"
 )]
 pub struct WorkerConfig {
-    /// Redis URL.
-    #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
-    pub redis: String,
-
-    /// Prefix of every Redis key revu uses.
-    #[arg(long, env = "REVU_KEY_PREFIX", default_value = "revu")]
-    pub key_prefix: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub service: ServiceSettings,
 
     /// Lanes run at once.
     #[arg(long, env = "REVU_CONCURRENCY", default_value_t = 4)]
@@ -37,9 +35,10 @@ pub struct WorkerConfig {
     pub lane_timeout_secs: u64,
 
     /// An external command as a review engine, `NAME=COMMAND` (the lane as
-    /// JSON on stdin, the report as JSON on stdout). Repeatable.
-    #[arg(long = "exec-engine", value_parser = parse_exec_engine)]
-    pub exec_engines: Vec<(String, String)>,
+    /// JSON on stdin, the report as JSON on stdout). Repeatable (in the
+    /// variable, one per line).
+    #[arg(long = "exec-engine", env = "REVU_EXEC_ENGINE", value_delimiter = '\n', value_parser = parse_exec_engine)]
+    pub exec_engines: Vec<ExecEngineSpec>,
 
     /// Seconds an exec engine's command may run before it is killed.
     #[arg(long, env = "REVU_EXEC_TIMEOUT_SECS", default_value_t = 300)]
@@ -50,18 +49,39 @@ pub struct WorkerConfig {
     #[arg(long, hide = true)]
     pub failpoint: Option<crate::runner::Failpoint>,
 
-    /// Log as JSON lines instead of human-readable text.
-    #[arg(long, env = "REVU_LOG_JSON")]
-    pub log_json: bool,
-
-    /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
-    #[arg(long, env = "REVU_METRICS_LISTEN")]
-    pub metrics_listen: Option<std::net::SocketAddr>,
-
-    /// Print the effective configuration as JSON and exit.
-    #[arg(long)]
+    #[command(flatten)]
     #[serde(skip)]
-    pub dump_config: bool,
+    pub source: ConfigSource,
+}
+
+impl Layered for WorkerConfig {
+    fn source(&self) -> &ConfigSource {
+        &self.source
+    }
+    fn source_mut(&mut self) -> &mut ConfigSource {
+        &mut self.source
+    }
+}
+
+/// `--exec-engine NAME=COMMAND`, written the same way in a config file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct ExecEngineSpec {
+    pub name: String,
+    pub command: String,
+}
+
+impl TryFrom<String> for ExecEngineSpec {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        parse_exec_engine(&s)
+    }
+}
+
+impl From<ExecEngineSpec> for String {
+    fn from(e: ExecEngineSpec) -> String {
+        format!("{}={}", e.name, e.command)
+    }
 }
 
 impl WorkerConfig {
@@ -89,10 +109,10 @@ impl WorkerConfig {
     /// The built-in engines plus the configured exec engines.
     pub fn engines(&self) -> Result<crate::engines::Engines, String> {
         let mut engines = crate::engines::Engines::default();
-        for (name, command) in &self.exec_engines {
+        for spec in &self.exec_engines {
             let exec = crate::engines::exec::ExecEngine::new(
-                name,
-                command,
+                &spec.name,
+                &spec.command,
                 Duration::from_secs(self.exec_timeout_secs),
             )?;
             engines = engines.with(Box::new(exec));
@@ -101,7 +121,7 @@ impl WorkerConfig {
     }
 }
 
-fn parse_exec_engine(s: &str) -> Result<(String, String), String> {
+fn parse_exec_engine(s: &str) -> Result<ExecEngineSpec, String> {
     let (name, command) = s
         .split_once('=')
         .ok_or_else(|| format!("{s:?} is not NAME=COMMAND"))?;
@@ -117,5 +137,8 @@ fn parse_exec_engine(s: &str) -> Result<(String, String), String> {
     if command.trim().is_empty() {
         return Err(format!("engine {name} has an empty command"));
     }
-    Ok((name.to_owned(), command.to_owned()))
+    Ok(ExecEngineSpec {
+        name: name.to_owned(),
+        command: command.to_owned(),
+    })
 }

@@ -1,7 +1,6 @@
 //! `revu-worker`: consumes lane jobs from Redis and runs review engines.
 
 use anyhow::Context;
-use clap::Parser;
 use revu_common::queue::redis::RedisBackend;
 use revu_worker::config::WorkerConfig;
 use revu_worker::metrics::WorkerMetrics;
@@ -18,13 +17,13 @@ fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> anyhow::Result<()> {
-    let config = WorkerConfig::parse();
-    if config.dump_config {
+    let config: WorkerConfig = revu_common::config::load().await?;
+    if config.source.dump_config {
         println!("{}", serde_json::to_string_pretty(&config)?);
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    let telemetry = revu_common::telemetry::init_service("revu-worker", config.log_json)?;
+    let telemetry = revu_common::telemetry::init_service("revu-worker", config.service.log_json)?;
     let result = work(&config).await;
     telemetry.shutdown().await;
     result
@@ -33,10 +32,11 @@ async fn run() -> anyhow::Result<()> {
 async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let (metrics, registry) = WorkerMetrics::registered();
     let _metrics_endpoint =
-        revu_common::metrics::endpoint(config.metrics_listen, registry.into_registry()).await?;
-    let backend = RedisBackend::connect(&config.redis, &config.key_prefix)
+        revu_common::metrics::endpoint(config.service.metrics_listen, registry.into_registry())
+            .await?;
+    let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
-        .with_context(|| format!("connecting to redis at {}", config.redis))?;
+        .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
     let engines = config.engines().map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())

@@ -42,3 +42,56 @@ fn zero_concurrency_is_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--concurrency"));
 }
+
+#[test]
+fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
+    let out = worker()
+        .env(
+            "REVU_EXEC_ENGINE",
+            "lint=python3 lint.py --rules a,b\nsec=semgrep --json",
+        )
+        .arg("--dump-config")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        config["exec_engines"],
+        serde_json::json!(["lint=python3 lint.py --rules a,b", "sec=semgrep --json"])
+    );
+
+    let dir = std::env::temp_dir().join(format!("revu-worker-flags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.join("revu.toml");
+    std::fs::write(
+        &file,
+        "concurrency = 16\nlease_secs = 5\nexec_engines = [\"lint=tool --json\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = worker()
+        .arg("--config")
+        .arg(&file)
+        .arg("--lease-secs")
+        .arg("7")
+        .arg("--dump-config")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let config: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config["concurrency"], 16);
+    assert_eq!(config["lease_secs"], 7);
+    assert_eq!(
+        config["exec_engines"],
+        serde_json::json!(["lint=tool --json"])
+    );
+}

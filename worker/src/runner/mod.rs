@@ -33,7 +33,9 @@ const DEFAULT_POLL: Duration = Duration::from_secs(1);
 
 /// Fault injection points, for the fault suite: the process exits at once
 /// (as if killed) at the named point while it holds a lane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Failpoint {
     /// After taking a job, before running its engine.
