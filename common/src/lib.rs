@@ -8,6 +8,7 @@ pub mod facts;
 pub mod finding;
 pub mod lane;
 pub mod metrics;
+pub mod paths;
 pub mod queue;
 pub mod report;
 pub mod report_schema;

@@ -111,6 +111,16 @@ pub(crate) fn finding(
     }
 }
 
+/// `f` lowered to `to`, for a hit that a convention says is no blocker (a
+/// test fixture, a framework's own code): the reason leads its `why`, so the
+/// report says why it does not block.
+pub(crate) fn downgrade(mut f: Finding, to: Severity, reason: &str) -> Finding {
+    debug_assert!(to < f.severity, "{} is not lower than {}", to, f.severity);
+    f.why = format!("Downgraded from {}: {reason} {}", f.severity, f.why);
+    f.severity = to;
+    f
+}
+
 /// The lane's files whose text a rule reads: neither binary nor deleted, and
 /// written by people (not lock files, vendored or generated code).
 pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
