@@ -93,23 +93,28 @@ impl KeyPlacement {
 }
 
 /// Whether `path` is a lock file, vendored or generated code: content nobody
-/// writes by hand.
+/// writes by hand. That includes a Sphinx site's `_build/` output and the
+/// `_static/` assets of a documentation tree, which Sphinx fills with the
+/// theme's copies of jQuery, Underscore and its own search scripts.
 pub(crate) fn is_generated_path(path: &str) -> bool {
     let (_, name) = split(path);
     let lower = name.to_ascii_lowercase();
-    has_dir(
-        path,
-        &[
-            "vendor",
-            "_vendor",
-            "vendored",
-            "third_party",
-            "node_modules",
-            "dist",
-            "generated",
-            "gen",
-        ],
-    ) || lower.ends_with(".lock")
+    has_dir(path, &["_build"])
+        || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
+        || has_dir(
+            path,
+            &[
+                "vendor",
+                "_vendor",
+                "vendored",
+                "third_party",
+                "node_modules",
+                "dist",
+                "generated",
+                "gen",
+            ],
+        )
+        || lower.ends_with(".lock")
         || lower == "package-lock.json"
         || lower == "pnpm-lock.yaml"
         || lower == "go.sum"
@@ -162,6 +167,9 @@ mod tests {
         assert!(is_script_path("scripts/release.py"));
         assert!(!is_script_path("src/app/views.py"));
         assert!(is_generated_path("Cargo.lock"));
+        assert!(is_generated_path("docs/_static/underscore-1.13.1.js"));
+        assert!(is_generated_path("docs/_build/html/searchindex.js"));
+        assert!(!is_generated_path("web/_static/app.js"));
         assert!(!is_generated_path("src/lib.rs"));
     }
 }
