@@ -15,6 +15,7 @@ pub mod finding;
 pub mod lane;
 #[cfg(feature = "runtime")]
 pub mod metrics;
+pub mod paths;
 #[cfg(feature = "runtime")]
 pub mod queue;
 pub mod report;

@@ -84,7 +84,7 @@ impl Sink for FactsSink {
                 self.adds_drop.push(false);
             }
         }
-        self.in_migration = is_migration_path(&file.path().to_ascii_lowercase());
+        self.in_migration = is_migration_path(file.path());
     }
 
     fn binary(&mut self, _size: Option<u64>) {

@@ -2,6 +2,7 @@
 //! sensitive surface.
 
 use crate::diff::{Diff, FileStatus};
+use crate::paths::{MigrationPath, migration_path};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -45,7 +46,7 @@ pub fn detect_signals(diff: &Diff) -> Vec<Signal> {
         path: f.path(),
         status: f.status,
         // Only a migration's lines can raise the signal: skip the rest.
-        adds_drop: is_migration_path(&f.path().to_ascii_lowercase())
+        adds_drop: is_migration_path(f.path())
             && f.added_lines().any(|(_, text)| drops_data(text.as_bytes())),
     }))
 }
@@ -63,7 +64,7 @@ pub(crate) fn signals_of<'a>(files: impl Iterator<Item = Surface<'a>>) -> Vec<Si
             out.push(Signal::AuthSurface);
         }
         // Deleting a migration file drops no data by itself.
-        if is_migration_path(&path) && file.status != FileStatus::Deleted && file.adds_drop {
+        if file.adds_drop && file.status != FileStatus::Deleted && is_migration_path(file.path) {
             out.push(Signal::DestructiveMigration);
         }
         if is_public_api_path(&path) {
@@ -112,11 +113,16 @@ fn is_auth_path(path: &str) -> bool {
     WORDS.iter().any(|w| path.contains(w))
 }
 
+/// Whether `path` is a migration an application runs: named like one, in
+/// a migrations directory, and not test code. A migration framework's own
+/// source and tests drop tables too, but against no one's data.
 pub(crate) fn is_migration_path(path: &str) -> bool {
-    path.contains("migration")
-        || path.contains("/migrate/")
-        || path.starts_with("migrate/")
-        || path.contains("alembic/versions")
+    let lower = path.to_ascii_lowercase();
+    let in_migrations = lower.contains("migration")
+        || lower.contains("/migrate/")
+        || lower.starts_with("migrate/")
+        || lower.contains("alembic/versions");
+    in_migrations && migration_path(path) == MigrationPath::Migration
 }
 
 /// Whether a line drops or truncates data (SQL, or a migration DSL),
@@ -218,10 +224,37 @@ mod tests {
     }
 
     #[test]
+    fn only_an_app_migration_raises_destructive_migration() {
+        let surface = |path| Surface {
+            path,
+            status: FileStatus::Added,
+            adds_drop: true,
+        };
+        let raised = |path| signals_of([surface(path)].into_iter());
+        assert!(raised("shop/migrations/0002_drop.py").contains(&Signal::DestructiveMigration));
+        for path in [
+            "tests/migrations/test_autodetector.py",
+            "tests/migrations/test_migrations/0002_second.py",
+            "django/db/migrations/recorder.py",
+        ] {
+            assert!(
+                !raised(path).contains(&Signal::DestructiveMigration),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
     fn path_classes() {
         assert!(is_auth_path("src/middleware/oauth2.rs"));
         assert!(!is_auth_path("src/widgets/button.rs"));
         assert!(is_migration_path("db/migrations/0001.sql"));
+        assert!(is_migration_path("db/migrate/20240101_drop_users.rb"));
+        assert!(is_migration_path("app/migrations/0002_drop.py"));
+        assert!(!is_migration_path("tests/migrations/test_operations.py"));
+        assert!(!is_migration_path(
+            "django/db/migrations/operations/models.py"
+        ));
         assert!(is_public_api_path("proto/revu/v1/review.proto"));
         assert!(is_ci_path(".github/workflows/ci.yml"));
         assert!(is_dependency_manifest("crates/x/cargo.toml"));

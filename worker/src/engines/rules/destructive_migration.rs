@@ -1,8 +1,8 @@
 use super::lang::Lang;
-use super::paths::is_migration_path;
+use super::paths::{MigrationPath, migration_path};
 use super::pattern::{Pattern, captures, compile, is_match};
 use super::scope::{head_lines, indent};
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -28,6 +28,13 @@ static ANY_FN: Pattern = LazyLock::new(|| compile(r"^\s*def\s+\w+"));
 /// Running the migration deletes data irrecoverably, and during a rolling
 /// deploy the old version of the code still reads the dropped table or
 /// column. Rollback (`downgrade`, `down`, `*.down.sql`) is not flagged.
+///
+/// A migration is a SQL file, or a file of a migrations directory named by
+/// a number, a timestamp or a revision (`0002_drop.py`, `db/migrate/2024…rb`,
+/// `V3__x.sql`, `alembic/versions/…`). Test code is skipped: a migration
+/// framework's own tests, and the migrations and schemas they load, run
+/// against a test database. Other files of a migrations directory (the
+/// framework's source, helpers) are IMPORTANT, not BLOCKER.
 ///
 /// ## Example
 /// ```sql
@@ -60,7 +67,12 @@ impl Rule for DestructiveMigration {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let path = patch.path();
-            if !is_migration_path(path) || path.to_ascii_lowercase().ends_with(".down.sql") {
+            // A framework's own tests, and the migrations and schemas they
+            // load, run against a throwaway test database: no data is lost.
+            let kind = migration_path(path);
+            if matches!(kind, MigrationPath::None | MigrationPath::Test)
+                || path.to_ascii_lowercase().ends_with(".down.sql")
+            {
                 continue;
             }
             let lang = Lang::of(path);
@@ -96,12 +108,22 @@ impl Rule for DestructiveMigration {
                               migration; make sure the rollback path is documented."
                             .into(),
                     };
-                    out.push(finding(self, path, l.line, BlastRadius::System, msg));
+                    let f = finding(self, path, l.line, BlastRadius::System, msg);
+                    out.push(if kind == MigrationPath::Unversioned {
+                        downgrade(f, Severity::Important, UNVERSIONED)
+                    } else {
+                        f
+                    });
                 }
             }
         }
     }
 }
+
+const UNVERSIONED: &str = "the file is in a migrations directory but not named like a \
+                           migration (no number, timestamp or `versions/` revision), so it is \
+                           more likely a migration framework's own code or a helper than a \
+                           migration that runs against a deployed database. If it is one:";
 
 /// `ALTER TABLE t DROP CONSTRAINT|INDEX|DEFAULT …` changes no data.
 fn drops_no_data(op: &str) -> bool {
@@ -157,6 +179,72 @@ mod tests {
             ]
         );
         assert!(found[1].summary.contains("`op.drop_table`"));
+        assert_well_formed(&DestructiveMigration, &found);
+    }
+
+    #[test]
+    fn app_migrations_stay_blockers() {
+        let change = [
+            added_file(
+                "shop/migrations/0002_drop.py",
+                &[
+                    "class Migration(migrations.Migration):",
+                    "    operations = [migrations.DeleteModel(name=\"Legacy\")]",
+                ],
+            ),
+            added_file(
+                "db/migrate/20240101120000_drop_users.rb",
+                &["def change", "  drop_table :users", "end"],
+            ),
+            added_file("schema/003_drop.sql", &["DROP TABLE sessions;"]),
+        ];
+        let found = run(&DestructiveMigration, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("shop/migrations/0002_drop.py", 2),
+                ("db/migrate/20240101120000_drop_users.rb", 2),
+                ("schema/003_drop.sql", 1)
+            ]
+        );
+        assert!(found.iter().all(|f| f.severity == Severity::Blocker));
+        assert_well_formed(&DestructiveMigration, &found);
+    }
+
+    #[test]
+    fn a_migration_frameworks_own_tests_are_not_migrations() {
+        let change = [
+            added_file(
+                "tests/migrations/test_operations.py",
+                &[
+                    "def test_drop(self):",
+                    "    with connection.cursor() as c:",
+                    "        c.execute(\"DROP TABLE test_pony\")",
+                ],
+            ),
+            added_file(
+                "tests/migrations/test_migrations/0002_second.py",
+                &["    operations = [migrations.DeleteModel(\"Tribble\")]"],
+            ),
+            added_file(
+                "alembic/testing/suite/test_op.py",
+                &["    op.drop_table(\"foo\")"],
+            ),
+            added_file("tests/fixtures/schema.sql", &["DROP TABLE IF EXISTS t;"]),
+        ];
+        assert!(run(&DestructiveMigration, &change).is_empty());
+    }
+
+    #[test]
+    fn framework_source_in_a_migrations_dir_is_important_with_the_reason() {
+        let change = [added_file(
+            "django/db/migrations/recorder.py",
+            &["        self.cursor.execute(\"DROP TABLE %s\" % table)"],
+        )];
+        let found = run(&DestructiveMigration, &change);
+        assert_eq!(cited(&found), vec![("django/db/migrations/recorder.py", 1)]);
+        assert_eq!(found[0].severity, Severity::Important);
+        assert!(found[0].why.contains("not named like a migration"));
         assert_well_formed(&DestructiveMigration, &found);
     }
 

@@ -1,9 +1,9 @@
 use super::lang::Lang;
-use super::paths::has_dir;
+use super::paths::{KeyPlacement, has_dir};
 use super::pattern::{Pattern, captures, compile};
 use super::scope::production_lines;
 use super::secrets::{is_placeholder, mask};
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
 use std::sync::LazyLock;
@@ -46,6 +46,13 @@ static CONFIG_ASSIGNED: Pattern = LazyLock::new(|| {
 /// (ignoring placeholders such as `changeme`, `${VAR}` or `<token>`).
 ///
 /// The secret itself is masked in the finding.
+///
+/// A private key block in test code or test data (`tests/`, `testdata/`,
+/// `fixtures/`, `test_*.py`, `*_test.go`, `test-ca/`, `test_rsa.key`) is a
+/// SUGGESTION, and one in documentation or an example (`docs/`,
+/// `examples/`, a Markdown page) is IMPORTANT: test suites and docs carry
+/// keys generated for them on purpose. Tokens of live services stay
+/// BLOCKERs wherever they are.
 ///
 /// ## Why is this bad?
 /// Everyone with read access to the repository, its forks, CI logs and
@@ -97,34 +104,73 @@ impl Rule for HardcodedCredential {
                     .collect()
             };
             let lang = Lang::of(path);
+            let placement = KeyPlacement::of(path);
             for (line, text) in patch.added_lines() {
                 let by_name = code.contains(&line);
-                if let Some(summary) = detect(text, lang, by_name) {
-                    let msg = Message {
-                        summary,
-                        why: "Anyone who can read the repository, its forks, CI logs or backups \
-                              can use this credential, and removing the line later does not \
-                              remove it from the git history."
-                            .into(),
-                        fix: "Revoke and rotate the credential now, then load it at runtime from \
-                              the environment or a secret manager (e.g. `os.environ[...]`, \
-                              `std::env::var`, a mounted secret) and keep it out of the repository."
-                            .into(),
-                    };
-                    out.push(finding(self, path, line, BlastRadius::System, msg));
-                }
+                let Some(hit) = detect(text, lang, by_name) else {
+                    continue;
+                };
+                let msg = Message {
+                    summary: hit.summary,
+                    why: "Anyone who can read the repository, its forks, CI logs or backups \
+                          can use this credential, and removing the line later does not \
+                          remove it from the git history."
+                        .into(),
+                    fix: "Revoke and rotate the credential now, then load it at runtime from \
+                          the environment or a secret manager (e.g. `os.environ[...]`, \
+                          `std::env::var`, a mounted secret) and keep it out of the repository."
+                        .into(),
+                };
+                let f = finding(self, path, line, BlastRadius::System, msg);
+                out.push(match (hit.key_block, placement) {
+                    (true, KeyPlacement::TestFixture) => {
+                        let mut f = downgrade(f, Severity::Suggestion, TEST_FIXTURE);
+                        f.fix = FIXTURE_FIX.into();
+                        f
+                    }
+                    (true, KeyPlacement::Example) => {
+                        let mut f = downgrade(f, Severity::Important, EXAMPLE);
+                        f.fix = FIXTURE_FIX.into();
+                        f
+                    }
+                    _ => f,
+                });
             }
         }
     }
 }
 
-/// The summary for the first credential on `text`, with the secret masked.
-fn detect(text: &str, lang: Lang, by_name: bool) -> Option<String> {
+const TEST_FIXTURE: &str = "the key block is in the project's test code or test data \
+                            (a `tests/`, `testdata/` or `fixtures/` directory, a test file, a \
+                            key file named for tests), where keys are generated for the test \
+                            suite and guard nothing. Confirm it is used by the tests only:";
+const EXAMPLE: &str = "the key block is in documentation or an example (`docs/`, `examples/`, \
+                       `demos/`, a Markdown or reStructuredText page), where keys are published \
+                       on purpose. Confirm it is an example key that nothing trusts:";
+const FIXTURE_FIX: &str = "Nothing to do if the key was generated for the tests or the \
+                           documentation only. If it was ever used elsewhere, revoke it and \
+                           commit a freshly generated one; prefer generating test keys when \
+                           the tests run.";
+
+/// A credential on a line.
+struct Hit {
+    /// What was found, with the secret masked.
+    summary: String,
+    /// A private key block (rather than a token or a named literal):
+    /// what test suites and documentation carry on purpose.
+    key_block: bool,
+}
+
+/// The first credential on `text`.
+fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
     // A header that closes its string literal is a parser constant, not a key.
     if let Some(m) = PRIVATE_KEY.as_ref().and_then(|re| re.find(text))
         && !text[m.end()..].starts_with(['"', '\''])
     {
-        return Some("Private key block committed to the repository.".into());
+        return Some(Hit {
+            summary: "Private key block committed to the repository.".into(),
+            key_block: true,
+        });
     }
     let formats: [(&Pattern, &str); 4] = [
         (&AWS_KEY_ID, "AWS access key id"),
@@ -136,7 +182,10 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<String> {
         if let Some(c) = captures(pattern, text) {
             let secret = &c[1];
             if !secret.ends_with("EXAMPLE") && !secret.contains("EXAMPLEKEY") {
-                return Some(format!("Hard-coded {label} `{}`.", mask(secret)));
+                return Some(Hit {
+                    summary: format!("Hard-coded {label} `{}`.", mask(secret)),
+                    key_block: false,
+                });
             }
         }
     }
@@ -149,11 +198,12 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<String> {
             .flatten()
     })?;
     let (name, value) = (&c[1], &c[2]);
-    (!is_placeholder(value)).then(|| {
-        format!(
+    (!is_placeholder(value)).then(|| Hit {
+        summary: format!(
             "Hard-coded secret assigned to `{name}` (`{}`).",
             mask(value)
-        )
+        ),
+        key_block: false,
     })
 }
 
@@ -217,6 +267,62 @@ mod tests {
                 "raw secret leaked into the finding"
             );
         }
+    }
+
+    fn key_block() -> String {
+        format!("{}{}", "-----BEGIN RSA ", "PRIVATE KEY-----")
+    }
+
+    #[test]
+    fn a_test_fixture_key_is_a_suggestion_and_the_same_key_in_code_a_blocker() {
+        let key = key_block();
+        let change = [
+            added_file("tests/fixtures/server.key", &[key.as_str(), "MIIEow=="]),
+            added_file("src/config.py", &["KEY = \"\"\"", key.as_str(), "\"\"\""]),
+            added_file("pkg/tls/handshake_test.go", &[key.as_str()]),
+        ];
+        let found = run(&HardcodedCredential, &change);
+        assert_eq!(
+            cited(&found),
+            vec![
+                ("tests/fixtures/server.key", 1),
+                ("src/config.py", 2),
+                ("pkg/tls/handshake_test.go", 1)
+            ]
+        );
+        let severities: Vec<_> = found.iter().map(|f| f.severity).collect();
+        assert_eq!(
+            severities,
+            vec![Severity::Suggestion, Severity::Blocker, Severity::Suggestion]
+        );
+        assert!(found[0].why.starts_with("Downgraded from BLOCKER: "));
+        assert!(found[0].why.contains("test data"));
+        assert!(found[0].fix.contains("generated for the tests"));
+        assert!(found[1].fix.starts_with("Revoke and rotate"));
+        assert_well_formed(&HardcodedCredential, &found);
+    }
+
+    #[test]
+    fn a_documented_example_key_is_important() {
+        let key = key_block();
+        let change = [added_file(
+            "docs/howto/tls.rst",
+            &["Example key::", "", key.as_str()],
+        )];
+        let found = run(&HardcodedCredential, &change);
+        assert_eq!(cited(&found), vec![("docs/howto/tls.rst", 3)]);
+        assert_eq!(found[0].severity, Severity::Important);
+        assert!(found[0].why.contains("documentation or an example"));
+        assert_well_formed(&HardcodedCredential, &found);
+    }
+
+    #[test]
+    fn service_tokens_in_tests_stay_blockers() {
+        let line = format!("client = Client(key=\"{}\")", aws_id());
+        let change = [added_file("tests/test_s3.py", &[line.as_str()])];
+        let found = run(&HardcodedCredential, &change);
+        assert_eq!(cited(&found), vec![("tests/test_s3.py", 1)]);
+        assert_eq!(found[0].severity, Severity::Blocker);
     }
 
     #[test]

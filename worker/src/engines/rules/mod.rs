@@ -15,31 +15,6 @@ mod secrets;
 #[cfg(test)]
 mod testing;
 
-mod bare_panic;
-mod blocking_sleep_in_async;
-mod debug_mode_enabled;
-mod debug_print;
-mod debugger_statement;
-mod destructive_migration;
-mod dynamic_code_execution;
-mod focused_test;
-mod hardcoded_credential;
-mod large_binary;
-mod oversized_file;
-mod placeholder_macro;
-mod regex_in_loop;
-mod secret_logged;
-mod select_star;
-mod shell_injection;
-mod skipped_test;
-mod source_without_tests;
-mod sql_string_formatting;
-mod swallowed_exception;
-mod tls_verification_disabled;
-mod too_many_parameters;
-mod unwrap_in_production;
-mod wildcard_import;
-
 /// What a rule sees: the files of its lane and the change as a whole.
 #[derive(Debug, Clone, Copy)]
 pub struct RuleContext<'a> {
@@ -64,34 +39,44 @@ pub trait Rule: Send + Sync {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>);
 }
 
-/// Every built-in rule, in code order.
-pub fn all_rules() -> Vec<Box<dyn Rule>> {
-    vec![
-        Box::new(unwrap_in_production::UnwrapInProduction),
-        Box::new(bare_panic::BarePanic),
-        Box::new(placeholder_macro::PlaceholderMacro),
-        Box::new(swallowed_exception::SwallowedException),
-        Box::new(destructive_migration::DestructiveMigration),
-        Box::new(hardcoded_credential::HardcodedCredential),
-        Box::new(sql_string_formatting::SqlStringFormatting),
-        Box::new(dynamic_code_execution::DynamicCodeExecution),
-        Box::new(shell_injection::ShellInjection),
-        Box::new(tls_verification_disabled::TlsVerificationDisabled),
-        Box::new(secret_logged::SecretLogged),
-        Box::new(debug_mode_enabled::DebugModeEnabled),
-        Box::new(regex_in_loop::RegexInLoop),
-        Box::new(select_star::SelectStar),
-        Box::new(blocking_sleep_in_async::BlockingSleepInAsync),
-        Box::new(too_many_parameters::TooManyParameters),
-        Box::new(wildcard_import::WildcardImport),
-        Box::new(oversized_file::OversizedFile),
-        Box::new(source_without_tests::SourceWithoutTests),
-        Box::new(focused_test::FocusedTest),
-        Box::new(skipped_test::SkippedTest),
-        Box::new(debug_print::DebugPrint),
-        Box::new(debugger_statement::DebuggerStatement),
-        Box::new(large_binary::LargeBinary),
-    ]
+/// Declares each rule's module and lists the rule in [`all_rules`], so that
+/// a rule is registered in one place. Listed in code order.
+macro_rules! rules {
+    ($($module:ident::$rule:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        /// Every built-in rule, in code order.
+        pub fn all_rules() -> Vec<Box<dyn Rule>> {
+            vec![$(Box::new($module::$rule)),*]
+        }
+    };
+}
+
+rules! {
+    unwrap_in_production::UnwrapInProduction,
+    bare_panic::BarePanic,
+    placeholder_macro::PlaceholderMacro,
+    swallowed_exception::SwallowedException,
+    destructive_migration::DestructiveMigration,
+    hardcoded_credential::HardcodedCredential,
+    sql_string_formatting::SqlStringFormatting,
+    dynamic_code_execution::DynamicCodeExecution,
+    shell_injection::ShellInjection,
+    tls_verification_disabled::TlsVerificationDisabled,
+    secret_logged::SecretLogged,
+    debug_mode_enabled::DebugModeEnabled,
+    regex_in_loop::RegexInLoop,
+    select_star::SelectStar,
+    blocking_sleep_in_async::BlockingSleepInAsync,
+    too_many_parameters::TooManyParameters,
+    wildcard_import::WildcardImport,
+    oversized_file::OversizedFile,
+    source_without_tests::SourceWithoutTests,
+    focused_test::FocusedTest,
+    skipped_test::SkippedTest,
+    debug_print::DebugPrint,
+    debugger_statement::DebuggerStatement,
+    large_binary::LargeBinary,
 }
 
 /// The text of a finding.
@@ -124,6 +109,16 @@ pub(crate) fn finding(
         confidence: rule.confidence(),
         blast_radius,
     }
+}
+
+/// `f` lowered to `to`, for a hit that a convention says is no blocker (a
+/// test fixture, a framework's own code): the reason leads its `why`, so the
+/// report says why it does not block.
+pub(crate) fn downgrade(mut f: Finding, to: Severity, reason: &str) -> Finding {
+    debug_assert!(to < f.severity, "{} is not lower than {}", to, f.severity);
+    f.why = format!("Downgraded from {}: {reason} {}", f.severity, f.why);
+    f.severity = to;
+    f
 }
 
 /// The lane's files whose text a rule reads: neither binary nor deleted, and

@@ -1,70 +1,9 @@
 //! What a path says about a file: test code, examples, scripts, migrations,
 //! generated or vendored files.
 
-/// The directory components of `path` (lowercased) and its file name.
-fn split(path: &str) -> (Vec<String>, &str) {
-    let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let dirs = dirs
-        .split('/')
-        .filter(|d| !d.is_empty())
-        .map(str::to_ascii_lowercase)
-        .collect();
-    (dirs, name)
-}
-
-/// Whether any directory of `path` is one of `names` (lowercase).
-pub(crate) fn has_dir(path: &str, names: &[&str]) -> bool {
-    split(path).0.iter().any(|d| names.contains(&d.as_str()))
-}
-
-/// Whether `path` is test code: a test directory, or a test file by the
-/// naming conventions of the common languages.
-pub(crate) fn is_test_path(path: &str) -> bool {
-    const TEST_DIRS: &[&str] = &[
-        "test",
-        "tests",
-        "__tests__",
-        "spec",
-        "specs",
-        "testdata",
-        "test_data",
-        "testing",
-        "testutil",
-        "testutils",
-        "fixtures",
-        "e2e",
-    ];
-    if has_dir(path, TEST_DIRS) {
-        return true;
-    }
-    let (_, name) = split(path);
-    let lower = name.to_ascii_lowercase();
-    (lower.starts_with("test_") && lower.ends_with(".py"))
-        || lower == "conftest.py"
-        || lower == "tests.rs"
-        || [
-            "_test.py",
-            "_test.go",
-            "_test.rs",
-            "_tests.rs",
-            "_spec.rb",
-            "_test.rb",
-        ]
-        .iter()
-        .any(|s| lower.ends_with(s))
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
-        || [
-            "Test.java",
-            "Tests.java",
-            "IT.java",
-            "Test.kt",
-            "Tests.cs",
-            "Test.cs",
-        ]
-        .iter()
-        .any(|s| name.ends_with(s))
-}
+pub(crate) use revu_common::paths::{
+    MigrationPath, has_dir, in_migration_dir, is_test_path, migration_path, split,
+};
 
 /// Whether `path` is test code, an example, a benchmark or a build script:
 /// code where panicking and printing are normal.
@@ -93,35 +32,89 @@ pub(crate) fn is_script_path(path: &str) -> bool {
     has_dir(path, SCRIPT_DIRS) || SCRIPT_FILES.contains(&name)
 }
 
-/// Whether `path` lies in a migrations directory.
-pub(crate) fn in_migration_dir(path: &str) -> bool {
-    has_dir(path, &["migrations", "migrate", "migration"])
-        || path.to_ascii_lowercase().contains("alembic/versions/")
+/// Where a key or certificate file sits, by the conventions projects use to
+/// lay out their test material and documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyPlacement {
+    /// Test code or test data: a test directory or file ([`is_test_path`]),
+    /// a directory named for test material (`test-ca/`, `test_certs/`,
+    /// `dummyserver/`, `fake_keys/`, `mocks/`), or a key file named as one
+    /// (`test_rsa.key`, `snakeoil.pem`, `dummy-key.pem`).
+    TestFixture,
+    /// Documentation or an example: `docs/`, `examples/`, `demos/`,
+    /// `samples/`, or a Markdown, reStructuredText or AsciiDoc page.
+    Example,
+    /// Anywhere else: code or configuration that may run with the key.
+    Other,
 }
 
-/// Whether `path` may hold schema changes: a migration, or any SQL file.
-pub(crate) fn is_migration_path(path: &str) -> bool {
-    path.to_ascii_lowercase().ends_with(".sql") || in_migration_dir(path)
+impl KeyPlacement {
+    pub(crate) fn of(path: &str) -> Self {
+        const FIXTURE_DIR_PREFIXES: &[&str] = &[
+            "test-",
+            "test_",
+            "tests-",
+            "tests_",
+            "testkeys",
+            "testcerts",
+            "dummy",
+            "fake",
+            "mock",
+        ];
+        const FIXTURE_NAME_WORDS: &[&str] = &[
+            "test", "dummy", "fake", "example", "sample", "snakeoil", "demo",
+        ];
+        const KEY_FILE_EXTENSIONS: &[&str] = &[
+            ".pem", ".key", ".crt", ".cer", ".der", ".p8", ".pk8", ".priv", ".asc",
+        ];
+        const EXAMPLE_DIRS: &[&str] = &[
+            "docs", "doc", "examples", "example", "demos", "demo", "samples", "sample",
+        ];
+        const DOC_EXTENSIONS: &[&str] = &[".md", ".markdown", ".rst", ".adoc"];
+        let (dirs, name) = split(path);
+        let name = name.to_ascii_lowercase();
+        let key_file = KEY_FILE_EXTENSIONS.iter().any(|e| name.ends_with(e));
+        if is_test_path(path)
+            || dirs
+                .iter()
+                .any(|d| FIXTURE_DIR_PREFIXES.iter().any(|p| d.starts_with(p)))
+            || (key_file
+                && name
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|part| FIXTURE_NAME_WORDS.iter().any(|w| part.starts_with(w))))
+        {
+            KeyPlacement::TestFixture
+        } else if has_dir(path, EXAMPLE_DIRS) || DOC_EXTENSIONS.iter().any(|e| name.ends_with(e)) {
+            KeyPlacement::Example
+        } else {
+            KeyPlacement::Other
+        }
+    }
 }
 
 /// Whether `path` is a lock file, vendored or generated code: content nobody
-/// writes by hand.
+/// writes by hand. That includes a Sphinx site's `_build/` output and the
+/// `_static/` assets of a documentation tree, which Sphinx fills with the
+/// theme's copies of jQuery, Underscore and its own search scripts.
 pub(crate) fn is_generated_path(path: &str) -> bool {
     let (_, name) = split(path);
     let lower = name.to_ascii_lowercase();
-    has_dir(
-        path,
-        &[
-            "vendor",
-            "_vendor",
-            "vendored",
-            "third_party",
-            "node_modules",
-            "dist",
-            "generated",
-            "gen",
-        ],
-    ) || lower.ends_with(".lock")
+    has_dir(path, &["_build"])
+        || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
+        || has_dir(
+            path,
+            &[
+                "vendor",
+                "_vendor",
+                "vendored",
+                "third_party",
+                "node_modules",
+                "dist",
+                "generated",
+                "gen",
+            ],
+        )
+        || lower.ends_with(".lock")
         || lower == "package-lock.json"
         || lower == "pnpm-lock.yaml"
         || lower == "go.sum"
@@ -136,20 +129,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_paths_follow_common_conventions() {
+    fn key_placement_by_test_and_docs_layout() {
         for p in [
-            "tests/api.rs",
-            "pkg/server/handler_test.go",
-            "app/test_views.py",
-            "web/src/App.test.tsx",
-            "spec/models/user_spec.rb",
-            "src/main/java/FooTest.java",
-            "src/diff/tests.rs",
+            "tests/fixtures/server.key",
+            "src/twisted/conch/test/keydata.py",
+            "tests/test_crypto.py",
+            "test-ca/rsa/end.key",
+            "dummyserver/certs/server.key",
+            "demos/test_rsa.key",
+            "pkg/server_test.go",
         ] {
-            assert!(is_test_path(p), "{p}");
+            assert_eq!(KeyPlacement::of(p), KeyPlacement::TestFixture, "{p}");
         }
-        for p in ["src/testimony.rs", "src/contest.py", "latest/app.py"] {
-            assert!(!is_test_path(p), "{p}");
+        for p in [
+            "docs/core/examples/server.pem",
+            "demos/user_rsa_key",
+            "README.md",
+            "guide/tls.rst",
+        ] {
+            assert_eq!(KeyPlacement::of(p), KeyPlacement::Example, "{p}");
+        }
+        for p in [
+            "src/config.py",
+            "deploy/tls/server.key",
+            "certs/prod.pem",
+            "src/latest/key.pem",
+            "keys/attestation.pem",
+        ] {
+            assert_eq!(KeyPlacement::of(p), KeyPlacement::Other, "{p}");
         }
     }
 
@@ -159,10 +166,10 @@ mod tests {
         assert!(is_non_production_path("build.rs"));
         assert!(is_script_path("scripts/release.py"));
         assert!(!is_script_path("src/app/views.py"));
-        assert!(is_migration_path("db/migrate/20240101_drop_users.rb"));
-        assert!(is_migration_path("schema/001_init.sql"));
-        assert!(!in_migration_dir("schema/001_init.sql"));
         assert!(is_generated_path("Cargo.lock"));
+        assert!(is_generated_path("docs/_static/underscore-1.13.1.js"));
+        assert!(is_generated_path("docs/_build/html/searchindex.js"));
+        assert!(!is_generated_path("web/_static/app.js"));
         assert!(!is_generated_path("src/lib.rs"));
     }
 }

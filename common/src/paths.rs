@@ -1,0 +1,211 @@
+//! What a path says about a file, by the conventions of the common
+//! languages and frameworks: test code, and schema migrations. Shared by
+//! the facts signals and the built-in rules, so that both agree on what a
+//! migration is.
+
+/// The directory components of `path` (lowercased) and its file name.
+pub fn split(path: &str) -> (Vec<String>, &str) {
+    let (dirs, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let dirs = dirs
+        .split('/')
+        .filter(|d| !d.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    (dirs, name)
+}
+
+/// Whether any directory of `path` is one of `names` (lowercase).
+pub fn has_dir(path: &str, names: &[&str]) -> bool {
+    split(path).0.iter().any(|d| names.contains(&d.as_str()))
+}
+
+/// Directories that hold a test suite, its data or its fixtures.
+const TEST_DIRS: &[&str] = &[
+    "test",
+    "tests",
+    "__tests__",
+    "spec",
+    "specs",
+    "testdata",
+    "test_data",
+    "testing",
+    "testutil",
+    "testutils",
+    "fixtures",
+    "e2e",
+];
+
+/// Whether `path` is test code: a test directory, or a test file by the
+/// naming conventions of the common languages.
+pub fn is_test_path(path: &str) -> bool {
+    if has_dir(path, TEST_DIRS) {
+        return true;
+    }
+    let (_, name) = split(path);
+    let lower = name.to_ascii_lowercase();
+    (lower.starts_with("test_") && lower.ends_with(".py"))
+        || lower == "conftest.py"
+        || lower == "tests.rs"
+        || [
+            "_test.py",
+            "_test.go",
+            "_test.rs",
+            "_tests.rs",
+            "_spec.rb",
+            "_test.rb",
+        ]
+        .iter()
+        .any(|s| lower.ends_with(s))
+        || lower.contains(".test.")
+        || lower.contains(".spec.")
+        || [
+            "Test.java",
+            "Tests.java",
+            "IT.java",
+            "Test.kt",
+            "Tests.cs",
+            "Test.cs",
+        ]
+        .iter()
+        .any(|s| name.ends_with(s))
+}
+
+/// Directories whose files are schema migrations.
+const MIGRATION_DIRS: &[&str] = &["migrations", "migrate", "migration"];
+
+/// Whether `path` lies in a migrations directory (`migrations/`,
+/// `db/migrate/`, `alembic/versions/`).
+pub fn in_migration_dir(path: &str) -> bool {
+    has_dir(path, MIGRATION_DIRS) || path.to_ascii_lowercase().contains("alembic/versions/")
+}
+
+/// What a path says about schema changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MigrationPath {
+    /// Nothing: neither SQL nor in a migrations directory.
+    None,
+    /// A migration an application runs against its database: a versioned
+    /// file of a migrations directory (`0002_drop.py`, `20240101_x.rb`,
+    /// `V3__x.sql`, `versions/ab12_x.py`), or SQL outside test code.
+    Migration,
+    /// In a migrations directory but not named like a migration: the
+    /// source of a migration framework, or an application's helpers.
+    Unversioned,
+    /// Test code or test data: a migration framework's own tests and the
+    /// migrations and schemas they load run against a throwaway database.
+    Test,
+}
+
+/// What `path` says about schema changes, by the naming conventions of the
+/// common migration tools (Django, Alembic, Rails, Flyway, Knex, Laravel,
+/// Ecto, goose, sqlx, diesel, Prisma …): each names a migration by a
+/// number, a timestamp or a revision under `versions/`.
+pub fn migration_path(path: &str) -> MigrationPath {
+    let sql = path.to_ascii_lowercase().ends_with(".sql");
+    if !sql && !in_migration_dir(path) {
+        return MigrationPath::None;
+    }
+    if is_test_path(path) {
+        return MigrationPath::Test;
+    }
+    if sql || is_versioned(path) {
+        MigrationPath::Migration
+    } else {
+        MigrationPath::Unversioned
+    }
+}
+
+/// Whether a component after the innermost migrations directory of `path`
+/// is a version: `versions/` (Alembic), or a name that starts with a digit
+/// (`0002_drop.py`, `20240101_init/`) or a Flyway prefix (`V3__x`, `R__x`).
+fn is_versioned(path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let lower: Vec<String> = parts.iter().map(|p| p.to_ascii_lowercase()).collect();
+    let start = lower
+        .iter()
+        .rposition(|p| MIGRATION_DIRS.contains(&p.as_str()) || p == "alembic")
+        .map_or(0, |i| i + 1);
+    let after = parts.get(start..).unwrap_or_default();
+    after
+        .first()
+        .is_some_and(|p| p.eq_ignore_ascii_case("versions"))
+        || after.iter().any(|p| is_version_name(p))
+}
+
+fn is_version_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), _) if c.is_ascii_digit() => true,
+        (Some('V' | 'U'), Some(d)) => d.is_ascii_digit(),
+        (Some('R'), Some('_')) => name.starts_with("R__"),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths_follow_common_conventions() {
+        for p in [
+            "tests/api.rs",
+            "pkg/server/handler_test.go",
+            "app/test_views.py",
+            "web/src/App.test.tsx",
+            "spec/models/user_spec.rb",
+            "src/main/java/FooTest.java",
+            "src/diff/tests.rs",
+        ] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/testimony.rs", "src/contest.py", "latest/app.py"] {
+            assert!(!is_test_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn versioned_files_of_migration_dirs_and_sql_are_migrations() {
+        for p in [
+            "app/migrations/0002_drop.py",
+            "db/migrate/20240101120000_drop_users.rb",
+            "db/migrations/0042_users.sql",
+            "schema/001_init.sql",
+            "alembic/versions/9f1_drop_sessions.py",
+            "app/migrations/versions/ab12cd_drop.py",
+            "src/main/resources/db/migration/V3__drop_orders.sql",
+            "database/migrations/2014_10_12_000000_create_users_table.php",
+            "migrations/2024-01-01-000000_create_users/up.sql",
+            "priv/repo/migrations/20240101_drop.exs",
+        ] {
+            assert_eq!(migration_path(p), MigrationPath::Migration, "{p}");
+        }
+    }
+
+    #[test]
+    fn framework_source_tests_and_other_files_are_not_migrations() {
+        for p in [
+            "django/db/migrations/operations/models.py",
+            "django/db/migrations/autodetector.py",
+            "app/migrations/__init__.py",
+            "migrate/database/postgres/postgres.go",
+        ] {
+            assert_eq!(migration_path(p), MigrationPath::Unversioned, "{p}");
+        }
+        for p in [
+            "tests/migrations/test_autodetector.py",
+            "tests/migrations/test_migrations/0002_second.py",
+            "tests/fixtures/schema.sql",
+            "db/migrate/spec/drop_spec.rb",
+        ] {
+            assert_eq!(migration_path(p), MigrationPath::Test, "{p}");
+        }
+        for p in [
+            "src/app.py",
+            "alembic/operations/ops.py",
+            "docs/migrations.md",
+        ] {
+            assert_eq!(migration_path(p), MigrationPath::None, "{p}");
+        }
+    }
+}
