@@ -24,7 +24,9 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    let telemetry = revu_common::telemetry::init_service("revu-worker", config.log_json)?;
+    // Colours for a terminal only: a log file or collector gets plain text.
+    let ansi = revu_common::telemetry::stderr_colours(std::env::var_os("NO_COLOR").as_deref());
+    let telemetry = revu_common::telemetry::init_service("revu-worker", config.log_json, ansi)?;
     let result = work(&config).await;
     telemetry.shutdown().await;
     result
