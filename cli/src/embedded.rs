@@ -2,6 +2,7 @@
 //! in-memory queue. Same stages, same queue contract, no servers.
 
 use crate::error::CliError;
+use revu_common::lane::ReviewId;
 use revu_common::queue::ReviewStore;
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::review::ProgressEvent;
@@ -11,6 +12,12 @@ use revu_worker::engines::Engines;
 use revu_worker::runner::Worker;
 use std::time::Duration;
 use tokio::sync::watch;
+
+/// How long past the review's deadline the verdict is awaited: at the
+/// deadline the sweeper faults the missing lanes and finalizes, which
+/// takes moments, so a review still without a verdict by then never gets
+/// one (finalizing keeps failing).
+const VERDICT_GRACE: Duration = Duration::from_secs(30);
 
 /// Runs one review to its report JSON.
 pub async fn review(
@@ -27,6 +34,7 @@ pub async fn review(
             "--adjudicate {engine}: not an engine of the embedded mode (use rules)"
         )));
     }
+    let deadline = settings.review_timeout();
     let backend = MemoryBackend::new();
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?;
@@ -58,7 +66,7 @@ pub async fn review(
             })
         },
     ];
-    let result = run_one(&coordinator, &backend, submission).await;
+    let result = run_one(&coordinator, &backend, submission, deadline, VERDICT_GRACE).await;
     let _ = stop_tx.send(true);
     for t in tasks {
         let _ = t.await;
@@ -66,10 +74,14 @@ pub async fn review(
     result
 }
 
+/// Submits the review and waits for its report, for at most its
+/// `deadline` plus `grace`.
 async fn run_one(
     coordinator: &Coordinator<MemoryBackend>,
     backend: &MemoryBackend,
     submission: Submission,
+    deadline: Duration,
+    grace: Duration,
 ) -> Result<String, CliError> {
     let (id, _) = coordinator.submit(submission).await.map_err(|e| match e {
         ServiceError::InvalidDiff(e) => CliError::Input(format!("invalid diff: {e}")),
@@ -78,10 +90,22 @@ async fn run_one(
         }
         other => CliError::Internal(other.to_string()),
     })?;
+    tokio::time::timeout(deadline + grace, report(backend, &id))
+        .await
+        .unwrap_or_else(|_| {
+            Err(CliError::Internal(format!(
+                "review {id} has no verdict past its deadline of {deadline:?} \
+                 (--review-timeout-secs) and {grace:?} of grace: finalizing it keeps failing"
+            )))
+        })
+}
+
+/// Waits for the review's final event, then loads its report.
+async fn report(backend: &MemoryBackend, id: &ReviewId) -> Result<String, CliError> {
     let mut after = "0".to_owned();
     loop {
         let events = backend
-            .read_events(&id, &after, Duration::from_secs(1))
+            .read_events(id, &after, Duration::from_secs(1))
             .await
             .map_err(|e| CliError::Internal(e.to_string()))?;
         for (event_id, event) in events {
@@ -91,7 +115,7 @@ async fn run_one(
                 ProgressEvent::Verdict { .. } | ProgressEvent::Cancelled
             ) {
                 return backend
-                    .load_report(&id)
+                    .load_report(id)
                     .await
                     .map_err(|e| CliError::Internal(e.to_string()))?
                     .ok_or_else(|| {
@@ -99,5 +123,44 @@ async fn run_one(
                     });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_review_that_never_finalizes_fails_at_its_deadline_plus_grace() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/docs-only.patch");
+        let diff = std::fs::read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // No gatherer, sweeper or worker: the review is accepted and its
+        // lanes dispatched, but nothing ever settles or finalizes it.
+        let backend = MemoryBackend::new();
+        let coordinator = Coordinator::new(backend.clone(), ReviewSettings::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let submission = Submission {
+            diff,
+            ..Submission::default()
+        };
+        let (deadline, grace) = (Duration::from_millis(200), Duration::from_millis(100));
+        let started = std::time::Instant::now();
+        let waited = tokio::time::timeout(
+            Duration::from_secs(20),
+            run_one(&coordinator, &backend, submission, deadline, grace),
+        )
+        .await;
+        let took = started.elapsed();
+        let err = match waited {
+            Ok(Err(e)) => e,
+            Ok(Ok(report)) => panic!("a report without finalizing: {report}"),
+            Err(_) => panic!("still waiting for the verdict after 20s"),
+        };
+        assert_eq!(err.exit_code(), 3, "{err}");
+        assert!(matches!(err, CliError::Internal(_)), "{err:?}");
+        let reason = err.to_string();
+        assert!(reason.contains("deadline of 200ms"), "{reason}");
+        assert!(!reason.contains('\n'), "one line: {reason}");
+        assert!(took >= deadline + grace, "gave up early, after {took:?}");
     }
 }

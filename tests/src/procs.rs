@@ -3,7 +3,9 @@
 
 use crate::bins::bin;
 use crate::redis_server::RedisServer;
+use std::fs::File;
 use std::net::TcpListener;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -30,6 +32,30 @@ impl Proc {
         if std::env::var_os("REVU_TEST_SHOW_LOGS").is_none() {
             cmd.stdout(Stdio::null()).stderr(Stdio::null());
         }
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {name}: {e}"));
+        Proc {
+            name: name.to_owned(),
+            child: Some(child),
+        }
+    }
+
+    /// Starts the revu binary `name` on `redis` with `args`, its stderr
+    /// (the log) written to the file `log`, whatever `REVU_TEST_SHOW_LOGS`
+    /// says.
+    pub fn spawn_logging_to(name: &str, redis: &RedisServer, args: &[&str], log: &Path) -> Proc {
+        let file = File::create(log).unwrap_or_else(|e| panic!("creating {}: {e}", log.display()));
+        let mut cmd = Command::new(bin(name));
+        cmd.env_clear_revu()
+            .arg("--redis")
+            .arg(&redis.url)
+            .arg("--key-prefix")
+            .arg(&redis.prefix)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(file);
         let child = cmd
             .spawn()
             .unwrap_or_else(|e| panic!("starting {name}: {e}"));

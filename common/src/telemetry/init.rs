@@ -43,6 +43,9 @@ pub struct LogSettings<'a> {
     pub json: bool,
     /// Filter when `RUST_LOG` is unset.
     pub default_level: &'a str,
+    /// Colour escapes in human-readable lines; for a terminal only (see
+    /// [`super::stderr_colours`]), never for a file or a pipe.
+    pub ansi: bool,
 }
 
 /// The installed telemetry; [`Telemetry::shutdown`] flushes pending spans.
@@ -140,13 +143,12 @@ where
     let env_filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(logs.default_level));
     let dispatch = DispatchSlot::default();
-    // Without export there are no trace ids to write, and logs stay as
-    // they always were; with it, lines are assembled before they are
-    // written, which colours would garble.
+    // With export, lines are assembled before they are written, which
+    // colours would garble.
     let slot = provider.map(|_| dispatch.clone());
     let base = tracing_subscriber::fmt::layer()
         .with_writer(writer)
-        .with_ansi(slot.is_none());
+        .with_ansi(logs.ansi && slot.is_none());
     let fmt_layer = if logs.json {
         base.json()
             .flatten_event(true)

@@ -38,11 +38,17 @@ impl Captured {
 
 /// Runs `f` under a subscriber that traces (or not) and logs to the result.
 fn logged(json: bool, tracing_on: bool, f: impl FnOnce()) -> String {
+    logged_with(json, tracing_on, false, f)
+}
+
+/// [`logged`], with colours or not.
+fn logged_with(json: bool, tracing_on: bool, ansi: bool, f: impl FnOnce()) -> String {
     let out = Captured::default();
     let provider = SdkTracerProvider::builder().build();
     let logs = LogSettings {
         json,
         default_level: "info",
+        ansi,
     };
     if tracing_on {
         EXPORTING.store(true, Ordering::Relaxed);
@@ -102,4 +108,24 @@ fn without_tracing_no_context_is_written_or_read() {
     assert_eq!(tp, None);
     let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert!(line.get("trace_id").is_none(), "{line}");
+}
+
+#[test]
+fn human_lines_are_coloured_only_when_asked() {
+    let log = || tracing::warn!(lane = "domain:api", "lane faulted");
+    let plain = logged_with(false, false, false, log);
+    assert!(plain.contains("lane faulted"), "{plain}");
+    assert!(!plain.contains('\x1b'), "{plain:?}");
+    let coloured = logged_with(false, false, true, log);
+    assert!(coloured.contains("\x1b["), "{coloured:?}");
+}
+
+#[test]
+fn json_lines_have_no_colours_whatever_is_asked() {
+    let out = logged_with(true, false, true, || {
+        tracing::info!(lane = "domain:api", "lane started")
+    });
+    assert!(!out.contains('\x1b'), "{out:?}");
+    let line: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(line["message"], "lane started");
 }

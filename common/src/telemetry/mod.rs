@@ -24,34 +24,40 @@ pub use names::MessagingTarget;
 #[cfg(feature = "runtime")]
 pub use propagate::{set_remote_parent, traceparent};
 
-/// Installs logs only: human-readable lines on stderr by default, JSON lines
-/// with `json`. The level comes from `RUST_LOG` (default `default_level`).
-/// Calling it twice is harmless.
 #[cfg(feature = "runtime")]
-pub fn init_logs(json: bool, default_level: &str) {
-    let _ = init(
-        LogSettings {
-            json,
-            default_level,
-        },
-        None,
-    );
-}
+use std::ffi::OsStr;
+#[cfg(feature = "runtime")]
+use std::io::IsTerminal;
 
-/// Telemetry of a service binary: logs as `json` says, and traces as the
-/// process's `OTEL_*` environment says (read here, at the binary's edge,
-/// and nowhere deeper). `service` names the binary when
-/// `OTEL_SERVICE_NAME` does not.
+/// Telemetry of a service binary: logs as `json` says, with colours only
+/// on a terminal (see [`stderr_colours`]), and traces as the process's
+/// `OTEL_*` environment says (read here, at the binary's edge, and nowhere
+/// deeper). `service` names the binary when `OTEL_SERVICE_NAME` does not.
 #[cfg(feature = "runtime")]
 pub fn init_service(service: &str, json: bool) -> Result<Telemetry, TelemetryError> {
+    let ansi = stderr_colours(std::env::var_os("NO_COLOR").as_deref());
     let traces = TraceConfig::from_lookup(|k| std::env::var(k).ok(), service);
     init(
         LogSettings {
             json,
             default_level: "info",
+            ansi,
         },
         traces.as_ref(),
     )
+}
+
+/// Whether log lines on stderr get colours: only when stderr is a
+/// terminal, and not when `NO_COLOR` (its value, as `main` read it) is set
+/// to anything but the empty string, as <https://no-color.org> asks.
+#[cfg(feature = "runtime")]
+pub fn stderr_colours(no_color: Option<&OsStr>) -> bool {
+    colours(no_color, std::io::stderr().is_terminal())
+}
+
+#[cfg(feature = "runtime")]
+fn colours(no_color: Option<&OsStr>, terminal: bool) -> bool {
+    terminal && no_color.is_none_or(OsStr::is_empty)
 }
 
 /// One line for an error and its causes, each cause added only when its
@@ -75,7 +81,18 @@ pub fn one_line<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{colours, one_line};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn colours_only_on_a_terminal_and_not_with_no_color() {
+        assert!(colours(None, true));
+        assert!(!colours(None, false));
+        assert!(!colours(Some(OsStr::new("1")), true));
+        // An empty NO_COLOR counts as unset.
+        assert!(colours(Some(OsStr::new("")), true));
+        assert!(!colours(Some(OsStr::new("1")), false));
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("outer: {0}")]

@@ -2,15 +2,29 @@
 //! coordinator; all it does is idempotent, so several may sweep at once.
 
 use super::{Coordinator, ServiceError};
+use revu_common::bundle::ReviewBundle;
+use revu_common::diff::Diff;
+use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, now_ms};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_stages::assemble::assemble;
+use revu_stages::render;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Sweeps between two rounds of stream trimming and consumer cleanup.
 const UPKEEP_EVERY: u64 = 30;
 /// A consumer idle this long with nothing pending belongs to a dead process.
 const DEAD_CONSUMER_IDLE: Duration = Duration::from_secs(600);
+/// The banner of a lane faulted because its review ran out of time.
+const DEADLINE_BANNER: &str = "review deadline passed before the lane reported";
+
+/// Whether a later sweep may succeed where this one failed: the backend was
+/// unreachable, not the review broken.
+fn is_transient(e: &ServiceError) -> bool {
+    matches!(e, ServiceError::Backend(q) if q.is_transient())
+}
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Sweeps every `every` until `shutdown` resolves.
@@ -43,46 +57,158 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// One pass: fault the lanes of reviews past their deadline, finalize
     /// reviews whose last lane was settled by a coordinator that died before
     /// finalizing, and take over reports a dead coordinator left pending.
+    ///
+    /// A review that cannot be handled is faulted on its own (see
+    /// [`Self::fault_review`]); the pass goes on with the next one, and the
+    /// reclaim of orphaned reports runs whatever happened to the reviews.
     pub async fn sweep_once(&self) -> Result<(), ServiceError> {
         let now = now_ms();
-        for id in self.backend.active_reviews().await? {
-            let Some(record) = self.backend.load_record(&id).await? else {
+        let listed = self.backend.active_reviews().await;
+        for id in listed.as_deref().unwrap_or_default() {
+            let Err(e) = self.sweep_review(id, now).await else {
                 continue;
             };
-            if record.state.is_terminal() {
+            if is_transient(&e) {
+                tracing::warn!(review_id = %id, error = %e, "review not swept; retried next sweep");
                 continue;
             }
-            if now >= record.deadline_ms {
-                let settled = self.backend.lane_results(&id).await?;
-                let attempts = self.backend.lane_attempts(&id).await?;
-                for lane in record
-                    .plan
-                    .lanes
-                    .iter()
-                    .filter(|l| !settled.contains_key(&l.id))
-                {
-                    let result = LaneResult {
-                        lane_id: lane.id.clone(),
-                        outcome: LaneOutcome::PipelineFault,
-                        attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
-                        body: None,
-                        banner: Some("review deadline passed before the lane reported".to_owned()),
-                        worker: String::new(),
-                        duration_ms: 0,
-                    };
-                    self.settle(&record, result).await?;
-                }
+            tracing::warn!(review_id = %id, error = %e, "review cannot be swept; faulting it");
+            if let Err(e) = self.fault_review(id, &e.to_string()).await {
+                tracing::warn!(review_id = %id, error = %e, "faulting the review failed");
             }
-            self.try_finalize(&id).await?;
         }
-        for delivery in self
+        let reclaimed = self
             .backend
             .reclaim_results(&self.consumer, self.settings.reclaim_idle(), 64)
-            .await?
-        {
+            .await;
+        for delivery in reclaimed? {
             self.count("reports_reclaimed", 1).await;
             self.handle_delivery(delivery).await;
         }
+        listed.map(drop).map_err(ServiceError::from)
+    }
+
+    /// Deadline handling and finalization of one review.
+    async fn sweep_review(&self, id: &ReviewId, now: u64) -> Result<(), ServiceError> {
+        let Some(record) = self.backend.load_record(id).await? else {
+            return Ok(());
+        };
+        if record.state.is_terminal() {
+            return Ok(());
+        }
+        if now >= record.deadline_ms {
+            self.fault_unsettled(&record, DEADLINE_BANNER).await?;
+        }
+        self.try_finalize(id).await
+    }
+
+    /// Settles every lane of `record` that has no result yet as a pipeline
+    /// fault with `banner` (finalizing the review once the last one is).
+    async fn fault_unsettled(
+        &self,
+        record: &ReviewRecord,
+        banner: &str,
+    ) -> Result<(), ServiceError> {
+        let settled = self.backend.lane_results(&record.id).await?;
+        let attempts = self.backend.lane_attempts(&record.id).await?;
+        for lane in record
+            .plan
+            .lanes
+            .iter()
+            .filter(|l| !settled.contains_key(&l.id))
+        {
+            let result = LaneResult {
+                lane_id: lane.id.clone(),
+                outcome: LaneOutcome::PipelineFault,
+                attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
+                body: None,
+                banner: Some(banner.to_owned()),
+                worker: String::new(),
+                duration_ms: 0,
+            };
+            self.settle(record, result).await?;
+        }
+        Ok(())
+    }
+
+    /// Faults a review the sweeper could not handle, for `reason`: its
+    /// unsettled lanes are settled as pipeline faults naming the reason, so
+    /// it finalizes as NEEDS-HUMAN. When even finalizing fails (its bundle
+    /// is gone, its diff no longer parses), it is closed with a report in
+    /// which every lane is faulted, so it leaves the active set instead of
+    /// failing every sweep, and its watchers get a verdict.
+    async fn fault_review(&self, id: &ReviewId, reason: &str) -> Result<(), ServiceError> {
+        let Some(record) = self.backend.load_record(id).await? else {
+            return Ok(());
+        };
+        if record.state.is_terminal() {
+            return Ok(());
+        }
+        let mut banner = format!("review faulted: {reason}");
+        let faulted = match self.fault_unsettled(&record, &banner).await {
+            Ok(()) => self.try_finalize(id).await,
+            Err(e) => Err(e),
+        };
+        match faulted {
+            Err(e) if !is_transient(&e) => {
+                tracing::warn!(review_id = %id, error = %e, "review cannot be finalized; closing it with every lane faulted");
+                let failed = e.to_string();
+                if failed != reason {
+                    banner = format!("{banner}; finalizing failed: {failed}");
+                }
+                self.close_faulted(&record, &banner).await
+            }
+            other => other,
+        }
+    }
+
+    /// Finishes `record` with a report built from its plan alone, every
+    /// lane a pipeline fault with `banner`. Nothing stored beside the
+    /// record is read: that is what failed.
+    async fn close_faulted(&self, record: &ReviewRecord, banner: &str) -> Result<(), ServiceError> {
+        let results: BTreeMap<String, LaneResult> = record
+            .plan
+            .lanes
+            .iter()
+            .map(|lane| {
+                let result = LaneResult {
+                    lane_id: lane.id.clone(),
+                    outcome: LaneOutcome::PipelineFault,
+                    attempts: 0,
+                    body: None,
+                    banner: Some(banner.to_owned()),
+                    worker: String::new(),
+                    duration_ms: 0,
+                };
+                (lane.id.clone(), result)
+            })
+            .collect();
+        let report = assemble(
+            &record.id,
+            &record.plan,
+            &results,
+            &Diff::default(),
+            &ReviewBundle::default(),
+        );
+        self.backend
+            .finish_review(record, &render::json(&report))
+            .await?;
+        self.observe_finished(&report);
+        tracing::info!(
+            review_id = %record.id,
+            verdict = %report.verdict,
+            gate = %report.gate,
+            "faulted review closed"
+        );
+        self.backend
+            .push_event(
+                &record.id,
+                &ProgressEvent::Verdict {
+                    verdict: report.verdict,
+                    gate: report.gate,
+                },
+            )
+            .await?;
         Ok(())
     }
 

@@ -10,6 +10,8 @@
 //! permanent failure; any other status, a signal, or running past the
 //! timeout (the command is then killed) is a transient failure. The report
 //! is passed on as written: the coordinator's completeness gate judges it.
+//! Stderr is read as the command runs; its last 4 KB go into the reason of
+//! a failure.
 
 use super::{Engine, EngineError, EngineOutput, LaneInput};
 use revu_common::lane::LaneKind;
@@ -21,6 +23,9 @@ use std::time::{Duration, Instant};
 
 /// Largest report read from a command's stdout.
 const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// How much of a command's stderr, its last bytes, a failure reason quotes.
+const STDERR_TAIL_BYTES: usize = 4096;
 
 /// An engine backed by an external command.
 #[derive(Debug, Clone)]
@@ -110,6 +115,10 @@ impl ExecEngine {
             }
             out
         });
+        // Drained while the command runs: a command blocked on a full
+        // stderr pipe would otherwise never exit and only time out.
+        let stderr = child.stderr.take();
+        let errors = std::thread::spawn(move || stderr.map(tail).unwrap_or_default());
         let started = Instant::now();
         let status = loop {
             match child.try_wait() {
@@ -142,10 +151,7 @@ impl ExecEngine {
         };
         let _ = writer.join();
         let stdout = reader.join().unwrap_or_default();
-        let mut stderr = String::new();
-        if let Some(mut pipe) = child.stderr.take() {
-            let _ = (&mut pipe).take(4096).read_to_string(&mut stderr);
-        }
+        let stderr = errors.join().unwrap_or_default();
         let stderr = stderr.trim();
         match status.code() {
             Some(0) => serde_json::from_slice(&stdout).map_err(|e| {
@@ -167,5 +173,133 @@ impl ExecEngine {
                 self.program
             ))),
         }
+    }
+}
+
+/// Reads `pipe` to its end and returns its last [`STDERR_TAIL_BYTES`],
+/// starting on a character boundary.
+fn tail(mut pipe: impl Read) -> String {
+    let mut kept: Vec<u8> = Vec::with_capacity(2 * STDERR_TAIL_BYTES);
+    let mut chunk = [0u8; 8192];
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                kept.extend_from_slice(&chunk[..n]);
+                if kept.len() > STDERR_TAIL_BYTES {
+                    kept.drain(..kept.len() - STDERR_TAIL_BYTES);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    // The cut may split a UTF-8 sequence: skip its continuation bytes.
+    let start = kept
+        .iter()
+        .take(3)
+        .take_while(|b| (**b & 0b1100_0000) == 0b1000_0000)
+        .count();
+    String::from_utf8_lossy(&kept[start..]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use revu_common::bundle::ReviewBundle;
+    use revu_common::diff::Diff;
+    use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
+    use std::path::PathBuf;
+
+    /// A shell script in the temp dir, removed when dropped.
+    struct Script(PathBuf);
+
+    impl Script {
+        fn new(body: &str) -> Script {
+            let path = std::env::temp_dir().join(format!("revu-exec-{}.sh", uuid::Uuid::new_v4()));
+            std::fs::write(&path, body).unwrap_or_else(|e| panic!("writing the script: {e}"));
+            Script(path)
+        }
+
+        fn engine(&self, timeout: Duration) -> ExecEngine {
+            ExecEngine::new("exec", &format!("sh {}", self.0.display()), timeout)
+                .unwrap_or_else(|e| panic!("{e}"))
+        }
+    }
+
+    impl Drop for Script {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    fn job() -> LaneJob {
+        let lane = LaneSpec {
+            id: "domain:docs".into(),
+            kind: LaneKind::Domain {
+                domain: "docs".into(),
+            },
+            engine: "exec".into(),
+            files: Vec::new(),
+            guidance: Vec::new(),
+        };
+        LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())
+    }
+
+    fn run(engine: &ExecEngine) -> Result<serde_json::Value, EngineError> {
+        let job = job();
+        let (diff, bundle) = (Diff::default(), ReviewBundle::default());
+        engine.review_raw(&LaneInput {
+            job: &job,
+            diff: &diff,
+            bundle: &bundle,
+        })
+    }
+
+    /// Writes 200 KB to stderr, far more than a pipe holds.
+    const NOISY: &str = "cat > /dev/null\nhead -c 204800 /dev/zero | tr '\\0' 'x' >&2\n";
+
+    #[test]
+    fn a_command_writing_200kb_to_stderr_reports_without_waiting_for_the_timeout() {
+        let script = Script::new(&format!(
+            "{NOISY}echo '{{\"reviewed\":[],\"checks\":[],\"findings\":[],\"summary\":\"ok\"}}'\n"
+        ));
+        let timeout = Duration::from_secs(20);
+        let started = Instant::now();
+        let report = run(&script.engine(timeout));
+        let took = started.elapsed();
+        assert_eq!(
+            report.map(|r| r["summary"].clone()),
+            Ok(serde_json::json!("ok"))
+        );
+        assert!(took < timeout / 4, "took {took:?}");
+    }
+
+    #[test]
+    fn a_failing_command_is_reported_with_the_tail_of_its_stderr() {
+        let script = Script::new(&format!("{NOISY}echo 'the last words' >&2\nexit 3\n"));
+        let timeout = Duration::from_secs(20);
+        let started = Instant::now();
+        let err = match run(&script.engine(timeout)) {
+            Err(EngineError::Transient(reason)) => reason,
+            other => panic!("expected a transient failure, got {other:?}"),
+        };
+        assert!(started.elapsed() < timeout / 4, "{err}");
+        assert!(err.contains("failed (exit 3)"), "{err}");
+        assert!(err.ends_with("xxxxthe last words"), "{err}");
+        assert!(err.len() <= STDERR_TAIL_BYTES + 100, "{} bytes", err.len());
+    }
+
+    #[test]
+    fn the_tail_starts_on_a_character_boundary() {
+        // 6,001 bytes: the last 4,096 start inside an `é`.
+        let text = format!("{}z", "é".repeat(3000));
+        let kept = tail(text.as_bytes());
+        assert_eq!(kept, format!("{}z", "é".repeat(2047)));
+    }
+
+    #[test]
+    fn a_short_stderr_is_kept_whole() {
+        assert_eq!(tail("no such file\n".as_bytes()), "no such file\n");
     }
 }

@@ -1,0 +1,105 @@
+//! The sweeper over the in-memory backend: a review it cannot handle is
+//! faulted on its own, and the reviews beside it are still swept.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use revu_common::bundle::ReviewBundle;
+use revu_common::lane::{LaneReportBody, ReviewId};
+use revu_common::queue::ReviewStore;
+use revu_common::queue::memory::MemoryBackend;
+use revu_common::report::LaneOutcome;
+use revu_common::review::{LaneResult, ProgressEvent, ReviewState};
+use revu_coordinator::config::ReviewSettings;
+use revu_coordinator::service::{Coordinator, Submission};
+use serde_json::Value;
+
+fn example(name: &str) -> Vec<u8> {
+    let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+async fn submit(coordinator: &Coordinator<MemoryBackend>, diff: &str) -> ReviewId {
+    let submission = Submission {
+        diff: example(diff),
+        ..Submission::default()
+    };
+    coordinator.submit(submission).await.unwrap().0
+}
+
+/// Settles every lane of `id` as complete and clean, as gathering would,
+/// without finalizing: a coordinator that died right after the last lane.
+async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
+    let record = backend.load_record(id).await.unwrap().unwrap();
+    for lane in &record.plan.lanes {
+        let result = LaneResult {
+            lane_id: lane.id.clone(),
+            outcome: LaneOutcome::Complete,
+            attempts: 1,
+            body: Some(LaneReportBody {
+                reviewed: lane.files.clone(),
+                checks: vec!["rules".into()],
+                findings: vec![],
+                summary: "clean".into(),
+                decisions: vec![],
+            }),
+            banner: None,
+            worker: "w".into(),
+            duration_ms: 1,
+        };
+        assert!(backend.settle_lane(id, &result).await.unwrap());
+    }
+}
+
+async fn report(backend: &MemoryBackend, id: &ReviewId) -> Value {
+    let record = backend.load_record(id).await.unwrap().unwrap();
+    assert_eq!(record.state, ReviewState::Finished, "review {id}");
+    let json = backend.load_report(id).await.unwrap().unwrap();
+    serde_json::from_str(&json).unwrap()
+}
+
+#[tokio::test]
+async fn a_review_whose_diff_no_longer_parses_is_faulted_and_the_next_one_finishes() {
+    let backend = MemoryBackend::new();
+    let coordinator = Coordinator::new(backend.clone(), ReviewSettings::default()).unwrap();
+    // The broken review is older, so the sweep meets it first.
+    let broken = submit(&coordinator, "docs-only.patch").await;
+    let healthy = submit(&coordinator, "docs-only.patch").await;
+    assert!(broken < healthy, "sweep order is id order");
+    // Past its deadline, with a stored diff that no longer parses.
+    let mut record = backend.load_record(&broken).await.unwrap().unwrap();
+    record.deadline_ms = 0;
+    let bundle = ReviewBundle {
+        diff: b"hello\nworld\n".to_vec(),
+        ..ReviewBundle::default()
+    };
+    backend
+        .create_review(&record, &bundle, None, &[])
+        .await
+        .unwrap();
+    settle_all_clean(&backend, &healthy).await;
+
+    coordinator.sweep_once().await.unwrap();
+
+    let r = report(&backend, &healthy).await;
+    assert_eq!(r["gate"], "MERGE-READY", "{r}");
+    let r = report(&backend, &broken).await;
+    assert_eq!(r["gate"], "NEEDS-HUMAN", "{r}");
+    let lanes = r["lanes"].as_array().unwrap();
+    assert!(!lanes.is_empty(), "{r}");
+    for lane in lanes {
+        assert_eq!(lane["outcome"], "PIPELINE-FAULT", "{lane}");
+        let banner = lane["banner"].as_str().unwrap_or_default();
+        assert!(banner.contains("no longer parses"), "{lane}");
+    }
+    let events = backend
+        .read_events(&broken, "0", std::time::Duration::ZERO)
+        .await
+        .unwrap();
+    assert!(
+        matches!(events.last(), Some((_, ProgressEvent::Verdict { .. }))),
+        "watchers get a verdict: {events:?}"
+    );
+    assert!(backend.active_reviews().await.unwrap().is_empty());
+    // Closed for good: the next sweep has nothing left to do.
+    coordinator.sweep_once().await.unwrap();
+}
