@@ -10,29 +10,47 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-const PYTHON: &str = "python3";
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
-const HOW_TO_GET_THEM: &str = "`python3 -m pip install grpcio grpcio-tools grpcio-health-checking`";
+const HOW_TO_GET_THEM: &str = "run `scripts/test` (it installs them into target/test-env), \
+     or point REVU_TEST_PYTHON at a Python that has grpcio, grpcio-tools and grpcio-health-checking";
 
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// Panics, saying how to get them, unless python3 has the grpc packages.
+/// The Python to run the client with: `REVU_TEST_PYTHON` (which
+/// `scripts/test` sets), else the virtual environment `scripts/test`
+/// made, else `python3` from PATH.
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("REVU_TEST_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let made = repo_root().join("target/test-env/bin/python3");
+    if made.exists() {
+        made
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+/// Panics, saying how to get them, unless the Python has the grpc packages.
 fn require_python_grpc() {
-    let out = Command::new(PYTHON)
+    let python = python();
+    let out = Command::new(&python)
         .args(["-c", "import grpc, grpc_tools, grpc_health"])
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| {
             panic!(
-                "the Python interop test needs {PYTHON} on PATH ({e}); then run {HOW_TO_GET_THEM}"
+                "the Python interop test cannot run {} ({e}): {HOW_TO_GET_THEM}",
+                python.display()
             )
         });
     assert!(
         out.status.success(),
         "the Python interop test needs grpcio, grpcio-tools and grpcio-health-checking; \
-         install them with {HOW_TO_GET_THEM}\n{PYTHON} said:\n{}",
+         {HOW_TO_GET_THEM}\n{} said:\n{}",
+        python.display(),
         String::from_utf8_lossy(&out.stderr)
     );
 }
@@ -67,7 +85,7 @@ fn wait_bounded(child: &mut Child, within: Duration) -> Option<ExitStatus> {
 /// when it timed out), stdout and stderr.
 fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String) {
     let root = repo_root();
-    let mut child = Command::new(PYTHON)
+    let mut child = Command::new(python())
         .arg(root.join("tests").join("interop").join("python_client.py"))
         .arg("--target")
         .arg(target)
