@@ -153,5 +153,89 @@ pub enum LaneAttemptOutcome {
     /// coordinator's completeness gate, not the transport, judges its shape.
     Reported { body: serde_json::Value },
     /// The engine failed; `transient` says whether a retry may help.
-    Failed { reason: String, transient: bool },
+    Failed {
+        reason: String,
+        transient: bool,
+        /// What kind of failure, for metrics and dashboards (the reason's
+        /// wording may change; the kind does not).
+        #[serde(default)]
+        kind: FaultKind,
+    },
+}
+
+/// Why a lane attempt failed or a lane faulted: a small fixed set, so that
+/// metric labels stay bounded whatever an engine writes, and carried with
+/// the failure so that no dashboard depends on a message's wording.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FaultKind {
+    /// The lane or its command ran longer than its limit.
+    Timeout,
+    /// The review's or the lane's deadline passed.
+    Deadline,
+    /// The review was finished or cancelled before the lane ran.
+    Cancelled,
+    /// The worker does not offer the lane's engine.
+    NoEngine,
+    /// The review's stored bundle is missing or its diff does not parse.
+    Bundle,
+    /// The engine crashed (a panic, a signal).
+    Crash,
+    /// The engine's report is not a report (not JSON, does not encode).
+    BadReport,
+    /// The engine refused the lane as bad input or misconfiguration.
+    Refused,
+    /// The report failed the completeness gate.
+    CompletenessGate,
+    /// The job on the stream does not decode (a poison entry).
+    Undecodable,
+    /// Any other failure the engine reported.
+    #[default]
+    EngineError,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 11] = [
+        FaultKind::Timeout,
+        FaultKind::Deadline,
+        FaultKind::Cancelled,
+        FaultKind::NoEngine,
+        FaultKind::Bundle,
+        FaultKind::Crash,
+        FaultKind::BadReport,
+        FaultKind::Refused,
+        FaultKind::CompletenessGate,
+        FaultKind::Undecodable,
+        FaultKind::EngineError,
+    ];
+
+    /// The metric label and span attribute value.
+    pub fn label(self) -> &'static str {
+        match self {
+            FaultKind::Timeout => "timeout",
+            FaultKind::Deadline => "deadline",
+            FaultKind::Cancelled => "cancelled",
+            FaultKind::NoEngine => "no_engine",
+            FaultKind::Bundle => "bundle",
+            FaultKind::Crash => "crash",
+            FaultKind::BadReport => "bad_report",
+            FaultKind::Refused => "refused",
+            FaultKind::CompletenessGate => "completeness_gate",
+            FaultKind::Undecodable => "undecodable",
+            FaultKind::EngineError => "engine_error",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FaultKind;
+
+    #[test]
+    fn fault_labels_are_the_serialized_names() {
+        for kind in FaultKind::ALL {
+            let json = serde_json::to_value(kind).unwrap_or_default();
+            assert_eq!(json, kind.label());
+        }
+    }
 }

@@ -62,53 +62,8 @@ impl LaneLabels {
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ReasonLabels {
     pub engine: String,
-    /// One of [`FAULT_CLASSES`].
+    /// A [`crate::lane::FaultKind`] label.
     pub reason: String,
-}
-
-/// The classes a failure reason falls in: a small, fixed set, so that
-/// metric labels stay bounded whatever engines write.
-pub const FAULT_CLASSES: &[&str] = &[
-    "timeout",
-    "deadline",
-    "cancelled",
-    "no_engine",
-    "bundle",
-    "crash",
-    "bad_report",
-    "refused",
-    "completeness_gate",
-    "undecodable",
-    "engine_error",
-];
-
-/// The class of a failure reason as workers and the coordinator word them.
-pub fn fault_class(reason: &str) -> &'static str {
-    let r = reason.to_ascii_lowercase();
-    let has = |needles: &[&str]| needles.iter().any(|n| r.contains(n));
-    if has(&["completeness gate"]) {
-        "completeness_gate"
-    } else if has(&["undecodable"]) {
-        "undecodable"
-    } else if has(&["deadline"]) {
-        "deadline"
-    } else if has(&["timed out", "ran longer than", "timeout"]) {
-        "timeout"
-    } else if has(&["finished or cancelled", "cancelled"]) {
-        "cancelled"
-    } else if has(&["no engine"]) {
-        "no_engine"
-    } else if has(&["bundle", "stored diff"]) {
-        "bundle"
-    } else if has(&["crashed", "killed by a signal", "panicked"]) {
-        "crash"
-    } else if has(&["not json", "does not serialize", "schema"]) {
-        "bad_report"
-    } else if has(&["refused"]) {
-        "refused"
-    } else {
-        "engine_error"
-    }
 }
 
 /// A registry that also remembers the sample names of what it registered
@@ -300,34 +255,6 @@ async fn answer(mut stream: TcpStream, registry: &Registry) -> std::io::Result<(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reasons_fall_in_their_class() {
-        let cases = [
-            ("lane ran longer than 600s", "timeout"),
-            ("python3 timed out after 5s and was killed", "timeout"),
-            ("lane deadline passed before it started", "deadline"),
-            (
-                "review deadline passed before the lane reported",
-                "deadline",
-            ),
-            (
-                "review already finished or cancelled; lane not run",
-                "cancelled",
-            ),
-            ("this worker has no engine \"llm\"", "no_engine"),
-            ("review bundle abc not found", "bundle"),
-            ("engine crashed: task panicked", "crash"),
-            ("python3 wrote a report that is not JSON: eof", "bad_report"),
-            ("python3 refused the lane (exit 65): no", "refused"),
-            ("completeness gate: missing summary", "completeness_gate"),
-            ("python3 failed (exit 1): injected failure", "engine_error"),
-        ];
-        for (reason, class) in cases {
-            assert_eq!(fault_class(reason), class, "{reason}");
-            assert!(FAULT_CLASSES.contains(&class));
-        }
-    }
 
     #[tokio::test]
     async fn serves_metrics_and_nothing_else() {

@@ -4,7 +4,7 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{LaneKind, LaneReportBody, LaneSpec, ReviewId};
+use crate::lane::{FaultKind, LaneKind, LaneReportBody, LaneSpec, ReviewId};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +89,9 @@ pub struct LaneResult {
     pub body: Option<LaneReportBody>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub banner: Option<String>,
+    /// For a faulted lane, what kind of fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultKind>,
     #[serde(default)]
     pub worker: String,
     #[serde(default)]

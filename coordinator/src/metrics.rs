@@ -32,7 +32,7 @@ pub struct VerdictLabels {
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct DeadLetterLabels {
-    /// One of `revu_common::metrics::FAULT_CLASSES`.
+    /// A `revu_common::lane::FaultKind` label.
     pub reason: String,
 }
 

@@ -112,6 +112,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
                 // Every finding goes to the first lane, the others are clean.
                 body: Some(body.take().unwrap_or_default()),
                 banner: None,
+                fault: None,
                 worker: "w".into(),
                 duration_ms: 1,
             };
@@ -318,6 +319,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
                     attempts: 1,
                     body: Some(body),
                     banner: None,
+                    fault: None,
                     worker: "w".into(),
                     duration_ms: 1,
                 };

@@ -43,6 +43,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
                 decisions: vec![],
             }),
             banner: None,
+            fault: None,
             worker: "w".into(),
             duration_ms: 1,
         };

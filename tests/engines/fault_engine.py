@@ -40,7 +40,9 @@ def main(argv):
         json.dump(clean_report(lane), sys.stdout)
         return 0
     if mode == "fail":
-        print("simulated outage: upstream unavailable", file=sys.stderr)
+        # Worded to mislead anything that classifies failures by their text:
+        # the failure is an engine error (exit 1), whatever it says.
+        print("simulated outage: upstream timed out, request cancelled", file=sys.stderr)
         return 1
     if mode == "refuse":
         print("simulated refusal: lane not reviewable", file=sys.stderr)

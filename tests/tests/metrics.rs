@@ -108,6 +108,8 @@ fn lane_histograms_and_counters_carry_lane_engine_outcome_and_reason() {
         ),
         Some(1.0)
     );
+    // The engine's message speaks of a timeout and a cancellation; the
+    // label is the kind its failure carries (an engine error: exit 1).
     let flaky_outage = [("engine", "flaky"), ("reason", "engine_error")];
     assert_eq!(
         sample(&c, "revu_lane_retries_total", &flaky_outage),

@@ -192,6 +192,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         attempts: 1,
         body: None,
         banner: None,
+        fault: None,
         worker: "w".into(),
         duration_ms: 1,
     };

@@ -87,6 +87,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
                 decisions: vec![],
             }),
             banner: None,
+            fault: None,
             worker: "w".into(),
             duration_ms: 1,
         };

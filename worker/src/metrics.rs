@@ -14,7 +14,7 @@ fn duration_histogram() -> Histogram {
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct DeadLetterLabels {
-    /// One of `revu_common::metrics::FAULT_CLASSES`.
+    /// A `revu_common::lane::FaultKind` label.
     pub reason: String,
 }
 

@@ -87,7 +87,7 @@ pub mod attr {
     pub const STEP: &str = "revu.step";
     /// Why an attempt failed or a lane faulted, as the worker said it.
     pub const FAULT_REASON: &str = "revu.fault.reason";
-    /// The reason's class (see `metrics::fault_class`): bounded, for grouping.
+    /// The fault's kind (`lane::FaultKind`): bounded, for grouping.
     pub const FAULT_CLASS: &str = "revu.fault.class";
     /// What the completeness gate found missing.
     pub const GATE_PROBLEMS: &str = "revu.gate.problems";

@@ -8,7 +8,7 @@
 
 use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
@@ -22,6 +22,7 @@ enum Step {
     Retry {
         job: LaneJob,
         reason: String,
+        kind: FaultKind,
     },
     /// The completeness gate sends the report back once.
     GateRetry {
@@ -115,7 +116,11 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 observe::record_step("settle");
                 self.settle(record, result).await
             }
-            Step::Retry { mut job, reason } => {
+            Step::Retry {
+                mut job,
+                reason,
+                kind,
+            } => {
                 observe::record_step("retry");
                 let publish = observe::publish_span(&mut job, &self.messaging);
                 let sent = self
@@ -126,7 +131,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 observe::record_sent(&publish, sent);
                 if sent {
                     self.count("retries", 1).await;
-                    self.observe_retry(&job, &reason);
+                    self.observe_retry(&job, kind);
                     self.announce_retry(&job, &reason).await
                 } else {
                     self.count("duplicates_suppressed", 1).await;
@@ -144,7 +149,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 observe::record_sent(&publish, sent);
                 if sent {
                     self.count("gate_rejections", 1).await;
-                    self.observe_retry(&job, &reason);
+                    self.observe_retry(&job, FaultKind::CompletenessGate);
                     self.announce_retry(&job, &reason).await
                 } else {
                     self.count("duplicates_suppressed", 1).await;
@@ -190,9 +195,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     },
                 }
             }
-            LaneAttemptOutcome::Failed { reason, transient } => Reported::Failed {
+            LaneAttemptOutcome::Failed {
+                reason,
+                transient,
+                kind,
+            } => Reported::Failed {
                 reason: reason.clone(),
                 transient: *transient,
+                kind: *kind,
             },
         };
         let policy = self.settings.retry_for(&spec.engine);
@@ -207,34 +217,43 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 record.plan.candidates_for(spec),
             )
         };
-        let result = |outcome, body, banner| LaneResult {
+        let result = |outcome, body, banner, fault| LaneResult {
             lane_id: spec.id.clone(),
             outcome,
             attempts: report.attempt,
             body,
             banner,
+            fault,
             worker: report.worker.clone(),
             duration_ms: report.duration_ms,
         };
         Ok(match state.on_report(report.attempt, reported, &policy) {
             Transition::Discard(why) => Step::Discard(why),
             Transition::Complete(body) => {
-                Step::Settle(result(LaneOutcome::Complete, Some(body), None))
+                Step::Settle(result(LaneOutcome::Complete, Some(body), None, None))
             }
             Transition::Incomplete { body, why } => {
-                Step::Settle(result(LaneOutcome::Incomplete, Some(body), Some(why)))
+                Step::Settle(result(LaneOutcome::Incomplete, Some(body), Some(why), None))
             }
             Transition::SendBack { problems } => Step::GateRetry {
                 reason: format!("completeness gate: {}", problems.join("; ")),
                 job: retry_job(problems, Duration::ZERO),
             },
-            Transition::Retry { delay, reason } => Step::Retry {
+            Transition::Retry {
+                delay,
+                reason,
+                kind,
+            } => Step::Retry {
                 job: retry_job(Vec::new(), delay),
                 reason,
+                kind,
             },
-            Transition::Fault { why } => {
-                Step::Settle(result(LaneOutcome::PipelineFault, None, Some(why)))
-            }
+            Transition::Fault { why, kind } => Step::Settle(result(
+                LaneOutcome::PipelineFault,
+                None,
+                Some(why),
+                Some(kind),
+            )),
         })
     }
 

@@ -16,7 +16,7 @@
 //! (`settle_lane` at most once, `advance_and_dispatch` only from attempt
 //! `n`), so two coordinators computing the same transition apply it once.
 
-use revu_common::lane::LaneReportBody;
+use revu_common::lane::{FaultKind, LaneReportBody};
 use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::LaneAttempts;
 use std::time::Duration;
@@ -45,7 +45,11 @@ pub(super) enum Reported {
         salvaged: LaneReportBody,
     },
     /// The engine produced no report.
-    Failed { reason: String, transient: bool },
+    Failed {
+        reason: String,
+        transient: bool,
+        kind: FaultKind,
+    },
 }
 
 /// What a report does to its lane.
@@ -67,10 +71,12 @@ pub(super) enum Transition {
     Retry {
         delay: Duration,
         reason: String,
+        kind: FaultKind,
     },
     /// The engine failed and no attempt is left.
     Fault {
         why: String,
+        kind: FaultKind,
     },
 }
 
@@ -131,24 +137,31 @@ impl LaneState {
                     problems.join("; ")
                 ),
             },
-            Reported::Failed { reason, transient } => {
-                let kind = if transient {
+            Reported::Failed {
+                reason,
+                transient,
+                kind,
+            } => {
+                let retry = if transient {
                     Retry::Transient
                 } else {
                     Retry::Permanent
                 };
-                if policy.allows_another(attempt, kind) {
+                if policy.allows_another(attempt, retry) {
                     Transition::Retry {
                         delay: policy.delay(attempt),
                         reason,
+                        kind,
                     }
                 } else if transient {
                     Transition::Fault {
                         why: format!("failed {attempt} attempt(s), last: {reason}"),
+                        kind,
                     }
                 } else {
                     Transition::Fault {
                         why: format!("permanent failure on attempt {attempt}: {reason}"),
+                        kind,
                     }
                 }
             }
@@ -188,6 +201,7 @@ mod tests {
         Reported::Failed {
             reason: "boom".into(),
             transient,
+            kind: FaultKind::Timeout,
         }
     }
 
@@ -251,7 +265,8 @@ mod tests {
         assert_eq!(
             t,
             Transition::Fault {
-                why: "failed 3 attempt(s), last: boom".into()
+                why: "failed 3 attempt(s), last: boom".into(),
+                kind: FaultKind::Timeout,
             }
         );
     }
@@ -262,7 +277,8 @@ mod tests {
         assert_eq!(
             t,
             Transition::Fault {
-                why: "permanent failure on attempt 1: boom".into()
+                why: "permanent failure on attempt 1: boom".into(),
+                kind: FaultKind::Timeout,
             }
         );
     }

@@ -3,8 +3,8 @@
 //! reads as the pipeline it is.
 
 use super::Coordinator;
-use revu_common::lane::{LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
-use revu_common::metrics::{LaneLabels, ReasonLabels, fault_class};
+use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::{LaneOutcome, Report};
 use revu_common::review::{LaneResult, ReviewRecord, now_ms};
@@ -127,6 +127,11 @@ pub(super) fn record_step(step: &'static str) {
     Span::current().record(attr::STEP, step);
 }
 
+/// The metric label of a faulted lane's kind of fault.
+fn fault_label(result: &LaneResult) -> &'static str {
+    result.fault.unwrap_or_default().label()
+}
+
 /// Notes on the current span how a lane settled.
 pub(super) fn record_settled(result: &LaneResult) {
     let current = Span::current();
@@ -134,7 +139,7 @@ pub(super) fn record_settled(result: &LaneResult) {
     if result.outcome == LaneOutcome::PipelineFault {
         let reason = result.banner.as_deref().unwrap_or_default();
         current.record(attr::FAULT_REASON, reason);
-        current.record(attr::FAULT_CLASS, fault_class(reason));
+        current.record(attr::FAULT_CLASS, fault_label(result));
     }
 }
 
@@ -157,13 +162,13 @@ pub(super) fn record_report(spans: [&Span; 2], report: &Report) {
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
-    /// Counts a retry of `job` for `reason`.
-    pub(super) fn observe_retry(&self, job: &LaneJob, reason: &str) {
+    /// Counts a retry of `job` after a failure of `kind`.
+    pub(super) fn observe_retry(&self, job: &LaneJob, kind: FaultKind) {
         self.metrics
             .lane_retries
             .get_or_create(&ReasonLabels {
                 engine: job.lane.engine.clone(),
-                reason: fault_class(reason).to_owned(),
+                reason: kind.label().to_owned(),
             })
             .inc();
     }
@@ -181,7 +186,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .get_or_create(&LaneLabels::new(spec, outcome))
             .observe(since.as_secs_f64());
         if result.outcome == LaneOutcome::PipelineFault {
-            let class = fault_class(result.banner.as_deref().unwrap_or_default());
+            let class = fault_label(result);
             self.metrics
                 .lane_faults
                 .get_or_create(&ReasonLabels {

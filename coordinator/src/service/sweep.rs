@@ -4,7 +4,7 @@
 use super::{Coordinator, ServiceError};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
-use revu_common::lane::ReviewId;
+use revu_common::lane::{FaultKind, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
@@ -97,7 +97,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(());
         }
         if now >= record.deadline_ms {
-            self.fault_unsettled(&record, DEADLINE_BANNER).await?;
+            self.fault_unsettled(&record, DEADLINE_BANNER, FaultKind::Deadline)
+                .await?;
         }
         self.try_finalize(id).await
     }
@@ -108,6 +109,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         &self,
         record: &ReviewRecord,
         banner: &str,
+        kind: FaultKind,
     ) -> Result<(), ServiceError> {
         let settled = self.backend.lane_results(&record.id).await?;
         let attempts = self.backend.lane_attempts(&record.id).await?;
@@ -123,6 +125,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
                 body: None,
                 banner: Some(banner.to_owned()),
+                fault: Some(kind),
                 worker: String::new(),
                 duration_ms: 0,
             };
@@ -145,7 +148,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(());
         }
         let mut banner = format!("review faulted: {reason}");
-        let faulted = match self.fault_unsettled(&record, &banner).await {
+        let faulted = match self
+            .fault_unsettled(&record, &banner, FaultKind::Bundle)
+            .await
+        {
             Ok(()) => self.try_finalize(id).await,
             Err(e) => Err(e),
         };
@@ -177,6 +183,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     attempts: 0,
                     body: None,
                     banner: Some(banner.to_owned()),
+                    fault: Some(FaultKind::Bundle),
                     worker: String::new(),
                     duration_ms: 0,
                 };

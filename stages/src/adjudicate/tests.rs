@@ -176,6 +176,7 @@ fn lane(outcome: LaneOutcome, decisions: Vec<Decision>, findings: Vec<Finding>) 
             ..LaneReportBody::default()
         }),
         banner: None,
+        fault: None,
         worker: "w".into(),
         duration_ms: 1,
     }

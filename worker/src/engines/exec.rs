@@ -14,7 +14,7 @@
 //! a failure.
 
 use super::{Engine, EngineError, EngineOutput, LaneInput};
-use revu_common::lane::LaneKind;
+use revu_common::lane::{FaultKind, LaneKind};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -68,7 +68,10 @@ impl ExecEngine {
             request["candidates"] = serde_json::json!(input.job.candidates);
         }
         serde_json::to_vec(&request).map_err(|e| {
-            EngineError::Permanent(format!("encoding the lane for {}: {e}", input.job.lane.id))
+            EngineError::permanent(
+                FaultKind::EngineError,
+                format!("encoding the lane for {}: {e}", input.job.lane.id),
+            )
         })
     }
 }
@@ -99,7 +102,12 @@ impl ExecEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| EngineError::Permanent(format!("starting {}: {e}", self.program)))?;
+            .map_err(|e| {
+                EngineError::permanent(
+                    FaultKind::Refused,
+                    format!("starting {}: {e}", self.program),
+                )
+            })?;
         let mut stdin = child.stdin.take();
         let writer = std::thread::spawn(move || {
             if let Some(pipe) = stdin.as_mut() {
@@ -126,26 +134,29 @@ impl ExecEngine {
                 Ok(None) if self.stopping.load(Ordering::Relaxed) => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(EngineError::Transient(format!(
-                        "{} killed: the worker is stopping",
-                        self.program
-                    )));
+                    return Err(EngineError::transient(
+                        FaultKind::Cancelled,
+                        format!("{} killed: the worker is stopping", self.program),
+                    ));
                 }
                 Ok(None) if started.elapsed() >= self.timeout => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(EngineError::Transient(format!(
-                        "{} timed out after {}s and was killed",
-                        self.program,
-                        self.timeout.as_secs()
-                    )));
+                    return Err(EngineError::transient(
+                        FaultKind::Timeout,
+                        format!(
+                            "{} timed out after {}s and was killed",
+                            self.program,
+                            self.timeout.as_secs()
+                        ),
+                    ));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 Err(e) => {
-                    return Err(EngineError::Transient(format!(
-                        "waiting for {}: {e}",
-                        self.program
-                    )));
+                    return Err(EngineError::transient(
+                        FaultKind::Crash,
+                        format!("waiting for {}: {e}", self.program),
+                    ));
                 }
             }
         };
@@ -155,23 +166,23 @@ impl ExecEngine {
         let stderr = stderr.trim();
         match status.code() {
             Some(0) => serde_json::from_slice(&stdout).map_err(|e| {
-                EngineError::Transient(format!(
-                    "{} wrote a report that is not JSON: {e}",
-                    self.program
-                ))
+                EngineError::transient(
+                    FaultKind::BadReport,
+                    format!("{} wrote a report that is not JSON: {e}", self.program),
+                )
             }),
-            Some(code @ (64 | 65)) => Err(EngineError::Permanent(format!(
-                "{} refused the lane (exit {code}): {stderr}",
-                self.program
-            ))),
-            Some(code) => Err(EngineError::Transient(format!(
-                "{} failed (exit {code}): {stderr}",
-                self.program
-            ))),
-            None => Err(EngineError::Transient(format!(
-                "{} was killed by a signal",
-                self.program
-            ))),
+            Some(code @ (64 | 65)) => Err(EngineError::permanent(
+                FaultKind::Refused,
+                format!("{} refused the lane (exit {code}): {stderr}", self.program),
+            )),
+            Some(code) => Err(EngineError::transient(
+                FaultKind::EngineError,
+                format!("{} failed (exit {code}): {stderr}", self.program),
+            )),
+            None => Err(EngineError::transient(
+                FaultKind::Crash,
+                format!("{} was killed by a signal", self.program),
+            )),
         }
     }
 }
@@ -281,7 +292,11 @@ mod tests {
         let timeout = Duration::from_secs(20);
         let started = Instant::now();
         let err = match run(&script.engine(timeout)) {
-            Err(EngineError::Transient(reason)) => reason,
+            Err(EngineError {
+                transient: true,
+                kind: FaultKind::EngineError,
+                reason,
+            }) => reason,
             other => panic!("expected a transient failure, got {other:?}"),
         };
         assert!(started.elapsed() < timeout / 4, "{err}");

@@ -7,7 +7,7 @@ pub mod rules;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::Finding;
-use revu_common::lane::{LaneJob, LaneKind, LaneReportBody};
+use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody};
 use rules::{Rule, RuleContext, all_rules};
 
 /// What an engine sees of a lane.
@@ -32,13 +32,31 @@ impl<'a> LaneInput<'a> {
 
 /// Why an engine produced no report.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EngineError {
-    /// May succeed on another attempt (timeouts, rate limits, crashes).
-    #[error("{0}")]
-    Transient(String),
-    /// Will fail the same way again (bad input, misconfiguration).
-    #[error("{0}")]
-    Permanent(String),
+#[error("{reason}")]
+pub struct EngineError {
+    pub kind: FaultKind,
+    /// Whether another attempt may succeed (timeouts, rate limits,
+    /// crashes), or will fail the same way (bad input, misconfiguration).
+    pub transient: bool,
+    pub reason: String,
+}
+
+impl EngineError {
+    pub fn transient(kind: FaultKind, reason: impl Into<String>) -> Self {
+        EngineError {
+            kind,
+            transient: true,
+            reason: reason.into(),
+        }
+    }
+
+    pub fn permanent(kind: FaultKind, reason: impl Into<String>) -> Self {
+        EngineError {
+            kind,
+            transient: false,
+            reason: reason.into(),
+        }
+    }
 }
 
 /// What an engine hands back for a lane.

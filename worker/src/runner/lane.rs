@@ -5,32 +5,42 @@ use super::Worker;
 use super::bundles::Loaded;
 use crate::engines::{EngineError, EngineOutput, LaneInput};
 use revu_common::diff;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::now_ms;
 use std::sync::Arc;
 
-fn failed(reason: impl Into<String>, transient: bool) -> LaneAttemptOutcome {
+fn failed(kind: FaultKind, reason: impl Into<String>, transient: bool) -> LaneAttemptOutcome {
     LaneAttemptOutcome::Failed {
         reason: reason.into(),
         transient,
+        kind,
     }
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
     pub(super) async fn run_lane(&self, job: &LaneJob) -> LaneAttemptOutcome {
         if now_ms() > job.deadline_ms {
-            return failed("lane deadline passed before it started", false);
+            return failed(
+                FaultKind::Deadline,
+                "lane deadline passed before it started",
+                false,
+            );
         }
         match self.backend.load_record(&job.review_id).await {
             Ok(Some(r)) if r.state.is_terminal() => {
-                return failed("review already finished or cancelled; lane not run", false);
+                return failed(
+                    FaultKind::Cancelled,
+                    "review already finished or cancelled; lane not run",
+                    false,
+                );
             }
             Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "review state unknown; running the lane"),
         }
         if self.engines.get(&job.lane.engine).is_none() {
             return failed(
+                FaultKind::NoEngine,
                 format!("this worker has no engine {:?}", job.lane.engine),
                 false,
             );
@@ -43,7 +53,10 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let job = job.clone();
         let ran = tokio::task::spawn_blocking(move || {
             let engine = engines.get(&job.lane.engine).ok_or_else(|| {
-                EngineError::Permanent(format!("no engine {:?}", job.lane.engine))
+                EngineError::permanent(
+                    FaultKind::NoEngine,
+                    format!("no engine {:?}", job.lane.engine),
+                )
             })?;
             engine.review(&LaneInput {
                 job: &job,
@@ -56,11 +69,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(Ok(EngineOutput::Raw(body))) => LaneAttemptOutcome::Reported { body },
             Ok(Ok(EngineOutput::Body(body))) => match serde_json::to_value(&body) {
                 Ok(body) => LaneAttemptOutcome::Reported { body },
-                Err(e) => failed(format!("report does not serialize: {e}"), false),
+                Err(e) => failed(
+                    FaultKind::BadReport,
+                    format!("report does not serialize: {e}"),
+                    false,
+                ),
             },
-            Ok(Err(EngineError::Transient(r))) => failed(r, true),
-            Ok(Err(EngineError::Permanent(r))) => failed(r, false),
-            Err(e) => failed(format!("engine crashed: {e}"), true),
+            Ok(Err(e)) => failed(e.kind, e.reason, e.transient),
+            Err(e) => failed(FaultKind::Crash, format!("engine crashed: {e}"), true),
         }
     }
 
@@ -72,12 +88,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(Some(b)) => b,
             Ok(None) => {
                 return Err(failed(
+                    FaultKind::Bundle,
                     format!("review bundle of {} not found", job.review_id),
                     false,
                 ));
             }
             Err(e) => {
                 return Err(failed(
+                    FaultKind::Bundle,
                     format!("loading review bundle: {e}"),
                     e.is_transient(),
                 ));
@@ -91,9 +109,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let loaded = match parsed {
             Ok((bundle, Ok(diff))) => Arc::new(Loaded { bundle, diff }),
             Ok((_, Err(e))) => {
-                return Err(failed(format!("stored diff does not parse: {e}"), false));
+                return Err(failed(
+                    FaultKind::Bundle,
+                    format!("stored diff does not parse: {e}"),
+                    false,
+                ));
             }
-            Err(e) => return Err(failed(format!("diff parser crashed: {e}"), true)),
+            Err(e) => {
+                return Err(failed(
+                    FaultKind::Crash,
+                    format!("diff parser crashed: {e}"),
+                    true,
+                ));
+            }
         };
         self.bundles.put(job.review_id.clone(), loaded.clone());
         Ok(loaded)

@@ -15,7 +15,7 @@ use crate::engines::Engines;
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::retry::RetryPolicy;
 use revu_common::review::{ProgressEvent, now_ms};
@@ -200,7 +200,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 self.metrics
                     .dead_letters
                     .get_or_create(&crate::metrics::DeadLetterLabels {
-                        reason: "undecodable".to_owned(),
+                        reason: FaultKind::Undecodable.label().to_owned(),
                     })
                     .inc();
                 if let Err(e) = self
@@ -281,10 +281,16 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Err(_) => LaneAttemptOutcome::Failed {
                 reason: format!("lane ran longer than {}s", limit.as_secs()),
                 transient: true,
+                kind: FaultKind::Timeout,
             },
         };
-        if let LaneAttemptOutcome::Failed { reason, transient } = &outcome {
-            tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, "lane failed");
+        if let LaneAttemptOutcome::Failed {
+            reason,
+            transient,
+            kind,
+        } = &outcome
+        {
+            tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");
         }
         LaneReport {
             review_id: job.review_id.clone(),

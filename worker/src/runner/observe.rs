@@ -4,7 +4,7 @@
 
 use crate::metrics::WorkerMetrics;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport};
-use revu_common::metrics::{LaneLabels, ReasonLabels, fault_class};
+use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::telemetry::MessagingTarget;
 use revu_common::telemetry::names::{attr, span};
 use tracing::field::Empty;
@@ -64,8 +64,8 @@ pub(super) fn attempt_done(
             span.record(attr::FINDINGS, findings);
             "reported"
         }
-        LaneAttemptOutcome::Failed { reason, .. } => {
-            let class = fault_class(reason);
+        LaneAttemptOutcome::Failed { reason, kind, .. } => {
+            let class = kind.label();
             span.record(attr::FAULT_REASON, reason.as_str());
             span.record(attr::FAULT_CLASS, class);
             span.record("otel.status_code", "error");
