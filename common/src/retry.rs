@@ -64,6 +64,33 @@ impl RetryPolicy {
     }
 }
 
+impl RetryPolicy {
+    /// Runs `op` until it succeeds, fails with an error `classify` calls
+    /// permanent, or has made `max_attempts` attempts; sleeps the policy's
+    /// delay between attempts. Returns the last error when it gives up.
+    #[cfg(feature = "runtime")]
+    pub async fn run<T, E, Fut>(
+        &self,
+        mut op: impl FnMut() -> Fut,
+        classify: impl Fn(&E) -> Retry,
+    ) -> Result<T, E>
+    where
+        Fut: std::future::Future<Output = Result<T, E>>,
+    {
+        let mut attempt = 1;
+        loop {
+            match op().await {
+                Ok(v) => return Ok(v),
+                Err(e) if self.allows_another(attempt, classify(&e)) => {
+                    tokio::time::sleep(self.delay(attempt)).await;
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +117,54 @@ mod tests {
         for attempt in 1..10 {
             let d = p.delay(attempt);
             assert!(d >= p.ceiling(attempt) / 2 && d <= p.ceiling(attempt));
+        }
+    }
+
+    #[cfg(feature = "runtime")]
+    mod run {
+        use super::*;
+        use std::sync::atomic::{AtomicU32, Ordering};
+
+        const FAST: RetryPolicy = RetryPolicy {
+            max_attempts: 4,
+            base_delay_ms: 1,
+            max_delay_ms: 2,
+        };
+
+        /// Fails with `errors` in turn, then succeeds; counts its calls.
+        async fn flaky(calls: &AtomicU32, errors: &[Retry]) -> Result<u32, Retry> {
+            let n = calls.fetch_add(1, Ordering::SeqCst);
+            match errors.get(n as usize) {
+                Some(e) => Err(*e),
+                None => Ok(n + 1),
+            }
+        }
+
+        #[tokio::test]
+        async fn transient_errors_are_retried_until_success() {
+            let calls = AtomicU32::new(0);
+            let errors = [Retry::Transient, Retry::Transient];
+            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            assert_eq!(got, Ok(3));
+            assert_eq!(calls.load(Ordering::SeqCst), 3);
+        }
+
+        #[tokio::test]
+        async fn a_permanent_error_ends_at_once() {
+            let calls = AtomicU32::new(0);
+            let errors = [Retry::Transient, Retry::Permanent, Retry::Transient];
+            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            assert_eq!(got, Err(Retry::Permanent));
+            assert_eq!(calls.load(Ordering::SeqCst), 2);
+        }
+
+        #[tokio::test]
+        async fn attempts_are_bounded() {
+            let calls = AtomicU32::new(0);
+            let errors = [Retry::Transient; 10];
+            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            assert_eq!(got, Err(Retry::Transient));
+            assert_eq!(calls.load(Ordering::SeqCst), FAST.max_attempts);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The end-to-end harness: a real `redis-server` on a free loopback port,
-//! and the revu binaries as real processes. Everything started here is
+//! and the revu binaries as real processes, each on the port it bound. Everything started here is
 //! stopped by its own guard, by PID.
 
 pub mod bins;
@@ -13,5 +13,5 @@ pub mod scrape;
 
 pub use bins::{bin, example, fault_engine};
 pub use client::Client;
-pub use procs::{Cluster, Proc, free_port};
+pub use procs::{Cluster, Proc};
 pub use redis_server::RedisServer;

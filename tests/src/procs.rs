@@ -1,22 +1,43 @@
 //! Child processes that are always stopped: a [`Proc`] kills its child (by
 //! its own PID) when dropped.
+//!
+//! Nothing here picks a port for a child: a revu binary listens on
+//! `127.0.0.1:0` and the harness reads the address it got from its log
+//! line (`coordinator serving addr=…`), so no other process can take the
+//! port between a probe and the bind.
 
 use crate::bins::bin;
 use crate::redis_server::RedisServer;
 use std::fs::File;
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// A free loopback TCP port (bound, read, released).
-pub fn free_port() -> u16 {
-    let listener =
-        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("no free loopback port: {e}"));
-    listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("no local address: {e}"))
-        .port()
+/// How long a child may take to announce an address it listens on.
+const ANNOUNCE_WITHIN: Duration = Duration::from_secs(20);
+
+/// The `addr=` fields of a child's log lines, as they arrive.
+#[derive(Debug, Default)]
+struct Announcements {
+    /// `(line, address)` in order.
+    seen: Mutex<Vec<(String, String)>>,
+    arrived: Condvar,
+}
+
+/// The address a log line announces: `addr=127.0.0.1:4321` in text logs,
+/// `"addr":"127.0.0.1:4321"` in JSON ones.
+fn announced_addr(line: &str) -> Option<String> {
+    let (rest, end) = if let Some(i) = line.find("addr=") {
+        (&line[i + "addr=".len()..], [' ', '\t', ','].as_slice())
+    } else if let Some(i) = line.find("\"addr\":\"") {
+        (&line[i + "\"addr\":\"".len()..], ['"'].as_slice())
+    } else {
+        return None;
+    };
+    let addr: String = rest.chars().take_while(|c| !end.contains(c)).collect();
+    (!addr.is_empty()).then_some(addr)
 }
 
 /// A running child process.
@@ -24,20 +45,46 @@ pub fn free_port() -> u16 {
 pub struct Proc {
     pub name: String,
     child: Option<Child>,
+    announcements: Arc<Announcements>,
 }
 
 impl Proc {
+    /// Starts `cmd`. Its stderr (the log of a revu binary) is read on a
+    /// thread of its own: shown with `REVU_TEST_SHOW_LOGS`, and scanned
+    /// for the addresses it announces (see [`Proc::announced`]).
     pub fn spawn(name: &str, mut cmd: Command) -> Proc {
-        cmd.stdin(Stdio::null());
-        if std::env::var_os("REVU_TEST_SHOW_LOGS").is_none() {
-            cmd.stdout(Stdio::null()).stderr(Stdio::null());
+        let show = std::env::var_os("REVU_TEST_SHOW_LOGS").is_some();
+        cmd.stdin(Stdio::null()).stderr(Stdio::piped());
+        if !show {
+            cmd.stdout(Stdio::null());
         }
-        let child = cmd
+        if std::env::var_os("RUST_LOG").is_none() {
+            // The address announcements are info lines.
+            cmd.env("RUST_LOG", "info");
+        }
+        let mut child = cmd
             .spawn()
             .unwrap_or_else(|e| panic!("starting {name}: {e}"));
+        let announcements = Arc::new(Announcements::default());
+        if let Some(stderr) = child.stderr.take() {
+            let seen = announcements.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if show {
+                        eprintln!("{line}");
+                    }
+                    if let Some(addr) = announced_addr(&line) {
+                        let mut list = seen.seen.lock().unwrap_or_else(|p| p.into_inner());
+                        list.push((line, addr));
+                        seen.arrived.notify_all();
+                    }
+                }
+            });
+        }
         Proc {
             name: name.to_owned(),
             child: Some(child),
+            announcements,
         }
     }
 
@@ -62,6 +109,47 @@ impl Proc {
         Proc {
             name: name.to_owned(),
             child: Some(child),
+            announcements: Arc::default(),
+        }
+    }
+
+    /// The address the child announced on a log line containing `what`
+    /// (`"coordinator serving"`, `"metrics serving"`), waiting for it.
+    /// Panics if the child exits first or says nothing in time.
+    pub fn announced(&mut self, what: &str) -> String {
+        let started = Instant::now();
+        let mut seen = self
+            .announcements
+            .seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some((_, addr)) = seen.iter().find(|(line, _)| line.contains(what)) {
+                return addr.clone();
+            }
+            let exited = match self.child.as_mut().map(Child::try_wait) {
+                Some(Ok(None)) => None,
+                Some(Ok(Some(status))) => Some(status.to_string()),
+                Some(Err(e)) => Some(e.to_string()),
+                None => Some("stopped".to_owned()),
+            };
+            if let Some(status) = exited {
+                panic!("{} exited ({status}) before announcing {what:?}", self.name);
+            }
+            let left = ANNOUNCE_WITHIN.saturating_sub(started.elapsed());
+            assert!(
+                !left.is_zero(),
+                "{} did not announce {what:?} within {ANNOUNCE_WITHIN:?}",
+                self.name
+            );
+            // Woken by each announcement; the timeout notices an exit.
+            let wait = left.min(Duration::from_millis(100));
+            seen = self
+                .announcements
+                .arrived
+                .wait_timeout(seen, wait)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
         }
     }
 
@@ -117,7 +205,8 @@ pub struct Cluster {
     pub redis: RedisServer,
     pub coordinator: Proc,
     pub workers: Vec<Proc>,
-    pub port: u16,
+    /// Where the coordinator (its latest incarnation) listens.
+    pub addr: String,
     coordinator_args: Vec<String>,
     coordinator_env: Vec<(String, String)>,
 }
@@ -152,22 +241,19 @@ impl Cluster {
         coordinator_args: &[&str],
         env: &[(&str, &str)],
     ) -> Cluster {
-        let port = free_port();
         let coordinator_args: Vec<String> =
             coordinator_args.iter().map(|a| (*a).to_owned()).collect();
         let coordinator_env = owned_env(env);
-        let coordinator =
-            Self::spawn_coordinator(&redis, port, &coordinator_args, &coordinator_env);
-        let cluster = Cluster {
+        let mut coordinator = Self::spawn_coordinator(&redis, &coordinator_args, &coordinator_env);
+        let addr = coordinator.announced("coordinator serving");
+        Cluster {
             redis,
             coordinator,
             workers: Vec::new(),
-            port,
+            addr,
             coordinator_args,
             coordinator_env,
-        };
-        cluster.wait_listening(Duration::from_secs(20));
-        cluster
+        }
     }
 
     /// Starts one more worker with `args`; returns its index in `workers`.
@@ -197,29 +283,21 @@ impl Cluster {
         self.coordinator.kill();
     }
 
-    /// Starts a new coordinator incarnation on the same port and settings.
+    /// Starts a new coordinator incarnation with the same settings, on a
+    /// port of its own ([`Cluster::endpoint`] names it; clients reconnect).
     pub fn restart_coordinator(&mut self) {
         self.coordinator.kill();
-        self.coordinator = Self::spawn_coordinator(
-            &self.redis,
-            self.port,
-            &self.coordinator_args,
-            &self.coordinator_env,
-        );
-        self.wait_listening(Duration::from_secs(20));
+        self.coordinator =
+            Self::spawn_coordinator(&self.redis, &self.coordinator_args, &self.coordinator_env);
+        self.addr = self.coordinator.announced("coordinator serving");
     }
 
-    fn spawn_coordinator(
-        redis: &RedisServer,
-        port: u16,
-        args: &[String],
-        env: &[(String, String)],
-    ) -> Proc {
+    fn spawn_coordinator(redis: &RedisServer, args: &[String], env: &[(String, String)]) -> Proc {
         let mut cmd = Command::new(bin("revu-coordinator"));
         cmd.env_clear_revu()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("--listen")
-            .arg(format!("127.0.0.1:{port}"))
+            .arg("127.0.0.1:0")
             .arg("--redis")
             .arg(&redis.url)
             .arg("--key-prefix")
@@ -245,19 +323,7 @@ impl Cluster {
 
     /// The coordinator's gRPC address for clients.
     pub fn endpoint(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
-    }
-
-    fn wait_listening(&self, within: Duration) {
-        let started = Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", self.port)).is_err() {
-            assert!(
-                started.elapsed() < within,
-                "coordinator did not listen on port {} within {within:?} (REVU_TEST_SHOW_LOGS=1 shows its log)",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        format!("http://{}", self.addr)
     }
 }
 

@@ -1,10 +1,20 @@
 //! A Redis for tests: `REVU_TEST_REDIS_URL` when set, else a private
 //! `redis-server` on a free loopback port. Never a silent skip: without
 //! either, the test fails and says how to get one.
+//!
+//! `redis-server` cannot listen on port 0 and say which port it got, so the
+//! harness offers it a port that was free a moment ago, and makes sure the
+//! server answering there is its own child (`INFO server` names the PID):
+//! when another process took the port first, the child fails to bind and
+//! exits, and the harness tries another port.
 
-use crate::procs::{Proc, free_port};
+use crate::procs::Proc;
+use std::net::TcpListener;
 use std::process::Command;
 use std::time::{Duration, Instant};
+
+/// Ports offered before giving up.
+const PORT_TRIES: usize = 5;
 
 /// A Redis the test may use, with a key prefix of its own.
 #[derive(Debug)]
@@ -47,7 +57,19 @@ impl RedisServer {
         if !found.is_ok_and(|o| o.status.success()) {
             panic!("{HOW_TO_GET_ONE}");
         }
-        let port = free_port();
+        let mut last = String::new();
+        for _ in 0..PORT_TRIES {
+            match Self::spawn_on(probe_port(), &prefix, extra) {
+                Ok(server) => return server,
+                Err(why) => last = why,
+            }
+        }
+        panic!("no redis-server of ours came up in {PORT_TRIES} tries: {last}");
+    }
+
+    /// Starts `redis-server` on `port`; `Err` when it is not ours that
+    /// answers there (another process had the port).
+    fn spawn_on(port: u16, prefix: &str, extra: &[&str]) -> Result<RedisServer, String> {
         let dir = std::env::temp_dir().join(format!("revu-redis-{port}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let mut command: Vec<String> = [
@@ -68,16 +90,15 @@ impl RedisServer {
         command.extend(extra.iter().map(|a| (*a).to_owned()));
         let mut cmd = Command::new("redis-server");
         cmd.args(&command);
-        let process = Proc::spawn("redis-server", cmd);
-        let server = RedisServer {
+        let mut server = RedisServer {
             url: format!("redis://127.0.0.1:{port}"),
-            prefix,
-            process: Some(process),
+            prefix: prefix.to_owned(),
+            process: Some(Proc::spawn("redis-server", cmd)),
             port,
             command,
         };
-        server.wait_ready(Duration::from_secs(10));
-        server
+        server.wait_ours(Duration::from_secs(10))?;
+        Ok(server)
     }
 
     /// Kills the server (SIGKILL) and starts it again on the same port and
@@ -92,34 +113,99 @@ impl RedisServer {
         let mut cmd = Command::new("redis-server");
         cmd.args(&self.command);
         self.process = Some(Proc::spawn("redis-server", cmd));
-        self.wait_ready(Duration::from_secs(10));
+        if let Err(why) = self.wait_ours(Duration::from_secs(10)) {
+            panic!("restarting redis-server on port {}: {why}", self.port);
+        }
     }
 
-    /// Waits until the server answers PING.
-    pub fn wait_ready(&self, within: Duration) {
+    /// Waits until our child answers PING on the port: `Err` if it exits
+    /// (it could not bind) or another server answers there.
+    fn wait_ours(&mut self, within: Duration) -> Result<(), String> {
         let started = Instant::now();
         loop {
-            if self.ping() {
-                return;
+            let Some(process) = self.process.as_mut() else {
+                return Err("no process".into());
+            };
+            if !process.running() {
+                return Err(format!("redis-server exited on port {}", self.port));
             }
+            let ours = process.pid();
+            if let Some(pid) = self.server_pid() {
+                return if pid == ours {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "port {} belongs to another redis (pid {pid})",
+                        self.port
+                    ))
+                };
+            }
+            if started.elapsed() > within {
+                return Err(format!(
+                    "redis at {} did not answer PING within {within:?}",
+                    self.url
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits up to `within` until `holds` is true of this Redis, polling;
+    /// panics naming `what` when it never is.
+    pub fn wait_until(&self, what: &str, within: Duration, holds: impl Fn(&Self) -> bool) {
+        let started = Instant::now();
+        while !holds(self) {
             assert!(
                 started.elapsed() < within,
-                "redis at {} did not answer PING within {within:?}",
+                "{what}: not within {within:?} on {}",
                 self.url
             );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
 
-    fn ping(&self) -> bool {
-        let Ok(client) = redis::Client::open(self.url.as_str()) else {
-            return false;
-        };
-        let Ok(mut conn) = client.get_connection_with_timeout(Duration::from_millis(500)) else {
-            return false;
-        };
-        redis::cmd("PING").query::<String>(&mut conn).is_ok()
+    /// The delivery counter `name` under this handle's prefix (0 if unset
+    /// or unreadable).
+    pub fn stat(&self, name: &str) -> u64 {
+        self.query(
+            redis::cmd("HGET")
+                .arg(format!("{}:stats", self.prefix))
+                .arg(name),
+        )
+        .unwrap_or(0)
     }
+
+    /// Entries on the stream `{prefix}:{stream}` (0 if unreadable).
+    pub fn stream_len(&self, stream: &str) -> u64 {
+        self.query(redis::cmd("XLEN").arg(format!("{}:{stream}", self.prefix)))
+            .unwrap_or(0)
+    }
+
+    fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Option<T> {
+        let client = redis::Client::open(self.url.as_str()).ok()?;
+        let mut conn = client
+            .get_connection_with_timeout(Duration::from_millis(500))
+            .ok()?;
+        cmd.query(&mut conn).ok()
+    }
+
+    /// The PID of the server answering at the URL, if one does.
+    fn server_pid(&self) -> Option<u32> {
+        let info: String = self.query(redis::cmd("INFO").arg("server"))?;
+        info.lines()
+            .find_map(|l| l.strip_prefix("process_id:"))
+            .and_then(|pid| pid.trim().parse().ok())
+    }
+}
+
+/// A loopback port that was free when asked (bound, read, released).
+fn probe_port() -> u16 {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("no free loopback port: {e}"));
+    listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("no local address: {e}"))
+        .port()
 }
 
 /// A unique-enough token without another dependency: time and PID.

@@ -166,7 +166,12 @@ fn coordinator_killed_mid_review_resumes_with_the_same_verdict() {
     s.wait_lane_started(&id);
     s.cluster.kill_coordinator();
     // Lanes keep reporting into Redis while no coordinator runs.
-    std::thread::sleep(Duration::from_millis(1500));
+    let reported = s.cluster.redis.stream_len("results");
+    s.cluster.redis.wait_until(
+        "a report written while no coordinator runs",
+        Duration::from_secs(30),
+        |r| r.stream_len("results") > reported,
+    );
     s.cluster.restart_coordinator();
     s.reconnect();
     let got = s.report(&id, Duration::from_secs(60));

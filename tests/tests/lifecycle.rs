@@ -30,7 +30,11 @@ fn cancel_stops_the_review_and_discards_late_reports() {
             .unwrap_or_else(|e| panic!("cancel: {e}"));
     assert_eq!(resp.state, pb::ReviewState::Cancelled as i32);
     // The lane finishes on the worker after the cancel; its report is dropped.
-    std::thread::sleep(Duration::from_millis(2500));
+    s.cluster
+        .redis
+        .wait_until("the late report discarded", WAIT, |r| {
+            r.stat("late_reports") >= 1
+        });
     let got =
         s.rt.block_on(s.client.get(&id))
             .unwrap_or_else(|e| panic!("{e}"));

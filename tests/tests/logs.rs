@@ -1,7 +1,7 @@
 //! Logs fit where they go: a coordinator and a worker whose stderr is a
 //! file write plain text, without colour escapes.
 
-use revu_tests::{Proc, RedisServer, free_port};
+use revu_tests::{Proc, RedisServer};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -10,8 +10,10 @@ struct LogDir(PathBuf);
 
 impl LogDir {
     fn new() -> LogDir {
-        let dir =
-            std::env::temp_dir().join(format!("revu-logs-{}-{}", std::process::id(), free_port()));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("revu-logs-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         LogDir(dir)
     }
@@ -49,11 +51,10 @@ fn coordinator_and_worker_logs_written_to_a_file_have_no_colour_escapes() {
     let redis = RedisServer::start();
     let dir = LogDir::new();
     let (coordinator_log, worker_log) = (dir.0.join("coordinator.log"), dir.0.join("worker.log"));
-    let listen = format!("127.0.0.1:{}", free_port());
     let mut coordinator = Proc::spawn_logging_to(
         "revu-coordinator",
         &redis,
-        &["--listen", &listen],
+        &["--listen", "127.0.0.1:0"],
         &coordinator_log,
     );
     let mut worker = Proc::spawn_logging_to("revu-worker", &redis, &[], &worker_log);

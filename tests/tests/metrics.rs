@@ -2,7 +2,7 @@
 //! retried-then-faulted and a rules-engine lane.
 
 use revu_tests::scrape::{sample, scrape};
-use revu_tests::{Client, Cluster, RedisServer, example, fault_engine, free_port};
+use revu_tests::{Client, Cluster, RedisServer, example, fault_engine};
 use std::time::{Duration, Instant};
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -31,10 +31,7 @@ fn scrape_until(addr: &str, what: &str, ready: impl Fn(&str) -> bool) -> String 
 #[test]
 fn lane_histograms_and_counters_carry_lane_engine_outcome_and_reason() {
     let rt = runtime();
-    let (coordinator_metrics, worker_metrics) = (
-        format!("127.0.0.1:{}", free_port()),
-        format!("127.0.0.1:{}", free_port()),
-    );
+    // Both listen on a port they bind themselves, and say which.
     let mut cluster = Cluster::start_coordinator_only(
         RedisServer::start(),
         &[
@@ -43,16 +40,14 @@ fn lane_histograms_and_counters_carry_lane_engine_outcome_and_reason() {
             "--engine-retry",
             "flaky=2:50",
             "--metrics-listen",
-            &coordinator_metrics,
+            "127.0.0.1:0",
         ],
     );
+    let coordinator_metrics = cluster.coordinator.announced("metrics serving");
     let failing = format!("flaky={}", fault_engine("fail"));
-    cluster.add_worker(&[
-        "--exec-engine",
-        &failing,
-        "--metrics-listen",
-        &worker_metrics,
-    ]);
+    let worker =
+        cluster.add_worker(&["--exec-engine", &failing, "--metrics-listen", "127.0.0.1:0"]);
+    let worker_metrics = cluster.workers[worker].announced("metrics serving");
     let mut client = rt.block_on(Client::connect(
         &cluster.endpoint(),
         Duration::from_secs(10),

@@ -109,7 +109,7 @@ fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String)
 fn python_client_submits_and_fetches_a_review() {
     require_python_grpc();
     let cluster = Cluster::start(RedisServer::start(), 2, &[]);
-    let target = format!("127.0.0.1:{}", cluster.port);
+    let target = cluster.addr.clone();
 
     let (status, stdout, stderr) = run_client(&target, &example("multi-file.patch"));
     let Some(status) = status else {

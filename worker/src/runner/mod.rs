@@ -16,8 +16,8 @@ use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport};
-use revu_common::queue::{Delivery, JobQueue, ReviewStore};
-use revu_common::retry::RetryPolicy;
+use revu_common::queue::{Delivery, JobQueue, QueueError, ReviewStore};
+use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::{ProgressEvent, now_ms};
 use revu_common::telemetry::MessagingTarget;
 use std::future::Future;
@@ -30,6 +30,13 @@ use tracing::Instrument;
 const MAX_BACKOFF_WAIT: Duration = Duration::from_secs(60);
 /// How long one queue read waits before the loop looks at the stop flag.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
+/// How long a report write rides out a backend that hiccups (8 to 16 s
+/// of backoff in all) before the job is left pending for reclaim.
+const WRITE_RETRY: RetryPolicy = RetryPolicy {
+    max_attempts: 8,
+    base_delay_ms: 200,
+    max_delay_ms: 5_000,
+};
 
 /// Fault injection points, for the fault suite: the process exits at once
 /// (as if killed) at the named point while it holds a lane.
@@ -306,26 +313,24 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// Writes the report and acknowledges the job, retrying a backend that
     /// hiccups. If it stays down the job stays pending and is reclaimed.
     async fn write_report(&self, entry: &str, report: &LaneReport) {
-        let policy = RetryPolicy {
-            max_attempts: 8,
-            base_delay_ms: 200,
-            max_delay_ms: 5_000,
-        };
-        let mut attempt = 1;
-        loop {
-            match self.backend.complete_job(entry, report).await {
-                Ok(()) => {
-                    tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, "lane reported");
-                    return;
-                }
-                Err(e) if e.is_transient() && attempt < policy.max_attempts => {
-                    tokio::time::sleep(policy.delay(attempt)).await;
-                    attempt += 1;
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, lane = %report.lane_id, "report not written; job left for reclaim");
-                    return;
-                }
+        let written = WRITE_RETRY
+            .run(
+                || self.backend.complete_job(entry, report),
+                |e: &QueueError| {
+                    if e.is_transient() {
+                        Retry::Transient
+                    } else {
+                        Retry::Permanent
+                    }
+                },
+            )
+            .await;
+        match written {
+            Ok(()) => {
+                tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, "lane reported")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, lane = %report.lane_id, "report not written; job left for reclaim")
             }
         }
     }
