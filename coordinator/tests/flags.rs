@@ -12,13 +12,9 @@ fn coordinator() -> Command {
     cmd
 }
 
-#[test]
-fn dump_config_shows_flags_with_env_fallbacks() {
-    let out = coordinator()
-        .env("REVU_LISTEN", "127.0.0.1:6001")
-        .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
-        .arg("--lane-attempts")
-        .arg("5")
+/// The configuration `cmd --dump-config` prints; panics if it fails.
+fn dump_config(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd
         .arg("--dump-config")
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -27,8 +23,18 @@ fn dump_config_shows_flags_with_env_fallbacks() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let config: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn dump_config_shows_flags_with_env_fallbacks() {
+    let config = dump_config(
+        &mut coordinator()
+            .env("REVU_LISTEN", "127.0.0.1:6001")
+            .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
+            .arg("--lane-attempts")
+            .arg("5"),
+    );
     assert_eq!(config["listen"], "127.0.0.1:6001");
     assert_eq!(config["redis"], "redis://127.0.0.1:6999");
     assert_eq!(config["review"]["lane_attempts"], 5);
@@ -76,22 +82,14 @@ fn config_file_sits_under_env_and_flags() {
         "layers",
         "listen = \"127.0.0.1:7001\"\nkey_prefix = \"from-file\"\n\n[review]\nlane_attempts = 6\nmax_inflight = 7\nreview_timeout_secs = 9\nlane_engines = [\"specialist:*=exec-lint\"]\n",
     );
-    let out = coordinator()
-        .env("REVU_CONFIG", &file)
-        .env("REVU_LANE_ATTEMPTS", "4")
-        .env("REVU_ENGINE_RETRY", "llm=5:2000,exec-lint=2")
-        .arg("--max-inflight")
-        .arg("8")
-        .arg("--dump-config")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let config = dump_config(
+        &mut coordinator()
+            .env("REVU_CONFIG", &file)
+            .env("REVU_LANE_ATTEMPTS", "4")
+            .env("REVU_ENGINE_RETRY", "llm=5:2000,exec-lint=2")
+            .arg("--max-inflight")
+            .arg("8"),
     );
-    let config: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
     // The file over the defaults.
     assert_eq!(config["listen"], "127.0.0.1:7001");
     assert_eq!(config["key_prefix"], "from-file");

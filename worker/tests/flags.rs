@@ -12,12 +12,9 @@ fn worker() -> Command {
     cmd
 }
 
-#[test]
-fn dump_config_shows_flags_with_env_fallbacks() {
-    let out = worker()
-        .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
-        .arg("--concurrency")
-        .arg("8")
+/// The configuration `cmd --dump-config` prints; panics if it fails.
+fn dump_config(cmd: &mut Command) -> serde_json::Value {
+    let out = cmd
         .arg("--dump-config")
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -26,8 +23,17 @@ fn dump_config_shows_flags_with_env_fallbacks() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let config: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn dump_config_shows_flags_with_env_fallbacks() {
+    let config = dump_config(
+        &mut worker()
+            .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
+            .arg("--concurrency")
+            .arg("8"),
+    );
     assert_eq!(config["redis"], "redis://127.0.0.1:6999");
     assert_eq!(config["concurrency"], 8);
 }
@@ -45,21 +51,10 @@ fn zero_concurrency_is_refused() {
 
 #[test]
 fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
-    let out = worker()
-        .env(
-            "REVU_EXEC_ENGINE",
-            "lint=python3 lint.py --rules a,b\nsec=semgrep --json",
-        )
-        .arg("--dump-config")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let config: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let config = dump_config(&mut worker().env(
+        "REVU_EXEC_ENGINE",
+        "lint=python3 lint.py --rules a,b\nsec=semgrep --json",
+    ));
     assert_eq!(
         config["exec_engines"],
         serde_json::json!(["lint=python3 lint.py --rules a,b", "sec=semgrep --json"])
@@ -73,21 +68,13 @@ fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
         "concurrency = 16\nlease_secs = 5\nexec_engines = [\"lint=tool --json\"]\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let out = worker()
-        .arg("--config")
-        .arg(&file)
-        .arg("--lease-secs")
-        .arg("7")
-        .arg("--dump-config")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let config = dump_config(
+        &mut worker()
+            .arg("--config")
+            .arg(&file)
+            .arg("--lease-secs")
+            .arg("7"),
     );
-    let config: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(config["concurrency"], 16);
     assert_eq!(config["lease_secs"], 7);
     assert_eq!(
