@@ -51,7 +51,7 @@ fn zero_concurrency_is_refused() {
 
 #[test]
 fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
-    let config = dump_config(&mut worker().env(
+    let config = dump_config(worker().env(
         "REVU_EXEC_ENGINE",
         "lint=python3 lint.py --rules a,b\nsec=semgrep --json",
     ));
