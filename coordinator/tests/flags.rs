@@ -29,7 +29,7 @@ fn dump_config(cmd: &mut Command) -> serde_json::Value {
 #[test]
 fn dump_config_shows_flags_with_env_fallbacks() {
     let config = dump_config(
-        &mut coordinator()
+        coordinator()
             .env("REVU_LISTEN", "127.0.0.1:6001")
             .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
             .arg("--lane-attempts")
@@ -83,7 +83,7 @@ fn config_file_sits_under_env_and_flags() {
         "listen = \"127.0.0.1:7001\"\nkey_prefix = \"from-file\"\n\n[review]\nlane_attempts = 6\nmax_inflight = 7\nreview_timeout_secs = 9\nlane_engines = [\"specialist:*=exec-lint\"]\n",
     );
     let config = dump_config(
-        &mut coordinator()
+        coordinator()
             .env("REVU_CONFIG", &file)
             .env("REVU_LANE_ATTEMPTS", "4")
             .env("REVU_ENGINE_RETRY", "llm=5:2000,exec-lint=2")

@@ -29,7 +29,7 @@ fn dump_config(cmd: &mut Command) -> serde_json::Value {
 #[test]
 fn dump_config_shows_flags_with_env_fallbacks() {
     let config = dump_config(
-        &mut worker()
+        worker()
             .env("REVU_REDIS_URL", "redis://127.0.0.1:6999")
             .arg("--concurrency")
             .arg("8"),
@@ -69,7 +69,7 @@ fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let config = dump_config(
-        &mut worker()
+        worker()
             .arg("--config")
             .arg(&file)
             .arg("--lease-secs")
