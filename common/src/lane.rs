@@ -160,6 +160,10 @@ pub enum LaneAttemptOutcome {
         /// wording may change; the kind does not).
         #[serde(default)]
         kind: FaultKind,
+        /// How long the engine's service asked to be left alone (a rate
+        /// limit's `Retry-After`): the retry waits at least this long.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after_ms: Option<u64>,
     },
 }
 

@@ -115,7 +115,7 @@ impl WorkerConfig {
                 &spec.command,
                 Duration::from_secs(self.exec_timeout_secs),
             )?;
-            engines = engines.with(Box::new(exec));
+            engines = engines.with(std::sync::Arc::new(exec));
         }
         Ok(engines)
     }

@@ -199,10 +199,12 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 reason,
                 transient,
                 kind,
+                retry_after_ms,
             } => Reported::Failed {
                 reason: reason.clone(),
                 transient: *transient,
                 kind: *kind,
+                retry_after: retry_after_ms.map(Duration::from_millis),
             },
         };
         let policy = self.settings.retry_for(&spec.engine);

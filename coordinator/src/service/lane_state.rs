@@ -44,11 +44,13 @@ pub(super) enum Reported {
         problems: Vec<String>,
         salvaged: LaneReportBody,
     },
-    /// The engine produced no report.
+    /// The engine produced no report; `retry_after` is how long its
+    /// service asked to be left alone, if it did.
     Failed {
         reason: String,
         transient: bool,
         kind: FaultKind,
+        retry_after: Option<Duration>,
     },
 }
 
@@ -67,7 +69,8 @@ pub(super) enum Transition {
     SendBack {
         problems: Vec<String>,
     },
-    /// The engine failed and the policy allows attempt `n + 1`.
+    /// The engine failed and the policy allows attempt `n + 1`, after the
+    /// policy's backoff or the engine's `retry_after`, whichever is longer.
     Retry {
         delay: Duration,
         reason: String,
@@ -141,6 +144,7 @@ impl LaneState {
                 reason,
                 transient,
                 kind,
+                retry_after,
             } => {
                 let retry = if transient {
                     Retry::Transient
@@ -149,7 +153,7 @@ impl LaneState {
                 };
                 if policy.allows_another(attempt, retry) {
                     Transition::Retry {
-                        delay: policy.delay(attempt),
+                        delay: policy.delay(attempt).max(retry_after.unwrap_or_default()),
                         reason,
                         kind,
                     }
@@ -202,6 +206,7 @@ mod tests {
             reason: "boom".into(),
             transient,
             kind: FaultKind::Timeout,
+            retry_after: None,
         }
     }
 
@@ -268,6 +273,21 @@ mod tests {
                 why: "failed 3 attempt(s), last: boom".into(),
                 kind: FaultKind::Timeout,
             }
+        );
+    }
+
+    #[test]
+    fn a_retry_waits_out_the_engine_s_retry_after() {
+        let rate_limited = Reported::Failed {
+            reason: "429".into(),
+            transient: true,
+            kind: FaultKind::EngineError,
+            retry_after: Some(Duration::from_secs(7)),
+        };
+        let t = awaiting(1, None).on_report(1, rate_limited, &POLICY);
+        assert!(
+            matches!(t, Transition::Retry { delay, .. } if delay == Duration::from_secs(7)),
+            "{t:?}"
         );
     }
 

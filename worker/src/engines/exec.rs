@@ -13,16 +13,15 @@
 //! Stderr is read as the command runs; its last 4 KB go into the reason of
 //! a failure.
 
-use super::{Engine, EngineError, EngineOutput, LaneInput};
+use super::{Engine, EngineError, EngineOutput, LaneInput, Review};
 use revu_common::lane::{FaultKind, LaneKind};
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
 
 /// Largest report read from a command's stdout.
-const MAX_REPORT_BYTES: u64 = 16 * 1024 * 1024;
+const MAX_REPORT_BYTES: usize = 16 * 1024 * 1024;
 
 /// How much of a command's stderr, its last bytes, a failure reason quotes.
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -34,8 +33,6 @@ pub struct ExecEngine {
     program: String,
     args: Vec<String>,
     timeout: Duration,
-    /// Set when the worker gives up its lanes: running commands are killed.
-    stopping: Arc<AtomicBool>,
 }
 
 impl ExecEngine {
@@ -50,19 +47,19 @@ impl ExecEngine {
             program,
             args: words.collect(),
             timeout,
-            stopping: Arc::new(AtomicBool::new(false)),
         })
     }
 
-    fn request(input: &LaneInput<'_>) -> Result<Vec<u8>, EngineError> {
+    fn request(input: &LaneInput) -> Result<Vec<u8>, EngineError> {
         let files: Vec<&str> = input.lane_files().iter().map(|f| f.path()).collect();
+        let bundle = input.bundle();
         let mut request = serde_json::json!({
-            "job": input.job,
+            "job": &*input.job,
             "files": files,
-            "diff": String::from_utf8_lossy(&input.bundle.diff),
-            "head_files": input.bundle.head_files,
-            "intent": input.bundle.intent,
-            "conventions": input.bundle.conventions,
+            "diff": String::from_utf8_lossy(&bundle.diff),
+            "head_files": bundle.head_files,
+            "intent": bundle.intent,
+            "conventions": bundle.conventions,
         });
         if input.job.lane.kind == LaneKind::Adjudication {
             request["candidates"] = serde_json::json!(input.job.candidates);
@@ -81,26 +78,37 @@ impl Engine for ExecEngine {
         &self.name
     }
 
-    fn stop(&self) {
-        self.stopping.store(true, Ordering::Relaxed);
-    }
-
-    fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {
+    fn review(&self, input: LaneInput) -> Review<'_> {
         // Passed on untouched: the completeness gate lists what is wrong
         // with a malformed report, and sends it back once.
-        self.review_raw(input).map(EngineOutput::Raw)
+        Box::pin(async move { self.review_raw(input).await.map(EngineOutput::Raw) })
     }
 }
 
+/// What a command left behind when it exited.
+struct Finished {
+    status: ExitStatus,
+    stdout: Result<Vec<u8>, String>,
+    stderr: String,
+}
+
 impl ExecEngine {
-    /// Runs the command and returns its stdout as JSON.
-    pub fn review_raw(&self, input: &LaneInput<'_>) -> Result<serde_json::Value, EngineError> {
-        let request = Self::request(input)?;
+    /// Runs the command and returns its stdout as JSON. The command is
+    /// killed when it runs past the timeout, and when the returned future is
+    /// dropped (the lane was abandoned).
+    pub async fn review_raw(&self, input: LaneInput) -> Result<serde_json::Value, EngineError> {
+        // Encoding a large diff is CPU work: off the async runtime.
+        let request = tokio::task::spawn_blocking(move || Self::request(&input))
+            .await
+            .map_err(|e| {
+                EngineError::transient(FaultKind::Crash, format!("encoding the lane: {e}"))
+            })??;
         let mut child = Command::new(&self.program)
             .args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .kill_on_drop(true)
             .spawn()
             .map_err(|e| {
                 EngineError::permanent(
@@ -108,69 +116,39 @@ impl ExecEngine {
                     format!("starting {}: {e}", self.program),
                 )
             })?;
-        let mut stdin = child.stdin.take();
-        let writer = std::thread::spawn(move || {
-            if let Some(pipe) = stdin.as_mut() {
-                // A command that exits without reading its input is not an error.
-                let _ = pipe.write_all(&request);
+        let finished = match tokio::time::timeout(self.timeout, finish(&mut child, request)).await {
+            Ok(Ok(finished)) => finished,
+            Ok(Err(e)) => {
+                return Err(EngineError::transient(
+                    FaultKind::Crash,
+                    format!("waiting for {}: {e}", self.program),
+                ));
             }
-        });
-        let stdout = child.stdout.take();
-        let reader = std::thread::spawn(move || {
-            let mut out = Vec::new();
-            if let Some(pipe) = stdout {
-                let _ = pipe.take(MAX_REPORT_BYTES).read_to_end(&mut out);
-            }
-            out
-        });
-        // Drained while the command runs: a command blocked on a full
-        // stderr pipe would otherwise never exit and only time out.
-        let stderr = child.stderr.take();
-        let errors = std::thread::spawn(move || stderr.map(tail).unwrap_or_default());
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if self.stopping.load(Ordering::Relaxed) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(EngineError::transient(
-                        FaultKind::Cancelled,
-                        format!("{} killed: the worker is stopping", self.program),
-                    ));
-                }
-                Ok(None) if started.elapsed() >= self.timeout => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(EngineError::transient(
-                        FaultKind::Timeout,
-                        format!(
-                            "{} timed out after {}s and was killed",
-                            self.program,
-                            self.timeout.as_secs()
-                        ),
-                    ));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => {
-                    return Err(EngineError::transient(
-                        FaultKind::Crash,
-                        format!("waiting for {}: {e}", self.program),
-                    ));
-                }
+            Err(_) => {
+                let _ = child.kill().await;
+                return Err(EngineError::transient(
+                    FaultKind::Timeout,
+                    format!(
+                        "{} timed out after {}s and was killed",
+                        self.program,
+                        self.timeout.as_secs()
+                    ),
+                ));
             }
         };
-        let _ = writer.join();
-        let stdout = reader.join().unwrap_or_default();
-        let stderr = errors.join().unwrap_or_default();
-        let stderr = stderr.trim();
-        match status.code() {
-            Some(0) => serde_json::from_slice(&stdout).map_err(|e| {
-                EngineError::transient(
-                    FaultKind::BadReport,
-                    format!("{} wrote a report that is not JSON: {e}", self.program),
-                )
-            }),
+        let stderr = finished.stderr.trim();
+        match finished.status.code() {
+            Some(0) => {
+                let stdout = finished.stdout.map_err(|e| {
+                    EngineError::transient(FaultKind::BadReport, format!("{}: {e}", self.program))
+                })?;
+                serde_json::from_slice(&stdout).map_err(|e| {
+                    EngineError::transient(
+                        FaultKind::BadReport,
+                        format!("{} wrote a report that is not JSON: {e}", self.program),
+                    )
+                })
+            }
             Some(code @ (64 | 65)) => Err(EngineError::permanent(
                 FaultKind::Refused,
                 format!("{} refused the lane (exit {code}): {stderr}", self.program),
@@ -187,13 +165,68 @@ impl ExecEngine {
     }
 }
 
+/// Feeds `request` to the child's stdin while reading its stdout and
+/// stderr, all at once, so that no pipe fills up and stalls it; then
+/// waits for it to exit.
+async fn finish(child: &mut Child, request: Vec<u8>) -> std::io::Result<Finished> {
+    let stdin = child.stdin.take();
+    let write = async move {
+        if let Some(mut pipe) = stdin {
+            // A command that exits without reading its input is not an error.
+            let _ = pipe.write_all(&request).await;
+        }
+    };
+    let stdout = read_report(child.stdout.take());
+    let stderr = tail(child.stderr.take());
+    let ((), stdout, stderr) = tokio::join!(write, stdout, stderr);
+    let status = child.wait().await?;
+    Ok(Finished {
+        status,
+        stdout,
+        stderr,
+    })
+}
+
+/// Reads a report from `pipe`, up to [`MAX_REPORT_BYTES`]; a longer one
+/// is an error, and the rest is drained so the command is not stalled.
+async fn read_report(pipe: Option<impl AsyncRead + Unpin>) -> Result<Vec<u8>, String> {
+    let Some(mut pipe) = pipe else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut too_long = false;
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) => break,
+            Ok(n) if !too_long && out.len() + n <= MAX_REPORT_BYTES => {
+                out.extend_from_slice(&chunk[..n]);
+            }
+            Ok(_) => too_long = true,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("reading the report: {e}")),
+        }
+    }
+    if too_long {
+        Err(format!(
+            "the report is longer than {} MiB",
+            MAX_REPORT_BYTES / (1024 * 1024)
+        ))
+    } else {
+        Ok(out)
+    }
+}
+
 /// Reads `pipe` to its end and returns its last [`STDERR_TAIL_BYTES`],
 /// starting on a character boundary.
-fn tail(mut pipe: impl Read) -> String {
+async fn tail(pipe: Option<impl AsyncRead + Unpin>) -> String {
+    let Some(mut pipe) = pipe else {
+        return String::new();
+    };
     let mut kept: Vec<u8> = Vec::with_capacity(2 * STDERR_TAIL_BYTES);
     let mut chunk = [0u8; 8192];
     loop {
-        match pipe.read(&mut chunk) {
+        match pipe.read(&mut chunk).await {
             Ok(0) => break,
             Ok(n) => {
                 kept.extend_from_slice(&chunk[..n]);
@@ -217,10 +250,13 @@ fn tail(mut pipe: impl Read) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engines::LoadedReview;
     use revu_common::bundle::ReviewBundle;
     use revu_common::diff::Diff;
     use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
     use std::path::PathBuf;
+    use std::sync::Arc;
+    use std::time::Instant;
 
     /// A shell script in the temp dir, removed when dropped.
     struct Script(PathBuf);
@@ -244,7 +280,7 @@ mod tests {
         }
     }
 
-    fn job() -> LaneJob {
+    fn input() -> LaneInput {
         let lane = LaneSpec {
             id: "domain:docs".into(),
             kind: LaneKind::Domain {
@@ -254,30 +290,30 @@ mod tests {
             files: Vec::new(),
             guidance: Vec::new(),
         };
-        LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())
+        LaneInput {
+            job: Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
+            review: Arc::new(LoadedReview {
+                bundle: ReviewBundle::default(),
+                diff: Diff::default(),
+            }),
+        }
     }
 
-    fn run(engine: &ExecEngine) -> Result<serde_json::Value, EngineError> {
-        let job = job();
-        let (diff, bundle) = (Diff::default(), ReviewBundle::default());
-        engine.review_raw(&LaneInput {
-            job: &job,
-            diff: &diff,
-            bundle: &bundle,
-        })
+    async fn run(engine: &ExecEngine) -> Result<serde_json::Value, EngineError> {
+        engine.review_raw(input()).await
     }
 
     /// Writes 200 KB to stderr, far more than a pipe holds.
     const NOISY: &str = "cat > /dev/null\nhead -c 204800 /dev/zero | tr '\\0' 'x' >&2\n";
 
-    #[test]
-    fn a_command_writing_200kb_to_stderr_reports_without_waiting_for_the_timeout() {
+    #[tokio::test]
+    async fn a_command_writing_200kb_to_stderr_reports_without_waiting_for_the_timeout() {
         let script = Script::new(&format!(
             "{NOISY}echo '{{\"reviewed\":[],\"checks\":[],\"findings\":[],\"summary\":\"ok\"}}'\n"
         ));
         let timeout = Duration::from_secs(20);
         let started = Instant::now();
-        let report = run(&script.engine(timeout));
+        let report = run(&script.engine(timeout)).await;
         let took = started.elapsed();
         assert_eq!(
             report.map(|r| r["summary"].clone()),
@@ -286,16 +322,17 @@ mod tests {
         assert!(took < timeout / 4, "took {took:?}");
     }
 
-    #[test]
-    fn a_failing_command_is_reported_with_the_tail_of_its_stderr() {
+    #[tokio::test]
+    async fn a_failing_command_is_reported_with_the_tail_of_its_stderr() {
         let script = Script::new(&format!("{NOISY}echo 'the last words' >&2\nexit 3\n"));
         let timeout = Duration::from_secs(20);
         let started = Instant::now();
-        let err = match run(&script.engine(timeout)) {
+        let err = match run(&script.engine(timeout)).await {
             Err(EngineError {
                 transient: true,
                 kind: FaultKind::EngineError,
                 reason,
+                ..
             }) => reason,
             other => panic!("expected a transient failure, got {other:?}"),
         };
@@ -305,16 +342,71 @@ mod tests {
         assert!(err.len() <= STDERR_TAIL_BYTES + 100, "{} bytes", err.len());
     }
 
-    #[test]
-    fn the_tail_starts_on_a_character_boundary() {
+    #[tokio::test]
+    async fn a_command_past_its_timeout_is_killed() {
+        let script = Script::new("cat > /dev/null\nsleep 30\n");
+        let started = Instant::now();
+        let err = run(&script.engine(Duration::from_millis(300)))
+            .await
+            .err()
+            .unwrap_or_else(|| panic!("a 30 s command finished in 300 ms"));
+        assert_eq!(err.kind, FaultKind::Timeout, "{err}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Whether process `pid` exists (and is not a zombie).
+    fn alive(pid: &str) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| !stat.contains(") Z "))
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_lane_kills_its_command() {
+        let pid_file = std::env::temp_dir().join(format!("revu-exec-{}.pid", uuid::Uuid::new_v4()));
+        let script = Script::new(&format!(
+            "cat > /dev/null\necho $$ > {}\nexec sleep 30\n",
+            pid_file.display()
+        ));
+        let engine = script.engine(Duration::from_secs(60));
+        let lane = engine.review(input());
+        // The lane is abandoned (a cancel, a lost lease) once the command runs.
+        let pid = tokio::select! {
+            _ = lane => panic!("a 30 s command finished"),
+            pid = async {
+                loop {
+                    if let Ok(pid) = std::fs::read_to_string(&pid_file)
+                        && !pid.trim().is_empty()
+                    {
+                        return pid.trim().to_owned();
+                    }
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            } => pid,
+        };
+        let started = Instant::now();
+        while alive(&pid) {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "command {pid} still runs after its lane was dropped"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let _ = std::fs::remove_file(&pid_file);
+    }
+
+    #[tokio::test]
+    async fn the_tail_starts_on_a_character_boundary() {
         // 6,001 bytes: the last 4,096 start inside an `é`.
         let text = format!("{}z", "é".repeat(3000));
-        let kept = tail(text.as_bytes());
+        let kept = tail(Some(text.as_bytes())).await;
         assert_eq!(kept, format!("{}z", "é".repeat(2047)));
     }
 
-    #[test]
-    fn a_short_stderr_is_kept_whole() {
-        assert_eq!(tail("no such file\n".as_bytes()), "no such file\n");
+    #[tokio::test]
+    async fn a_short_stderr_is_kept_whole() {
+        assert_eq!(
+            tail(Some("no such file\n".as_bytes())).await,
+            "no such file\n"
+        );
     }
 }

@@ -1,5 +1,12 @@
 //! Review engines: what turns a lane job into a lane report. Pluggable
 //! behind [`Engine`]; chosen per lane by the job's `engine` field.
+//!
+//! An engine reviews a lane as a future, so a worker runs many lanes of a
+//! network engine at once without a thread each; CPU-bound engines (the
+//! built-in rules) move their work to a blocking thread themselves.
+//! Dropping the future abandons the lane at once (a command is killed, a
+//! request in flight is cancelled): that is how a cancelled review, a lost
+//! lease, a passed deadline or a drain that runs out stops a lane.
 
 pub mod exec;
 pub mod rules;
@@ -9,20 +16,40 @@ use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::Finding;
 use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody};
 use rules::{Rule, RuleContext, all_rules};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// What an engine sees of a lane.
-#[derive(Debug, Clone, Copy)]
-pub struct LaneInput<'a> {
-    pub job: &'a LaneJob,
-    pub diff: &'a Diff,
-    pub bundle: &'a ReviewBundle,
+/// A review's stored bundle with its diff parsed, shared by its lanes.
+#[derive(Debug)]
+pub struct LoadedReview {
+    pub bundle: ReviewBundle,
+    pub diff: Diff,
 }
 
-impl<'a> LaneInput<'a> {
+/// What an engine sees of a lane. Cheap to clone, and owned, so that an
+/// engine can take it to another task or thread.
+#[derive(Debug, Clone)]
+pub struct LaneInput {
+    pub job: Arc<LaneJob>,
+    pub review: Arc<LoadedReview>,
+}
+
+impl LaneInput {
+    pub fn diff(&self) -> &Diff {
+        &self.review.diff
+    }
+
+    pub fn bundle(&self) -> &ReviewBundle {
+        &self.review.bundle
+    }
+
     /// The patches of the files this lane reviews, in diff order.
-    pub fn lane_files(&self) -> Vec<&'a FilePatch> {
+    pub fn lane_files(&self) -> Vec<&FilePatch> {
         let files = &self.job.lane.files;
-        self.diff
+        self.review
+            .diff
             .files
             .iter()
             .filter(|p| files.iter().any(|f| f == p.path()))
@@ -39,6 +66,9 @@ pub struct EngineError {
     /// crashes), or will fail the same way (bad input, misconfiguration).
     pub transient: bool,
     pub reason: String,
+    /// How long the engine's service asked to be left alone (a rate
+    /// limit's `Retry-After`); the next attempt waits at least this long.
+    pub retry_after: Option<Duration>,
 }
 
 impl EngineError {
@@ -47,15 +77,21 @@ impl EngineError {
             kind,
             transient: true,
             reason: reason.into(),
+            retry_after: None,
         }
     }
 
     pub fn permanent(kind: FaultKind, reason: impl Into<String>) -> Self {
         EngineError {
-            kind,
             transient: false,
-            reason: reason.into(),
+            ..Self::transient(kind, reason)
         }
+    }
+
+    /// The same error, asking the next attempt to wait at least `after`.
+    pub fn retry_after(mut self, after: Duration) -> Self {
+        self.retry_after = Some(after);
+        self
     }
 }
 
@@ -68,13 +104,15 @@ pub enum EngineOutput {
     Raw(serde_json::Value),
 }
 
+/// A lane review in progress.
+pub type Review<'a> = Pin<Box<dyn Future<Output = Result<EngineOutput, EngineError>> + Send + 'a>>;
+
 /// A review engine.
 pub trait Engine: Send + Sync + std::fmt::Debug {
     fn name(&self) -> &str;
-    /// Reviews a lane. Runs on a blocking thread.
-    fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError>;
-    /// Abandons the lanes in hand at once (the worker is giving them up).
-    fn stop(&self) {}
+    /// Reviews a lane without blocking the async runtime. Dropping the
+    /// future abandons the lane and must stop whatever it started.
+    fn review(&self, input: LaneInput) -> Review<'_>;
 }
 
 /// The built-in deterministic rules. A domain lane runs every rule on its
@@ -82,7 +120,7 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
 /// the adjudication lane re-runs the rule behind each candidate (see
 /// [`rules::adjudicator`]).
 pub struct RulesEngine {
-    rules: Vec<Box<dyn Rule>>,
+    rules: Arc<Vec<Box<dyn Rule>>>,
 }
 
 impl std::fmt::Debug for RulesEngine {
@@ -95,7 +133,9 @@ impl std::fmt::Debug for RulesEngine {
 
 impl Default for RulesEngine {
     fn default() -> Self {
-        RulesEngine { rules: all_rules() }
+        RulesEngine {
+            rules: Arc::new(all_rules()),
+        }
     }
 }
 
@@ -104,79 +144,87 @@ impl Engine for RulesEngine {
         "rules"
     }
 
-    fn review(&self, input: &LaneInput<'_>) -> Result<EngineOutput, EngineError> {
-        if input.job.lane.kind == LaneKind::Adjudication {
-            return Ok(EngineOutput::Body(rules::adjudicator::adjudicate(
-                &self.rules,
-                &input.job.candidates,
-                input.diff,
-            )));
-        }
-        let files = input.lane_files();
-        let ctx = RuleContext {
-            files: &files,
-            change: &input.diff.files,
-        };
-        let selected: Vec<&dyn Rule> = self
-            .rules
-            .iter()
-            .map(|r| r.as_ref())
-            .filter(|r| match &input.job.lane.kind {
-                LaneKind::Domain { .. } | LaneKind::Adjudication => true,
-                LaneKind::Specialist { dimension } => r.dimension() == *dimension,
-            })
-            .collect();
-        let mut findings: Vec<Finding> = Vec::new();
-        for rule in &selected {
-            rule.check(&ctx, &mut findings);
-        }
-        findings.sort_by(|a, b| (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule)));
-        let summary = format!(
-            "{} rule(s) over {} file(s): {} finding(s).",
-            selected.len(),
-            files.len(),
-            findings.len()
-        );
-        Ok(EngineOutput::Body(LaneReportBody {
-            reviewed: files.iter().map(|f| f.path().to_owned()).collect(),
-            checks: selected.iter().map(|r| r.code().to_owned()).collect(),
-            findings,
-            summary,
-            decisions: Vec::new(),
-        }))
+    /// One pass over the lane's added lines, on a blocking thread (a large
+    /// diff takes a while). An abandoned lane's pass still runs to its end:
+    /// it is bounded and spends nothing but CPU.
+    fn review(&self, input: LaneInput) -> Review<'_> {
+        let rules = self.rules.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || Ok(run_rules(&rules, &input)))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(EngineError::transient(
+                        FaultKind::Crash,
+                        format!("rules engine crashed: {e}"),
+                    ))
+                })
+        })
     }
+}
+
+/// The lane report of the rules on `input`.
+fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
+    let job = &input.job;
+    if job.lane.kind == LaneKind::Adjudication {
+        return EngineOutput::Body(rules::adjudicator::adjudicate(
+            rules,
+            &job.candidates,
+            input.diff(),
+        ));
+    }
+    let files = input.lane_files();
+    let ctx = RuleContext {
+        files: &files,
+        change: &input.diff().files,
+    };
+    let selected: Vec<&dyn Rule> = rules
+        .iter()
+        .map(|r| r.as_ref())
+        .filter(|r| match &job.lane.kind {
+            LaneKind::Domain { .. } | LaneKind::Adjudication => true,
+            LaneKind::Specialist { dimension } => r.dimension() == *dimension,
+        })
+        .collect();
+    let mut findings: Vec<Finding> = Vec::new();
+    for rule in &selected {
+        rule.check(&ctx, &mut findings);
+    }
+    findings.sort_by(|a, b| (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule)));
+    let summary = format!(
+        "{} rule(s) over {} file(s): {} finding(s).",
+        selected.len(),
+        files.len(),
+        findings.len()
+    );
+    EngineOutput::Body(LaneReportBody {
+        reviewed: files.iter().map(|f| f.path().to_owned()).collect(),
+        checks: selected.iter().map(|r| r.code().to_owned()).collect(),
+        findings,
+        summary,
+        decisions: Vec::new(),
+    })
 }
 
 /// The engines a worker offers, by name.
 #[derive(Debug)]
 pub struct Engines {
-    engines: Vec<Box<dyn Engine>>,
+    engines: Vec<Arc<dyn Engine>>,
 }
 
 impl Default for Engines {
     fn default() -> Self {
         Engines {
-            engines: vec![Box::new(RulesEngine::default())],
+            engines: vec![Arc::new(RulesEngine::default())],
         }
     }
 }
 
 impl Engines {
-    pub fn get(&self, name: &str) -> Option<&dyn Engine> {
-        self.engines
-            .iter()
-            .find(|e| e.name() == name)
-            .map(|e| e.as_ref())
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Engine>> {
+        self.engines.iter().find(|e| e.name() == name).cloned()
     }
 
-    /// Tells every engine to abandon the lanes it is running.
-    pub fn stop_all(&self) {
-        for engine in &self.engines {
-            engine.stop();
-        }
-    }
-
-    pub fn with(mut self, engine: Box<dyn Engine>) -> Self {
+    pub fn with(mut self, engine: Arc<dyn Engine>) -> Self {
         self.engines.retain(|e| e.name() != engine.name());
         self.engines.push(engine);
         self

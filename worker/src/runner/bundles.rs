@@ -2,23 +2,15 @@
 //! land on the same worker close together, and parsing the diff once per
 //! review instead of once per lane matters for large diffs.
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff::Diff;
+use crate::engines::LoadedReview;
 use revu_common::lane::ReviewId;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 const CAPACITY: usize = 8;
 
-/// A bundle with its diff parsed.
-#[derive(Debug)]
-pub(super) struct Loaded {
-    pub bundle: ReviewBundle,
-    pub diff: Diff,
-}
-
 /// Most recently used first.
-type Entries = VecDeque<(ReviewId, Arc<Loaded>)>;
+type Entries = VecDeque<(ReviewId, Arc<LoadedReview>)>;
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct BundleCache {
@@ -26,7 +18,7 @@ pub(super) struct BundleCache {
 }
 
 impl BundleCache {
-    pub(super) fn get(&self, id: &ReviewId) -> Option<Arc<Loaded>> {
+    pub(super) fn get(&self, id: &ReviewId) -> Option<Arc<LoadedReview>> {
         let entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries
             .iter()
@@ -34,7 +26,7 @@ impl BundleCache {
             .map(|(_, v)| v.clone())
     }
 
-    pub(super) fn put(&self, id: ReviewId, loaded: Arc<Loaded>) {
+    pub(super) fn put(&self, id: ReviewId, loaded: Arc<LoadedReview>) {
         let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         entries.retain(|(k, _)| *k != id);
         entries.push_front((id, loaded));

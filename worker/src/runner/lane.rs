@@ -1,9 +1,9 @@
 //! Running one lane attempt: load the bundle, pick the engine, run it off
 //! the async runtime.
 
+use super::AbortOnDrop;
 use super::Worker;
-use super::bundles::Loaded;
-use crate::engines::{EngineError, EngineOutput, LaneInput};
+use crate::engines::{EngineOutput, LaneInput, LoadedReview};
 use revu_common::diff;
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob};
 use revu_common::queue::{JobQueue, ReviewStore};
@@ -15,6 +15,7 @@ fn failed(kind: FaultKind, reason: impl Into<String>, transient: bool) -> LaneAt
         reason: reason.into(),
         transient,
         kind,
+        retry_after_ms: None,
     }
 }
 
@@ -38,34 +39,26 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "review state unknown; running the lane"),
         }
-        if self.engines.get(&job.lane.engine).is_none() {
+        let Some(engine) = self.engines.get(&job.lane.engine) else {
             return failed(
                 FaultKind::NoEngine,
                 format!("this worker has no engine {:?}", job.lane.engine),
                 false,
             );
-        }
-        let loaded = match self.load(job).await {
+        };
+        let review = match self.load(job).await {
             Ok(l) => l,
             Err(outcome) => return outcome,
         };
-        let engines = self.engines.clone();
-        let job = job.clone();
-        let ran = tokio::task::spawn_blocking(move || {
-            let engine = engines.get(&job.lane.engine).ok_or_else(|| {
-                EngineError::permanent(
-                    FaultKind::NoEngine,
-                    format!("no engine {:?}", job.lane.engine),
-                )
-            })?;
-            engine.review(&LaneInput {
-                job: &job,
-                diff: &loaded.diff,
-                bundle: &loaded.bundle,
-            })
-        })
-        .await;
-        match ran {
+        let input = LaneInput {
+            job: Arc::new(job.clone()),
+            review,
+        };
+        // On a task of its own, so that a panicking engine fails its lane
+        // and not the worker; aborted (and the engine's future dropped)
+        // when this lane is abandoned.
+        let mut task = AbortOnDrop(tokio::spawn(async move { engine.review(input).await }));
+        match (&mut task.0).await {
             Ok(Ok(EngineOutput::Raw(body))) => LaneAttemptOutcome::Reported { body },
             Ok(Ok(EngineOutput::Body(body))) => match serde_json::to_value(&body) {
                 Ok(body) => LaneAttemptOutcome::Reported { body },
@@ -75,12 +68,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     false,
                 ),
             },
-            Ok(Err(e)) => failed(e.kind, e.reason, e.transient),
+            Ok(Err(e)) => LaneAttemptOutcome::Failed {
+                reason: e.reason,
+                transient: e.transient,
+                kind: e.kind,
+                retry_after_ms: e
+                    .retry_after
+                    .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            },
             Err(e) => failed(FaultKind::Crash, format!("engine crashed: {e}"), true),
         }
     }
 
-    async fn load(&self, job: &LaneJob) -> Result<Arc<Loaded>, LaneAttemptOutcome> {
+    async fn load(&self, job: &LaneJob) -> Result<Arc<LoadedReview>, LaneAttemptOutcome> {
         if let Some(hit) = self.bundles.get(&job.review_id) {
             return Ok(hit);
         }
@@ -107,7 +107,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         })
         .await;
         let loaded = match parsed {
-            Ok((bundle, Ok(diff))) => Arc::new(Loaded { bundle, diff }),
+            Ok((bundle, Ok(diff))) => Arc::new(LoadedReview { bundle, diff }),
             Ok((_, Err(e))) => {
                 return Err(failed(
                     FaultKind::Bundle,

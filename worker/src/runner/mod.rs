@@ -15,7 +15,7 @@ use crate::engines::Engines;
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId};
 use revu_common::queue::{Delivery, JobQueue, QueueError, ReviewStore};
 use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::{ProgressEvent, now_ms};
@@ -53,11 +53,30 @@ pub enum Failpoint {
 
 /// A background task that ends when this guard is dropped.
 #[derive(Debug)]
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
-impl Drop for AbortOnDrop {
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
+    }
+}
+
+/// Why a lane in hand is given up before its engine finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Abandon {
+    /// Another worker reclaimed the job.
+    LeaseLost,
+    /// The review was finished or cancelled.
+    ReviewOver,
+}
+
+/// Resolves when the heartbeat says the lane is to be abandoned; never,
+/// if the heartbeat ends without saying so.
+async fn abandon_signal(told: &mut watch::Receiver<Option<Abandon>>) -> Abandon {
+    let told = told.wait_for(Option::is_some).await.map(|why| *why);
+    match told {
+        Ok(why) => why.unwrap_or(Abandon::ReviewOver),
+        Err(_) => std::future::pending().await,
     }
 }
 
@@ -152,10 +171,10 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let drained =
             tokio::time::timeout(drain, async { while slots.join_next().await.is_some() {} }).await;
         if drained.is_err() {
+            // Dropping the lanes' futures stops their engines (a command
+            // is killed), so the process exits within its grace period.
             slots.abort_all();
-            // Blocking engine threads outlive an abort; make them give up
-            // so the process can exit within its grace period.
-            self.engines.stop_all();
+            while slots.join_next().await.is_some() {}
             for entry in self.held.take_all() {
                 match self.backend.release_job(&self.name, &entry).await {
                     Ok(()) => {
@@ -223,8 +242,23 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let span = observe::attempt_span(&job, &delivery.entry, &self.messaging, &self.name);
         self.held.insert(&delivery.entry);
         self.metrics.lanes_running.inc();
-        let heartbeat = self.heartbeat(&delivery.entry);
-        let report = self.attempt(&job).instrument(span.clone()).await;
+        let started = Instant::now();
+        let (heartbeat, mut abandoned) = self.heartbeat(&delivery.entry, &job.review_id);
+        // The engine's future is dropped (its request or command stopped)
+        // as soon as the lane is abandoned.
+        let report = tokio::select! {
+            report = self.attempt(&job).instrument(span.clone()) => report,
+            why = abandon_signal(&mut abandoned) => match why {
+                Abandon::LeaseLost => {
+                    // Another worker holds the job now; its report is the one.
+                    drop(heartbeat);
+                    self.metrics.lanes_running.dec();
+                    self.held.remove(&delivery.entry);
+                    return;
+                }
+                Abandon::ReviewOver => self.abandoned_report(&job, started),
+            },
+        };
         drop(heartbeat);
         self.metrics.lanes_running.dec();
         observe::attempt_done(&span, &self.metrics, &job, &report);
@@ -239,12 +273,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
 
     /// Keeps the lease of `entry` fresh until the returned guard is dropped
     /// (also when this lane's task is aborted, so a released lane is never
-    /// taken back by a stray heartbeat).
-    fn heartbeat(&self, entry: &str) -> AbortOnDrop {
+    /// taken back by a stray heartbeat), and says on the returned channel
+    /// when the lane is to be abandoned: its lease went to another worker,
+    /// or its review was finished or cancelled.
+    fn heartbeat(
+        &self,
+        entry: &str,
+        review: &ReviewId,
+    ) -> (AbortOnDrop<()>, watch::Receiver<Option<Abandon>>) {
         let (backend, name, entry) = (self.backend.clone(), self.name.clone(), entry.to_owned());
-        let metrics = self.metrics.clone();
+        let (metrics, review) = (self.metrics.clone(), review.clone());
         let every = (self.lease / 3).max(Duration::from_millis(100));
-        AbortOnDrop(tokio::spawn(async move {
+        let (tell, told) = watch::channel(None);
+        let task = AbortOnDrop(tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.tick().await;
             loop {
@@ -254,12 +295,42 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     Ok(false) => {
                         metrics.leases_lost.inc();
                         tracing::warn!(worker = %name, entry, "lease lost: another worker reclaimed this lane");
+                        let _ = tell.send(Some(Abandon::LeaseLost));
                         return;
                     }
                     Err(e) => tracing::debug!(error = %e, "lease extension failed"),
                 }
+                match backend.load_record(&review).await {
+                    Ok(Some(r)) if r.state.is_terminal() => {
+                        tracing::info!(worker = %name, entry, review_id = %review, "review over: lane abandoned");
+                        let _ = tell.send(Some(Abandon::ReviewOver));
+                        return;
+                    }
+                    Ok(_) => {}
+                    Err(e) => tracing::debug!(error = %e, "review state unknown"),
+                }
             }
-        }))
+        }));
+        (task, told)
+    }
+
+    /// The report of a lane abandoned because its review is over: written
+    /// so that its job is acknowledged (the coordinator discards it).
+    fn abandoned_report(&self, job: &LaneJob, started: Instant) -> LaneReport {
+        LaneReport {
+            review_id: job.review_id.clone(),
+            lane_id: job.lane.id.clone(),
+            attempt: job.attempt,
+            worker: self.name.to_string(),
+            engine: job.lane.engine.clone(),
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            outcome: LaneAttemptOutcome::Failed {
+                reason: "review finished or cancelled while the lane ran; lane abandoned".into(),
+                transient: false,
+                kind: FaultKind::Cancelled,
+                retry_after_ms: None,
+            },
+        }
     }
 
     /// Runs one attempt of a lane to its report.
@@ -289,12 +360,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 reason: format!("lane ran longer than {}s", limit.as_secs()),
                 transient: true,
                 kind: FaultKind::Timeout,
+                retry_after_ms: None,
             },
         };
         if let LaneAttemptOutcome::Failed {
             reason,
             transient,
             kind,
+            ..
         } = &outcome
         {
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");

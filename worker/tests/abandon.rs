@@ -1,0 +1,163 @@
+//! A lane whose review is cancelled while its engine runs is abandoned:
+//! the engine's future is dropped (a network request or a command stops
+//! there), and the job is acknowledged with a cancelled report.
+
+use revu_common::bundle::ReviewBundle;
+use revu_common::facts::RiskTier;
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_common::queue::memory::MemoryBackend;
+use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::report::{FactsSummary, Rigor, RigorChoice, RigorSource};
+use revu_common::review::{ReviewPlan, ReviewRecord, ReviewState};
+use revu_worker::engines::{Engine, Engines, LaneInput, Review};
+use revu_worker::runner::Worker;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// An engine whose review never ends; it notes when it starts and when
+/// its future is dropped.
+#[derive(Debug, Default)]
+struct Endless {
+    started: AtomicUsize,
+    dropped: Arc<AtomicBool>,
+}
+
+/// Sets its flag when dropped, as an HTTP request or a child process
+/// guard would stop its work.
+struct DropFlag(Arc<AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Engine for Endless {
+    fn name(&self) -> &str {
+        "endless"
+    }
+
+    fn review(&self, _input: LaneInput) -> Review<'_> {
+        self.started.fetch_add(1, Ordering::SeqCst);
+        let guard = DropFlag(self.dropped.clone());
+        Box::pin(async move {
+            let _guard = guard;
+            std::future::pending().await
+        })
+    }
+}
+
+fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
+    ReviewRecord {
+        id: id.clone(),
+        state: ReviewState::Running,
+        created_ms: 1,
+        deadline_ms: u64::MAX,
+        plan: ReviewPlan {
+            lanes: vec![lane.clone()],
+            skipped_dimensions: vec![],
+            rigor: RigorChoice {
+                level: Rigor::Production,
+                source: RigorSource::Default,
+            },
+            facts: FactsSummary {
+                files_changed: 0,
+                lines_added: 0,
+                lines_removed: 0,
+                risk_tier: RiskTier::Trivial,
+                signals: vec![],
+                files: vec![],
+            },
+            signals: vec![],
+            cover_fallback: None,
+            labels: vec![],
+            adjudication: None,
+        },
+        traceparent: None,
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_review_stops_the_engine_in_flight() {
+    let backend = MemoryBackend::new();
+    let id = ReviewId::new();
+    let lane = LaneSpec {
+        id: "domain:core".into(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
+        },
+        engine: "endless".into(),
+        files: vec![],
+        guidance: vec![],
+    };
+    let record = record(&id, &lane);
+    let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
+    let bundle = ReviewBundle {
+        diff: include_bytes!("../../examples/docs-only.patch").to_vec(),
+        ..ReviewBundle::default()
+    };
+    let created = backend.create_review(&record, &bundle, None, &[job]).await;
+    assert!(created.is_ok(), "{created:?}");
+
+    let engine = Arc::new(Endless::default());
+    let engines = Engines::default().with(engine.clone());
+    // A short lease: the heartbeat, which notices the cancel, runs often.
+    let worker = Worker::new(backend.clone(), engines, Duration::from_millis(300));
+    let delivery = backend
+        .take_job(worker.name(), Duration::from_secs(1))
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| panic!("the lane job was not delivered"));
+    let running = tokio::spawn({
+        let worker = worker.clone();
+        async move { worker.process(delivery).await }
+    });
+    let started = Instant::now();
+    while engine.started.load(Ordering::SeqCst) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "engine never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(!engine.dropped.load(Ordering::SeqCst));
+
+    let mut cancelled = record.clone();
+    cancelled.state = ReviewState::Cancelled;
+    assert!(backend.save_record(&cancelled).await.is_ok());
+    let finished = tokio::time::timeout(Duration::from_secs(10), running).await;
+    assert!(
+        matches!(finished, Ok(Ok(()))),
+        "the lane was not abandoned: {finished:?}"
+    );
+    assert!(
+        engine.dropped.load(Ordering::SeqCst),
+        "the engine's future was not dropped"
+    );
+
+    // Acknowledged with a cancelled report; nothing left pending.
+    let report = backend
+        .take_result("coordinator", Duration::from_secs(1))
+        .await
+        .ok()
+        .flatten()
+        .and_then(|d| d.payload.ok())
+        .unwrap_or_else(|| panic!("no report for the abandoned lane"));
+    assert!(
+        matches!(
+            report.outcome,
+            LaneAttemptOutcome::Failed {
+                kind: FaultKind::Cancelled,
+                transient: false,
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
+    );
+    let backlog = backend.job_backlog().await.ok();
+    assert_eq!(backlog.map(|b| b.pending), Some(0));
+    assert_eq!(engine.started.load(Ordering::SeqCst), 1);
+}
