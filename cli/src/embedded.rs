@@ -9,7 +9,9 @@ use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, ServiceError, Submission};
 use revu_worker::engines::Engines;
+use revu_worker::engines::llm::LlmSettings;
 use revu_worker::runner::Worker;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -19,20 +21,37 @@ use tokio::sync::watch;
 /// one (finalizing keeps failing).
 const VERDICT_GRACE: Duration = Duration::from_secs(30);
 
+/// The engines of the embedded mode: the rules, and the `llm` engine
+/// when `llm` names a provider.
+pub async fn engines(llm: &LlmSettings) -> Result<Engines, CliError> {
+    let engines = Engines::default();
+    Ok(match llm.engine().await.map_err(CliError::Input)? {
+        Some(engine) => engines.with(Arc::new(engine)),
+        None => engines,
+    })
+}
+
 /// Runs one review to its report JSON.
 pub async fn review(
     submission: Submission,
     settings: ReviewSettings,
+    engines: Engines,
     workers: usize,
 ) -> Result<String, CliError> {
-    let engines = Engines::default();
     // A lane whose engine no worker offers would only fault; say so now.
+    let unknown = |flag: &str, engine: &str| {
+        CliError::Input(format!(
+            "{flag} {engine}: not an engine of the embedded mode (use rules, or llm with \
+             --llm-provider and --llm-model)"
+        ))
+    };
+    if engines.get(&settings.engine).is_none() {
+        return Err(unknown("--engine", &settings.engine));
+    }
     if let Some(engine) = &settings.adjudicate
         && engines.get(engine).is_none()
     {
-        return Err(CliError::Input(format!(
-            "--adjudicate {engine}: not an engine of the embedded mode (use rules)"
-        )));
+        return Err(unknown("--adjudicate", engine));
     }
     let deadline = settings.review_timeout();
     let backend = MemoryBackend::new();

@@ -55,7 +55,10 @@ pub struct ConfigSource {
 /// A binary's whole configuration.
 pub trait Layered: clap::Parser + Serialize + DeserializeOwned {
     fn source(&self) -> &ConfigSource;
-    fn source_mut(&mut self) -> &mut ConfigSource;
+    /// Moves what serde skips (the config source, secrets), which the
+    /// file cannot set, from the parsed command line into `self`, the
+    /// configuration with the file laid under it.
+    fn keep_skipped(&mut self, parsed: Self);
 }
 
 /// Errors loading a configuration.
@@ -141,17 +144,23 @@ fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result
     };
     let mut taken = Vec::new();
     collect(settings, file, &[], &explicit, &mut taken)?;
-    let source = parsed.source().clone();
-    let mut config = parsed;
     // Applied one at a time, so that a value of the wrong type is
     // reported under its own key.
+    let mut config: Option<T> = None;
     for (path, value) in taken {
         set_path(&mut current, &path, value);
-        config = serde_json::from_value(current.clone())
-            .map_err(|e| format!("`{}`: {e}", path.join(".")))?;
+        config = Some(
+            serde_json::from_value(current.clone())
+                .map_err(|e| format!("`{}`: {e}", path.join(".")))?,
+        );
     }
-    *config.source_mut() = source;
-    Ok(config)
+    Ok(match config {
+        Some(mut config) => {
+            config.keep_skipped(parsed);
+            config
+        }
+        None => parsed,
+    })
 }
 
 /// The values of `file` to take: every one but those given explicitly,
@@ -234,8 +243,8 @@ mod tests {
         fn source(&self) -> &ConfigSource {
             &self.source
         }
-        fn source_mut(&mut self) -> &mut ConfigSource {
-            &mut self.source
+        fn keep_skipped(&mut self, parsed: Self) {
+            self.source = parsed.source;
         }
     }
 

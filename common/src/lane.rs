@@ -189,6 +189,8 @@ pub enum FaultKind {
     BadReport,
     /// The engine refused the lane as bad input or misconfiguration.
     Refused,
+    /// The engine's service answered that its rate limit was reached.
+    RateLimited,
     /// The report failed the completeness gate.
     CompletenessGate,
     /// The job on the stream does not decode (a poison entry).
@@ -199,7 +201,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 11] = [
+    pub const ALL: [FaultKind; 12] = [
         FaultKind::Timeout,
         FaultKind::Deadline,
         FaultKind::Cancelled,
@@ -208,6 +210,7 @@ impl FaultKind {
         FaultKind::Crash,
         FaultKind::BadReport,
         FaultKind::Refused,
+        FaultKind::RateLimited,
         FaultKind::CompletenessGate,
         FaultKind::Undecodable,
         FaultKind::EngineError,
@@ -224,6 +227,7 @@ impl FaultKind {
             FaultKind::Crash => "crash",
             FaultKind::BadReport => "bad_report",
             FaultKind::Refused => "refused",
+            FaultKind::RateLimited => "rate_limited",
             FaultKind::CompletenessGate => "completeness_gate",
             FaultKind::Undecodable => "undecodable",
             FaultKind::EngineError => "engine_error",

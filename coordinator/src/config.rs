@@ -172,8 +172,8 @@ impl Layered for CoordinatorConfig {
     fn source(&self) -> &ConfigSource {
         &self.source
     }
-    fn source_mut(&mut self) -> &mut ConfigSource {
-        &mut self.source
+    fn keep_skipped(&mut self, parsed: Self) {
+        self.source = parsed.source;
     }
 }
 

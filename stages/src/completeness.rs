@@ -14,6 +14,11 @@ pub const MANDATORY_SECTIONS: [&str; 4] = ["reviewed", "checks", "findings", "su
 /// The section an adjudication lane's report adds.
 pub const DECISIONS: &str = "decisions";
 
+/// An optional section by which an engine says it could not finish the
+/// lane (its answer was cut at a token limit, a budget ran out): the
+/// report then never passes as complete.
+pub const INCOMPLETE: &str = "incomplete";
+
 /// What a lane's report must hold besides the mandatory sections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expected {
@@ -52,9 +57,16 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         }
     }
     for key in obj.keys() {
-        if !MANDATORY_SECTIONS.contains(&key.as_str()) && !extra.contains(&key.as_str()) {
+        if !MANDATORY_SECTIONS.contains(&key.as_str())
+            && !extra.contains(&key.as_str())
+            && key != INCOMPLETE
+        {
             problems.push(format!("unknown section `{key}`"));
         }
+    }
+    if let Some(why) = obj.get(INCOMPLETE) {
+        let why = why.as_str().map_or_else(|| why.to_string(), str::to_owned);
+        problems.push(format!("the engine could not finish the lane: {why}"));
     }
     let strings = |name: &str, problems: &mut Vec<String>| -> Vec<String> {
         match obj.get(name) {
@@ -253,6 +265,16 @@ mod tests {
             problems
                 .iter()
                 .any(|p| p.starts_with("`findings[0]`: missing field"))
+        );
+    }
+
+    #[test]
+    fn a_report_its_engine_could_not_finish_never_passes() {
+        let body = json!({"reviewed": ["a.rs"], "checks": [], "findings": [], "summary": "partial",
+                          "incomplete": "cut at the output token limit"});
+        assert_eq!(
+            check(&body, REVIEW).unwrap_err(),
+            ["the engine could not finish the lane: cut at the output token limit"]
         );
     }
 

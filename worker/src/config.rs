@@ -2,6 +2,7 @@
 //! [`revu_common::config`]: defaults, a TOML file, `REVU_*` environment,
 //! flags, then [`WorkerConfig::validate`].
 
+use crate::engines::llm::LlmSettings;
 use revu_common::config::{ConfigSource, Layered, ServiceSettings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -50,6 +51,9 @@ pub struct WorkerConfig {
     pub failpoint: Option<crate::runner::Failpoint>,
 
     #[command(flatten)]
+    pub llm: LlmSettings,
+
+    #[command(flatten)]
     #[serde(skip)]
     pub source: ConfigSource,
 }
@@ -58,8 +62,9 @@ impl Layered for WorkerConfig {
     fn source(&self) -> &ConfigSource {
         &self.source
     }
-    fn source_mut(&mut self) -> &mut ConfigSource {
-        &mut self.source
+    fn keep_skipped(&mut self, parsed: Self) {
+        self.source = parsed.source;
+        self.llm.api_key = parsed.llm.api_key;
     }
 }
 
@@ -106,9 +111,12 @@ impl WorkerConfig {
         Duration::from_secs(self.lane_timeout_secs)
     }
 
-    /// The built-in engines plus the configured exec engines.
-    pub fn engines(&self) -> Result<crate::engines::Engines, String> {
+    /// The built-in engines plus the configured exec and llm engines.
+    pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
         let mut engines = crate::engines::Engines::default();
+        if let Some(llm) = self.llm.engine().await? {
+            engines = engines.with(std::sync::Arc::new(llm));
+        }
         for spec in &self.exec_engines {
             let exec = crate::engines::exec::ExecEngine::new(
                 &spec.name,

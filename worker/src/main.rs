@@ -37,7 +37,7 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
-    let engines = config.engines().map_err(anyhow::Error::msg)?;
+    let engines = config.engines().await.map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
         .with_failpoint(config.failpoint)

@@ -82,3 +82,27 @@ fn exec_engines_come_from_a_variable_one_per_line_or_from_a_config_file() {
         serde_json::json!(["lint=tool --json"])
     );
 }
+
+#[test]
+fn the_llm_engine_is_configured_by_flags_and_variables_and_its_key_never_printed() {
+    let config = dump_config(
+        worker()
+            .env("REVU_LLM_PROVIDER", "anthropic")
+            .env("REVU_LLM_MODEL", "claude-test")
+            .env("REVU_LLM_API_KEY", "sk-never-printed")
+            .arg("--llm-base-url")
+            .arg("http://127.0.0.1:9/"),
+    );
+    assert_eq!(config["llm"]["provider"], "anthropic");
+    assert_eq!(config["llm"]["model"], "claude-test");
+    assert_eq!(config["llm"]["base_url"], "http://127.0.0.1:9/");
+    assert!(!config.to_string().contains("sk-never-printed"), "{config}");
+    let help = worker()
+        .arg("--help")
+        .env("REVU_LLM_API_KEY", "sk-never-printed")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("REVU_LLM_API_KEY_FILE"), "{help}");
+    assert!(!help.contains("sk-never-printed"), "{help}");
+}

@@ -8,6 +8,7 @@ use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::Submission;
 use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
+use revu_worker::engines::llm::LlmSettings;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -41,6 +42,12 @@ pub struct Args {
     /// its rule still fires, else drop it).
     #[arg(long, value_name = "ENGINE")]
     adjudicate: Option<String>,
+    /// Engine of every lane: `rules` (built in, offline) or `llm` (a model,
+    /// with `--llm-provider` and `--llm-model`).
+    #[arg(long, value_name = "ENGINE", default_value = "rules")]
+    engine: String,
+    #[command(flatten)]
+    llm: LlmSettings,
 }
 
 /// A repository's `REVIEW.md` and `revu.toml`, each when present.
@@ -97,11 +104,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let settings = ReviewSettings {
         adjudicate: args.adjudicate,
+        engine: args.engine,
         ..ReviewSettings::default()
     };
     settings.validate().map_err(CliError::Input)?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    let report = runtime.block_on(embedded::review(submission, settings, args.workers.max(1)))?;
+    let report = runtime.block_on(async {
+        let engines = embedded::engines(&args.llm).await?;
+        embedded::review(submission, settings, engines, args.workers.max(1)).await
+    })?;
     emit(&report, args.format, args.fail_on)
 }

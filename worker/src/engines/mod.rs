@@ -9,6 +9,7 @@
 //! lease, a passed deadline or a drain that runs out stops a lane.
 
 pub mod exec;
+pub mod llm;
 pub mod rules;
 
 use revu_common::bundle::ReviewBundle;

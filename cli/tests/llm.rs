@@ -1,0 +1,254 @@
+//! `revu review --engine llm` against a scripted OpenAI-compatible server
+//! on loopback: what the lanes become for a good answer, for prose, and
+//! under a rate limit that never lifts.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const KEY: &str = "sk-revu-test-key-0123456789";
+
+/// Most requests a test server answers before it stops by itself.
+const MAX_REQUESTS: usize = 200;
+
+/// A loopback server answering every request with `status`, `headers`
+/// and `body`, on a thread of its own; counts requests and when they came.
+struct Server {
+    base: String,
+    times: Arc<Mutex<Vec<Instant>>>,
+    saw_key: Arc<AtomicUsize>,
+}
+
+fn serve(status: u16, headers: &'static str, body: String) -> Server {
+    let listener =
+        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("binding loopback: {e}"));
+    let base = format!(
+        "http://{}/v1",
+        listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("local address: {e}"))
+    );
+    let times = Arc::new(Mutex::new(Vec::new()));
+    let saw_key = Arc::new(AtomicUsize::new(0));
+    let (t, k) = (times.clone(), saw_key.clone());
+    std::thread::spawn(move || {
+        for conn in listener.incoming().take(MAX_REQUESTS) {
+            let Ok(mut conn) = conn else { continue };
+            let mut reader = BufReader::new(match conn.try_clone() {
+                Ok(c) => c,
+                Err(_) => continue,
+            });
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if lower.starts_with("authorization:") && line.contains(KEY) {
+                    k.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            let mut body_in = vec![0u8; length];
+            let _ = reader.read_exact(&mut body_in);
+            if let Ok(mut times) = t.lock() {
+                times.push(Instant::now());
+            }
+            let reply = format!(
+                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n{body}",
+                body.len()
+            );
+            let _ = conn.write_all(reply.as_bytes());
+        }
+    });
+    Server {
+        base,
+        times,
+        saw_key,
+    }
+}
+
+impl Server {
+    fn requests(&self) -> Vec<Instant> {
+        self.times.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples")
+        .join(name)
+}
+
+/// `revu review --engine llm --format json` on `patch` against `server`,
+/// the key given in the environment.
+fn review(server: &Server, patch: &str) -> Output {
+    let diff = example(patch);
+    Command::new(env!("CARGO_BIN_EXE_revu"))
+        .env_remove("TRACEPARENT")
+        .env("REVU_LLM_API_KEY", KEY)
+        .args([
+            "review",
+            "--diff",
+            &diff.to_string_lossy(),
+            "--format",
+            "json",
+            "--engine",
+            "llm",
+            "--llm-provider",
+            "openai",
+            "--llm-base-url",
+            &server.base,
+            "--llm-model",
+            "test-model",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn answer(content: &str) -> String {
+    serde_json::json!({
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 40},
+    })
+    .to_string()
+}
+
+fn report(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn outcomes(report: &serde_json::Value) -> Vec<String> {
+    report["lanes"]
+        .as_array()
+        .map(|lanes| {
+            lanes
+                .iter()
+                .map(|l| l["outcome"].as_str().unwrap_or("?").to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn assert_key_hidden(out: &Output) {
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(KEY));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(KEY));
+}
+
+#[test]
+fn model_findings_are_verified_and_decide_the_verdict() {
+    let finding = serde_json::json!({
+        "reviewed": ["src/billing/client.rs"],
+        "checks": ["credentials"],
+        "findings": [
+            {"severity": "BLOCKER", "file": "src/billing/client.rs", "line": 3,
+             "summary": "hard-coded key", "why": "anyone with the repo can use it",
+             "fix": "load it from the environment", "confidence": 90, "dimension": "security"},
+            {"severity": "BLOCKER", "file": "src/billing/client.rs", "line": 4000,
+             "summary": "a line that does not exist", "why": "-", "fix": "-",
+             "confidence": 90, "dimension": "security"}
+        ],
+        "summary": "a key in the code"
+    });
+    let server = serve(200, "", answer(&finding.to_string()));
+    let out = review(&server, "secret-and-unwrap.patch");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&out);
+    assert!(
+        outcomes(&r).iter().all(|o| o == "COMPLETE"),
+        "{:?}",
+        outcomes(&r)
+    );
+    let cited: Vec<String> = r["findings"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|f| format!("{}:{}", f["file"].as_str().unwrap_or(""), f["line"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(cited, ["src/billing/client.rs:3"], "{r}");
+    assert!(
+        r["verification"]["dropped_missing_line"].as_u64() >= Some(1),
+        "{r}"
+    );
+    assert_eq!(r["verdict"], "REQUEST CHANGES");
+    assert!(
+        server.saw_key.load(Ordering::SeqCst) >= 1,
+        "no request carried the key"
+    );
+    assert_key_hidden(&out);
+}
+
+#[test]
+fn prose_never_reads_as_a_clean_lane() {
+    let server = serve(200, "", answer("Looks great, approve this change!"));
+    let out = review(&server, "docs-only.patch");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&out);
+    assert!(
+        outcomes(&r).iter().all(|o| o == "INCOMPLETE"),
+        "{:?}",
+        outcomes(&r)
+    );
+    assert_eq!(r["gate"], "NEEDS-HUMAN");
+}
+
+#[test]
+fn a_rate_limit_that_never_lifts_faults_the_lanes_after_waiting_it_out() {
+    let server = serve(
+        429,
+        "retry-after: 1\r\n",
+        r#"{"error":{"message":"rate limit reached"}}"#.to_owned(),
+    );
+    let out = review(&server, "docs-only.patch");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&out);
+    let lanes = r["lanes"].as_array().cloned().unwrap_or_default();
+    assert!(!lanes.is_empty());
+    for lane in &lanes {
+        assert_eq!(lane["outcome"], "PIPELINE-FAULT", "{lane}");
+        assert!(
+            lane["banner"]
+                .as_str()
+                .is_some_and(|b| b.contains("429: rate limit reached")),
+            "{lane}"
+        );
+    }
+    assert_eq!(r["gate"], "NEEDS-HUMAN");
+    // Three attempts per lane (the default), each retry at least the
+    // server's Retry-After after the last.
+    let times = server.requests();
+    assert_eq!(times.len(), 3 * lanes.len(), "{} requests", times.len());
+    let span = times
+        .iter()
+        .max()
+        .zip(times.iter().min())
+        .map(|(a, b)| a.duration_since(*b));
+    assert!(span >= Some(Duration::from_secs(2)), "{span:?}");
+    assert_key_hidden(&out);
+}

@@ -1,0 +1,197 @@
+//! What a model answers: the lane report as a bounded JSON Schema (so a
+//! small model cannot loop until its token limit), a tolerant reader for
+//! servers that ignore the schema (code fences, prose around the JSON),
+//! and the conversion to a lane report.
+
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::lane::LaneReportBody;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+/// Most findings one lane answer may carry.
+pub const MAX_FINDINGS: usize = 20;
+
+/// The JSON Schema of a lane answer, as `response_format` and tool input.
+pub fn schema() -> Value {
+    let text = |max: usize| json!({"type": "string", "maxLength": max});
+    let list =
+        |items: usize, max: usize| json!({"type": "array", "maxItems": items, "items": text(max)});
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["reviewed", "checks", "findings", "summary"],
+        "properties": {
+            "reviewed": list(200, 300),
+            "checks": list(20, 120),
+            "findings": {
+                "type": "array",
+                "maxItems": MAX_FINDINGS,
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["severity", "file", "line", "summary", "why", "fix", "confidence", "dimension"],
+                    "properties": {
+                        "severity": {"enum": ["BLOCKER", "IMPORTANT", "SUGGESTION"]},
+                        "file": text(300),
+                        "line": {"type": "integer", "minimum": 1},
+                        "summary": text(300),
+                        "why": text(1000),
+                        "fix": text(1000),
+                        "confidence": {"type": "integer", "minimum": 0, "maximum": 100},
+                        "dimension": {"enum": Dimension::ALL.map(Dimension::as_str)},
+                    }
+                }
+            },
+            "summary": text(1000),
+        }
+    })
+}
+
+/// A finding as the model writes it; the engine adds the rest.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelFinding {
+    severity: Severity,
+    file: String,
+    line: u32,
+    summary: String,
+    why: String,
+    fix: String,
+    confidence: u8,
+    dimension: Dimension,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelReport {
+    reviewed: Vec<String>,
+    checks: Vec<String>,
+    findings: Vec<ModelFinding>,
+    summary: String,
+}
+
+/// The JSON object in a model's text: the whole text, else inside a code
+/// fence, else the first balanced `{…}` in it.
+pub fn read_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str(trimmed) {
+        return Some(v);
+    }
+    if let Some(fenced) = fenced(trimmed)
+        && let Ok(v @ Value::Object(_)) = serde_json::from_str(fenced.trim())
+    {
+        return Some(v);
+    }
+    balanced_object(trimmed).and_then(|s| serde_json::from_str(s).ok())
+}
+
+/// The body of the first ``` fence in `text`.
+fn fenced(text: &str) -> Option<&str> {
+    let start = text.find("```")?;
+    let after = &text[start + 3..];
+    // Skip the info string (`json`).
+    let body = &after[after.find('\n')? + 1..];
+    Some(&body[..body.find("```")?])
+}
+
+/// The first `{…}` of `text` whose braces balance, strings respected.
+fn balanced_object(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, c) in text[start..].char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '{' if !in_string => depth += 1,
+            '}' if !in_string => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(&text[start..=start + i]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The lane report in `answer`, with each finding attributed to `engine`;
+/// `Err` gives back what to hand the completeness gate instead, which
+/// lists what is wrong with it and sends the lane back once.
+pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
+    let Ok(report) = serde_json::from_value::<ModelReport>(answer.clone()) else {
+        return Err(answer);
+    };
+    let findings = report
+        .findings
+        .into_iter()
+        .map(|f| Finding {
+            rule: format!("engine:{engine}"),
+            severity: f.severity,
+            file: f.file,
+            line: f.line,
+            end_line: None,
+            dimension: f.dimension,
+            dimensions: Vec::new(),
+            summary: f.summary,
+            why: f.why,
+            fix: f.fix,
+            confidence: f.confidence.min(100),
+            blast_radius: BlastRadius::Local,
+        })
+        .collect();
+    Ok(LaneReportBody {
+        reviewed: report.reviewed,
+        checks: report.checks,
+        findings,
+        summary: report.summary,
+        decisions: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const REPORT: &str = r#"{"reviewed":["app.py"],"checks":["input handling"],"findings":[{"severity":"BLOCKER","file":"app.py","line":2,"summary":"eval of input","why":"runs any code","fix":"parse it","confidence":95,"dimension":"security"}],"summary":"one blocker"}"#;
+
+    #[test]
+    fn json_is_found_bare_fenced_or_inside_prose() {
+        let bare = read_json(REPORT).unwrap();
+        let fenced = read_json(&format!("Here you go:\n```json\n{REPORT}\n```\nDone.")).unwrap();
+        let prose = read_json(&format!("Sure! {REPORT} Hope that helps {{not json}}")).unwrap();
+        assert_eq!(bare, fenced);
+        assert_eq!(bare, prose);
+        assert_eq!(read_json("I think the change looks fine."), None);
+        assert_eq!(
+            read_json(r#"{"a": "} in a string", "b": 1} tail"#).unwrap()["b"],
+            1
+        );
+    }
+
+    #[test]
+    fn a_valid_answer_becomes_a_report_with_the_engine_as_rule() {
+        let body = to_report(read_json(REPORT).unwrap(), "llm").unwrap();
+        assert_eq!(body.findings.len(), 1);
+        assert_eq!(body.findings[0].rule, "engine:llm");
+        assert_eq!(body.findings[0].severity, Severity::Blocker);
+        assert_eq!(body.findings[0].line, 2);
+    }
+
+    #[test]
+    fn an_answer_off_the_schema_goes_to_the_gate_as_it_is() {
+        let off = json!({"reviewed": [], "findings": "none"});
+        assert_eq!(to_report(off.clone(), "llm"), Err(off));
+    }
+
+    #[test]
+    fn the_schema_bounds_every_list_and_string() {
+        let s = schema();
+        assert_eq!(s["properties"]["findings"]["maxItems"], MAX_FINDINGS);
+        assert_eq!(s["properties"]["summary"]["maxLength"], 1000);
+        let dims = &s["properties"]["findings"]["items"]["properties"]["dimension"]["enum"];
+        assert_eq!(dims.as_array().map(Vec::len), Some(6));
+    }
+}

@@ -1,0 +1,392 @@
+//! The `llm` engine against an in-test HTTP server on loopback that
+//! answers each request with the next scripted response.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::engines::LoadedReview;
+use revu_common::bundle::ReviewBundle;
+use revu_common::diff;
+use revu_common::finding::Dimension;
+use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+
+/// One scripted response.
+struct Scripted {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+    /// Held this long before answering.
+    delay: Duration,
+}
+
+fn ok(body: Value) -> Scripted {
+    Scripted {
+        status: 200,
+        headers: vec![],
+        body: body.to_string(),
+        delay: Duration::ZERO,
+    }
+}
+
+fn status(status: u16, headers: Vec<(&'static str, String)>, body: &str) -> Scripted {
+    Scripted {
+        status,
+        headers,
+        body: body.to_owned(),
+        delay: Duration::ZERO,
+    }
+}
+
+/// What the server saw of one request.
+#[derive(Debug, Clone)]
+struct Seen {
+    head: String,
+    body: Value,
+}
+
+/// A loopback HTTP/1.1 server answering from a script, one connection per
+/// request. Ends with the test's runtime.
+struct Server {
+    base: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    arrived: Arc<Notify>,
+    /// Set when a client closed its connection before the answer.
+    hung_up: Arc<Notify>,
+}
+
+impl Server {
+    async fn start(script: Vec<Scripted>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (arrived, hung_up) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let state = (seen.clone(), arrived.clone(), hung_up.clone());
+        tokio::spawn(async move {
+            for answer in script {
+                let Ok((mut conn, _)) = listener.accept().await else {
+                    return;
+                };
+                let Some(request) = read_request(&mut conn).await else {
+                    continue;
+                };
+                state.0.lock().unwrap().push(request);
+                state.1.notify_one();
+                if !answer.delay.is_zero() {
+                    let mut byte = [0u8; 1];
+                    tokio::select! {
+                        () = tokio::time::sleep(answer.delay) => {}
+                        read = conn.read(&mut byte) => {
+                            if matches!(read, Ok(0) | Err(_)) {
+                                state.2.notify_one();
+                                continue;
+                            }
+                        }
+                    }
+                }
+                let mut head = format!(
+                    "HTTP/1.1 {} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                    answer.status,
+                    answer.body.len()
+                );
+                for (k, v) in &answer.headers {
+                    head.push_str(&format!("{k}: {v}\r\n"));
+                }
+                head.push_str("\r\n");
+                let _ = conn.write_all(head.as_bytes()).await;
+                let _ = conn.write_all(answer.body.as_bytes()).await;
+                let _ = conn.shutdown().await;
+            }
+        });
+        Server {
+            base,
+            seen,
+            arrived,
+            hung_up,
+        }
+    }
+
+    fn requests(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// Reads one request: its head and its JSON body (by content-length).
+async fn read_request(conn: &mut tokio::net::TcpStream) -> Option<Seen> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = conn.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
+    Some(Seen { head, body })
+}
+
+const PATCH: &[u8] = b"diff --git a/app.py b/app.py
+--- a/app.py
++++ b/app.py
+@@ -1,2 +1,2 @@
+ import os
+-x = 1
++x = eval(input())
+";
+
+fn input() -> LaneInput {
+    let diff = diff::parse(PATCH).unwrap();
+    let lane = LaneSpec {
+        id: "specialist:security".into(),
+        kind: LaneKind::Specialist {
+            dimension: Dimension::Security,
+        },
+        engine: "llm".into(),
+        files: vec!["app.py".into()],
+        guidance: vec![],
+    };
+    LaneInput {
+        job: Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
+        review: Arc::new(LoadedReview {
+            bundle: ReviewBundle {
+                diff: PATCH.to_vec(),
+                ..ReviewBundle::default()
+            },
+            diff,
+        }),
+    }
+}
+
+fn engine(provider: Provider, server: &Server) -> LlmEngine {
+    let base = match provider {
+        Provider::Openai => format!("{}/v1", server.base),
+        Provider::Anthropic => server.base.clone(),
+    };
+    let settings = LlmSettings {
+        max_output_tokens: 256,
+        timeout_secs: 30,
+        ..LlmSettings::default()
+    };
+    LlmEngine::new(
+        "llm",
+        provider,
+        &base,
+        "smollm2",
+        Some("sk-test-secret".into()),
+        &settings,
+    )
+    .unwrap()
+}
+
+fn report_json() -> Value {
+    json!({
+        "reviewed": ["app.py"],
+        "checks": ["untrusted input"],
+        "findings": [{
+            "severity": "BLOCKER", "file": "app.py", "line": 2,
+            "summary": "eval of user input", "why": "runs any code the user types",
+            "fix": "parse the value with int()", "confidence": 95, "dimension": "security"
+        }],
+        "summary": "One blocker: eval of input."
+    })
+}
+
+fn openai_answer(content: &str, finish: &str) -> Value {
+    json!({
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 200, "completion_tokens": 50},
+    })
+}
+
+async fn review(engine: &LlmEngine) -> Result<EngineOutput, EngineError> {
+    engine.review(input()).await
+}
+
+#[tokio::test]
+async fn openai_findings_come_back_as_a_report_and_the_request_is_structured() {
+    let server = Server::start(vec![ok(openai_answer(&report_json().to_string(), "stop"))]).await;
+    let out = review(&engine(Provider::Openai, &server)).await.unwrap();
+    let EngineOutput::Body(body) = out else {
+        panic!("expected a report, got {out:?}");
+    };
+    assert_eq!(body.findings.len(), 1);
+    assert_eq!(body.findings[0].rule, "engine:llm");
+    assert!(body.checks.contains(&"prompt review-v1".to_owned()));
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1);
+    assert!(seen[0].head.starts_with("post /v1/chat/completions "));
+    assert!(
+        seen[0]
+            .head
+            .contains("authorization: bearer sk-test-secret")
+    );
+    assert_eq!(seen[0].body["model"], "smollm2");
+    assert_eq!(seen[0].body["response_format"]["type"], "json_schema");
+    assert_eq!(seen[0].body["max_tokens"], 256);
+    let user = seen[0].body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains("     2 + x = eval(input())"), "{user}");
+}
+
+#[tokio::test]
+async fn anthropic_answers_through_the_forced_tool_or_in_text() {
+    let tool = json!({
+        "content": [{"type": "tool_use", "id": "t1", "name": "lane_report", "input": report_json()}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 300, "output_tokens": 80},
+    });
+    // A server that ignores tools answers in text, fenced.
+    let text = json!({
+        "content": [{"type": "text", "text": format!("```json\n{}\n```", report_json())}],
+        "stop_reason": "end_turn",
+    });
+    let server = Server::start(vec![ok(tool), ok(text)]).await;
+    let llm = engine(Provider::Anthropic, &server);
+    for _ in 0..2 {
+        let out = review(&llm).await.unwrap();
+        assert!(
+            matches!(&out, EngineOutput::Body(b) if b.findings.len() == 1),
+            "{out:?}"
+        );
+    }
+    let seen = server.requests();
+    assert!(seen[0].head.starts_with("post /v1/messages "));
+    assert!(seen[0].head.contains("x-api-key: sk-test-secret"));
+    assert!(seen[0].head.contains("anthropic-version: 2023-06-01"));
+    assert_eq!(seen[0].body["tool_choice"]["name"], "lane_report");
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_transient_and_carries_the_servers_wait() {
+    let server = Server::start(vec![
+        status(
+            429,
+            vec![("retry-after", "3".into())],
+            r#"{"error":{"message":"slow down"}}"#,
+        ),
+        status(503, vec![("retry-after-ms", "1500".into())], "overloaded"),
+    ])
+    .await;
+    let llm = engine(Provider::Openai, &server);
+    let limited = review(&llm).await.unwrap_err();
+    assert!(limited.transient);
+    assert_eq!(limited.kind, FaultKind::RateLimited);
+    assert_eq!(limited.retry_after, Some(Duration::from_secs(3)));
+    assert!(
+        limited.reason.contains("429: slow down"),
+        "{}",
+        limited.reason
+    );
+    let down = review(&llm).await.unwrap_err();
+    assert!(down.transient);
+    assert_eq!(down.retry_after, Some(Duration::from_millis(1500)));
+}
+
+#[tokio::test]
+async fn a_refusal_is_permanent_with_the_servers_reason_and_no_key_in_it() {
+    let server = Server::start(vec![status(
+        401,
+        vec![],
+        r#"{"error":{"message":"Invalid API key provided"}}"#,
+    )])
+    .await;
+    let llm = engine(Provider::Openai, &server);
+    let refused = review(&llm).await.unwrap_err();
+    assert!(!refused.transient);
+    assert_eq!(refused.kind, FaultKind::Refused);
+    assert!(refused.reason.contains("401: Invalid API key provided"));
+    assert!(!refused.reason.contains("sk-test-secret"));
+    assert!(!format!("{llm:?}").contains("sk-test-secret"));
+}
+
+#[tokio::test]
+async fn an_answer_cut_at_the_token_limit_is_marked_incomplete() {
+    let cut = openai_answer(
+        r#"{"reviewed": ["app.py"], "checks": [], "findings": [{"sev"#,
+        "length",
+    );
+    let server = Server::start(vec![ok(cut)]).await;
+    let out = review(&engine(Provider::Openai, &server)).await.unwrap();
+    let EngineOutput::Raw(body) = out else {
+        panic!("a cut answer read as a report: {out:?}");
+    };
+    assert!(
+        body["incomplete"]
+            .as_str()
+            .is_some_and(|s| s.contains("output token limit")),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn prose_and_off_schema_answers_go_to_the_gate_as_they_are() {
+    let server = Server::start(vec![
+        ok(openai_answer(
+            "The change looks good to me, approve!",
+            "stop",
+        )),
+        ok(openai_answer(r#"{"findings": "none"}"#, "stop")),
+    ])
+    .await;
+    let llm = engine(Provider::Openai, &server);
+    let prose = review(&llm).await.unwrap();
+    assert!(
+        matches!(prose, EngineOutput::Raw(Value::String(_))),
+        "{prose:?}"
+    );
+    let off = review(&llm).await.unwrap();
+    assert_eq!(off, EngineOutput::Raw(json!({"findings": "none"})));
+}
+
+#[tokio::test]
+async fn dropping_the_lane_cancels_the_request_in_flight() {
+    let server = Server::start(vec![Scripted {
+        delay: Duration::from_secs(30),
+        ..ok(openai_answer(&report_json().to_string(), "stop"))
+    }])
+    .await;
+    let llm = engine(Provider::Openai, &server);
+    let lane = review(&llm);
+    tokio::select! {
+        out = lane => panic!("a 30 s answer came early: {out:?}"),
+        () = server.arrived.notified() => {}
+    }
+    // The lane's future is gone: the server sees the connection close.
+    tokio::time::timeout(Duration::from_secs(10), server.hung_up.notified())
+        .await
+        .unwrap_or_else(|_| panic!("the request was not cancelled"));
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn waits_are_read_from_every_rate_limit_header() {
+    let mut h = reqwest::header::HeaderMap::new();
+    h.insert("x-ratelimit-reset-requests", "6m0s".parse().unwrap());
+    h.insert("retry-after", "2".parse().unwrap());
+    assert_eq!(retry_after(&h), Some(Duration::from_secs(360)));
+    assert_eq!(go_duration("20ms"), Some(Duration::from_millis(20)));
+    assert_eq!(
+        go_duration("1h2m3.5s"),
+        Some(Duration::from_secs_f64(3723.5))
+    );
+    assert_eq!(go_duration("soon"), None);
+}
