@@ -232,6 +232,8 @@ fn a_rate_limit_that_never_lifts_faults_the_lanes_after_waiting_it_out() {
     assert!(!lanes.is_empty());
     for lane in &lanes {
         assert_eq!(lane["outcome"], "PIPELINE-FAULT", "{lane}");
+        // Every attempt's request counts, answered or not.
+        assert_eq!(lane["usage"]["requests"], 3, "{lane}");
         assert!(
             lane["banner"]
                 .as_str()

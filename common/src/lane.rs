@@ -92,6 +92,35 @@ pub struct LaneJob {
     /// `decisions` refer to by index. Empty for every other lane.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Finding>,
+    /// What the lane's earlier attempts spent on a model service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<Usage>,
+}
+
+/// What a lane spent on a model service, over all its attempts so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The model that answered (the last one, if several did).
+    pub model: String,
+    pub requests: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Time spent waiting for answers, in milliseconds.
+    pub latency_ms: u64,
+}
+
+impl Usage {
+    /// This usage with `more` added.
+    pub fn plus(mut self, more: &Usage) -> Usage {
+        if !more.model.is_empty() {
+            self.model.clone_from(&more.model);
+        }
+        self.requests = self.requests.saturating_add(more.requests);
+        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        self.latency_ms = self.latency_ms.saturating_add(more.latency_ms);
+        self
+    }
 }
 
 impl LaneJob {
@@ -113,6 +142,7 @@ impl LaneJob {
             rejected_for: Vec::new(),
             traceparent: None,
             candidates,
+            spent: None,
         }
     }
 }
@@ -143,6 +173,9 @@ pub struct LaneReport {
     pub engine: String,
     pub duration_ms: u64,
     pub outcome: LaneAttemptOutcome,
+    /// What the lane has spent on a model service, this attempt included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
 }
 
 /// How a lane attempt ended on the worker.

@@ -132,6 +132,9 @@ pub struct LaneSummary {
     /// Why the lane is incomplete or faulted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub banner: Option<String>,
+    /// What the lane spent on a model service, over all its attempts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::lane::Usage>,
 }
 
 /// A file's line in the report's facts summary.

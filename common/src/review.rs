@@ -4,7 +4,7 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{FaultKind, LaneKind, LaneReportBody, LaneSpec, ReviewId};
+use crate::lane::{FaultKind, LaneKind, LaneReportBody, LaneSpec, ReviewId, Usage};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -92,6 +92,9 @@ pub struct LaneResult {
     /// For a faulted lane, what kind of fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<FaultKind>,
+    /// What the lane spent on a model service, over all its attempts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
     #[serde(default)]
     pub worker: String,
     #[serde(default)]

@@ -113,6 +113,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
                 body: Some(body.take().unwrap_or_default()),
                 banner: None,
                 fault: None,
+                usage: None,
                 worker: "w".into(),
                 duration_ms: 1,
             };
@@ -320,6 +321,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
                     body: Some(body),
                     banner: None,
                     fault: None,
+                    usage: None,
                     worker: "w".into(),
                     duration_ms: 1,
                 };

@@ -44,6 +44,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
             }),
             banner: None,
             fault: None,
+            usage: None,
             worker: "w".into(),
             duration_ms: 1,
         };

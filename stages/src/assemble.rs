@@ -165,6 +165,7 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
         checks: body.map(|b| b.checks.clone()).unwrap_or_default(),
         findings_raised: raised,
         summary: body.map(|b| b.summary.clone()).unwrap_or_default(),
+        usage: result.and_then(|r| r.usage.clone()),
         banner: match result {
             Some(r) => r.banner.clone(),
             None => Some("lane never settled".to_owned()),

@@ -59,6 +59,7 @@ fn report(job: &LaneJob) -> LaneReport {
         outcome: LaneAttemptOutcome::Reported {
             body: serde_json::json!({"reviewed": [], "checks": [], "findings": [], "summary": "ok"}),
         },
+        usage: None,
     }
 }
 
@@ -193,6 +194,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         body: None,
         banner: None,
         fault: None,
+        usage: None,
         worker: "w".into(),
         duration_ms: 1,
     };

@@ -18,6 +18,24 @@ pub struct DeadLetterLabels {
     pub reason: String,
 }
 
+/// Labels of what a lane spent on a model.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ModelLabels {
+    pub engine: String,
+    pub model: String,
+    /// `domain`, `specialist` or `adjudication`.
+    pub lane_kind: String,
+}
+
+/// Labels of tokens spent on a model: `direction` is `input` or `output`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TokenLabels {
+    pub engine: String,
+    pub model: String,
+    pub lane_kind: String,
+    pub direction: String,
+}
+
 /// Every metric a worker exports.
 #[derive(Debug, Clone)]
 pub struct WorkerMetrics {
@@ -28,6 +46,8 @@ pub struct WorkerMetrics {
     pub jobs_reclaimed: Counter,
     pub leases_lost: Counter,
     pub dead_letters: Family<DeadLetterLabels, Counter>,
+    pub model_requests: Family<ModelLabels, Counter>,
+    pub model_tokens: Family<TokenLabels, Counter>,
 }
 
 impl Default for WorkerMetrics {
@@ -39,6 +59,8 @@ impl Default for WorkerMetrics {
             jobs_reclaimed: Counter::default(),
             leases_lost: Counter::default(),
             dead_letters: Family::default(),
+            model_requests: Family::default(),
+            model_tokens: Family::default(),
         }
     }
 }
@@ -84,6 +106,47 @@ impl WorkerMetrics {
             None,
             metrics.dead_letters.clone(),
         );
+        r.register(
+            "model_requests",
+            "Requests lanes made to a model service, by engine, model and lane kind",
+            None,
+            metrics.model_requests.clone(),
+        );
+        r.register(
+            "model_tokens",
+            "Tokens lanes spent on a model service, by engine, model, lane kind and direction",
+            None,
+            metrics.model_tokens.clone(),
+        );
         (metrics, r)
+    }
+
+    /// Counts what one attempt of `lane` spent.
+    pub fn count_usage(
+        &self,
+        lane: &revu_common::lane::LaneSpec,
+        spent: &revu_common::lane::Usage,
+    ) {
+        let model = ModelLabels {
+            engine: lane.engine.clone(),
+            model: spent.model.clone(),
+            lane_kind: lane.kind.label().to_owned(),
+        };
+        self.model_requests
+            .get_or_create(&model)
+            .inc_by(u64::from(spent.requests));
+        for (direction, tokens) in [
+            ("input", spent.input_tokens),
+            ("output", spent.output_tokens),
+        ] {
+            self.model_tokens
+                .get_or_create(&TokenLabels {
+                    engine: model.engine.clone(),
+                    model: model.model.clone(),
+                    lane_kind: model.lane_kind.clone(),
+                    direction: direction.to_owned(),
+                })
+                .inc_by(tokens);
+        }
     }
 }

@@ -211,6 +211,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
+            spent: report.usage.clone(),
             ..LaneJob::new(
                 id.clone(),
                 spec.clone(),
@@ -226,6 +227,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             body,
             banner,
             fault,
+            usage: report.usage.clone(),
             worker: report.worker.clone(),
             duration_ms: report.duration_ms,
         };

@@ -126,6 +126,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 body: None,
                 banner: Some(banner.to_owned()),
                 fault: Some(kind),
+                usage: None,
                 worker: String::new(),
                 duration_ms: 0,
             };
@@ -184,6 +185,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     body: None,
                     banner: Some(banner.to_owned()),
                     fault: Some(FaultKind::Bundle),
+                    usage: None,
                     worker: String::new(),
                     duration_ms: 0,
                 };

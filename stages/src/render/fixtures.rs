@@ -34,6 +34,7 @@ pub fn lane(
         findings_raised: findings,
         summary: summary.into(),
         banner: None,
+        usage: None,
     }
 }
 

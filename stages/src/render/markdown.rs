@@ -127,6 +127,36 @@ fn write_finding(out: &mut String, f: &Finding, counted: Severity, rigor: Rigor)
     Ok(())
 }
 
+/// What the lanes of model engines spent, when any did.
+fn write_usage(out: &mut String, r: &Report) -> fmt::Result {
+    let metered: Vec<_> = r
+        .lanes
+        .iter()
+        .filter_map(|l| l.usage.as_ref().map(|u| (l, u)))
+        .collect();
+    if metered.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "| lane | model | requests | input tokens | output tokens | latency |"
+    )?;
+    writeln!(out, "|---|---|---:|---:|---:|---:|")?;
+    for (l, u) in &metered {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.1} s |",
+            cell(&code(&l.id)),
+            cell(&inline(&u.model)),
+            u.requests,
+            u.input_tokens,
+            u.output_tokens,
+            u.latency_ms as f64 / 1000.0
+        )?;
+    }
+    writeln!(out)
+}
+
 fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
     writeln!(out, "## Lanes\n")?;
     writeln!(
@@ -149,6 +179,7 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
         )?;
     }
     writeln!(out)?;
+    write_usage(out, r)?;
     if !r.dimensions_not_dispatched.is_empty() {
         let skipped: Vec<String> = r
             .dimensions_not_dispatched

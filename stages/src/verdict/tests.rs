@@ -37,6 +37,7 @@ fn lane(id: &str, outcome: LaneOutcome, banner: Option<&str>) -> LaneSummary {
         findings_raised: 0,
         summary: String::new(),
         banner: banner.map(Into::into),
+        usage: None,
     }
 }
 

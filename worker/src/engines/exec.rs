@@ -290,13 +290,13 @@ mod tests {
             files: Vec::new(),
             guidance: Vec::new(),
         };
-        LaneInput {
-            job: Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
-            review: Arc::new(LoadedReview {
+        LaneInput::new(
+            Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
+            Arc::new(LoadedReview {
                 bundle: ReviewBundle::default(),
                 diff: Diff::default(),
             }),
-        }
+        )
     }
 
     async fn run(engine: &ExecEngine) -> Result<serde_json::Value, EngineError> {

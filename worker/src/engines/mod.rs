@@ -15,11 +15,11 @@ pub mod rules;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::Finding;
-use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody};
+use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
 use rules::{Rule, RuleContext, all_rules};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A review's stored bundle with its diff parsed, shared by its lanes.
@@ -35,9 +35,46 @@ pub struct LoadedReview {
 pub struct LaneInput {
     pub job: Arc<LaneJob>,
     pub review: Arc<LoadedReview>,
+    /// Where a model engine records what it spends, request by request.
+    pub meter: Arc<Meter>,
+}
+
+/// What a lane's engine spent on a model service, recorded as it goes, so
+/// that what a failed or abandoned attempt spent still counts.
+#[derive(Debug, Default)]
+pub struct Meter(Mutex<Option<Usage>>);
+
+impl Meter {
+    /// One request to `model` that took `latency`, with the tokens its
+    /// answer reported (0 when it reported none).
+    pub fn record(&self, model: &str, input_tokens: u64, output_tokens: u64, latency: Duration) {
+        let request = Usage {
+            model: model.to_owned(),
+            requests: 1,
+            input_tokens,
+            output_tokens,
+            latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+        };
+        let mut total = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        *total = Some(total.take().unwrap_or_default().plus(&request));
+    }
+
+    /// Everything recorded, if anything was.
+    pub fn total(&self) -> Option<Usage> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
 }
 
 impl LaneInput {
+    /// The input of `job` over `review`, with a fresh meter.
+    pub fn new(job: Arc<LaneJob>, review: Arc<LoadedReview>) -> Self {
+        LaneInput {
+            job,
+            review,
+            meter: Arc::default(),
+        }
+    }
+
     pub fn diff(&self) -> &Diff {
         &self.review.diff
     }

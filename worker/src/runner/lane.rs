@@ -3,7 +3,7 @@
 
 use super::AbortOnDrop;
 use super::Worker;
-use crate::engines::{EngineOutput, LaneInput, LoadedReview};
+use crate::engines::{EngineOutput, LaneInput, LoadedReview, Meter};
 use revu_common::diff;
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob};
 use revu_common::queue::{JobQueue, ReviewStore};
@@ -20,7 +20,9 @@ fn failed(kind: FaultKind, reason: impl Into<String>, transient: bool) -> LaneAt
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
-    pub(super) async fn run_lane(&self, job: &LaneJob) -> LaneAttemptOutcome {
+    /// Runs the lane's engine; what it spends on a model service goes to
+    /// `meter`.
+    pub(super) async fn run_lane(&self, job: &LaneJob, meter: &Arc<Meter>) -> LaneAttemptOutcome {
         if now_ms() > job.deadline_ms {
             return failed(
                 FaultKind::Deadline,
@@ -53,6 +55,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let input = LaneInput {
             job: Arc::new(job.clone()),
             review,
+            meter: meter.clone(),
         };
         // On a task of its own, so that a panicking engine fails its lane
         // and not the worker; aborted (and the engine's future dropped)

@@ -11,11 +11,11 @@ mod held;
 mod lane;
 mod observe;
 
-use crate::engines::Engines;
+use crate::engines::{Engines, Meter};
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage};
 use revu_common::queue::{Delivery, JobQueue, QueueError, ReviewStore};
 use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::{ProgressEvent, now_ms};
@@ -68,6 +68,15 @@ enum Abandon {
     LeaseLost,
     /// The review was finished or cancelled.
     ReviewOver,
+}
+
+/// What the lane has spent on a model service: its earlier attempts' and
+/// this one's.
+fn spent(job: &LaneJob, meter: &Meter) -> Option<Usage> {
+    match (job.spent.clone(), meter.total()) {
+        (Some(before), Some(now)) => Some(before.plus(&now)),
+        (before, now) => before.or(now),
+    }
 }
 
 /// Resolves when the heartbeat says the lane is to be abandoned; never,
@@ -243,11 +252,12 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         self.held.insert(&delivery.entry);
         self.metrics.lanes_running.inc();
         let started = Instant::now();
+        let meter = Arc::new(Meter::default());
         let (heartbeat, mut abandoned) = self.heartbeat(&delivery.entry, &job.review_id);
         // The engine's future is dropped (its request or command stopped)
         // as soon as the lane is abandoned.
         let report = tokio::select! {
-            report = self.attempt(&job).instrument(span.clone()) => report,
+            report = self.attempt(&job, &meter).instrument(span.clone()) => report,
             why = abandon_signal(&mut abandoned) => match why {
                 Abandon::LeaseLost => {
                     // Another worker holds the job now; its report is the one.
@@ -256,12 +266,15 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     self.held.remove(&delivery.entry);
                     return;
                 }
-                Abandon::ReviewOver => self.abandoned_report(&job, started),
+                Abandon::ReviewOver => self.abandoned_report(&job, started, &meter),
             },
         };
         drop(heartbeat);
         self.metrics.lanes_running.dec();
         observe::attempt_done(&span, &self.metrics, &job, &report);
+        if let Some(spent) = meter.total() {
+            self.metrics.count_usage(&job.lane, &spent);
+        }
         if self.failpoint == Some(Failpoint::ExitAfterEngine) {
             std::process::exit(86);
         }
@@ -316,8 +329,9 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
 
     /// The report of a lane abandoned because its review is over: written
     /// so that its job is acknowledged (the coordinator discards it).
-    fn abandoned_report(&self, job: &LaneJob, started: Instant) -> LaneReport {
+    fn abandoned_report(&self, job: &LaneJob, started: Instant, meter: &Meter) -> LaneReport {
         LaneReport {
+            usage: spent(job, meter),
             review_id: job.review_id.clone(),
             lane_id: job.lane.id.clone(),
             attempt: job.attempt,
@@ -334,7 +348,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     }
 
     /// Runs one attempt of a lane to its report.
-    async fn attempt(&self, job: &LaneJob) -> LaneReport {
+    async fn attempt(&self, job: &LaneJob, meter: &Arc<Meter>) -> LaneReport {
         let wait =
             Duration::from_millis(job.not_before_ms.saturating_sub(now_ms())).min(MAX_BACKOFF_WAIT);
         if !wait.is_zero() {
@@ -354,7 +368,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         }
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
         let limit = self.lane_timeout.min(left);
-        let outcome = match tokio::time::timeout(limit, self.run_lane(job)).await {
+        let outcome = match tokio::time::timeout(limit, self.run_lane(job, meter)).await {
             Ok(outcome) => outcome,
             Err(_) => LaneAttemptOutcome::Failed {
                 reason: format!("lane ran longer than {}s", limit.as_secs()),
@@ -373,6 +387,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");
         }
         LaneReport {
+            usage: spent(job, meter),
             review_id: job.review_id.clone(),
             lane_id: job.lane.id.clone(),
             attempt: job.attempt,

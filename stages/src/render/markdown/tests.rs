@@ -52,3 +52,24 @@ fn code_spans_survive_backticks_and_cells_survive_pipes() {
     assert_eq!(cell("a|b\nc"), "a\\|b c");
     assert_eq!(inline("  two\n lines  "), "two lines");
 }
+
+#[test]
+fn what_model_lanes_spent_is_shown_when_any_did() {
+    let mut report = clean_docs_report();
+    assert!(!markdown(&report).contains("input tokens"));
+    report.lanes[0].usage = Some(revu_common::lane::Usage {
+        model: "smollm2".into(),
+        requests: 2,
+        input_tokens: 1200,
+        output_tokens: 300,
+        latency_ms: 4250,
+    });
+    let md = markdown(&report);
+    assert!(
+        md.contains(&format!(
+            "| `{}` | smollm2 | 2 | 1200 | 300 | 4.2 s |",
+            report.lanes[0].id
+        )),
+        "{md}"
+    );
+}

@@ -152,6 +152,7 @@ impl LlmEngine {
     }
 
     async fn run(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
+        let input_meter = input.meter.clone();
         // Building the prompt of a wide lane is CPU work: off the runtime.
         let prompt = tokio::task::spawn_blocking(move || prompt::build(&input))
             .await
@@ -170,20 +171,40 @@ impl LlmEngine {
                 request = request.header(name, value);
             }
         }
-        let response = request.send().await.map_err(|e| self.unreachable(&e))?;
-        let status = response.status();
-        let retry_after = retry_after(response.headers());
-        let text = response.text().await.map_err(|e| self.unreachable(&e))?;
+        let sent = std::time::Instant::now();
+        let meter = input_meter;
+        let answered = async {
+            let response = request.send().await?;
+            let status = response.status();
+            let retry_after = retry_after(response.headers());
+            Ok::<_, reqwest::Error>((status, retry_after, response.text().await?))
+        }
+        .await;
+        let (status, retry_after, text) = match answered {
+            Ok(answered) => answered,
+            Err(e) => {
+                meter.record(&self.model, 0, 0, sent.elapsed());
+                return Err(self.unreachable(&e));
+            }
+        };
         if !status.is_success() {
+            meter.record(&self.model, 0, 0, sent.elapsed());
             return Err(self.refused(status.as_u16(), &text, retry_after));
         }
         let json: Value = serde_json::from_str(&text).map_err(|e| {
+            meter.record(&self.model, 0, 0, sent.elapsed());
             EngineError::transient(
                 FaultKind::BadReport,
                 format!("{} answered with a body that is not JSON: {e}", self.url),
             )
         })?;
-        let answer = self.provider.answer(&json).map_err(|e| {
+        let answer = self.provider.answer(&json);
+        let tokens = answer
+            .as_ref()
+            .map(|a| (a.input_tokens.unwrap_or(0), a.output_tokens.unwrap_or(0)))
+            .unwrap_or_default();
+        meter.record(&self.model, tokens.0, tokens.1, sent.elapsed());
+        let answer = answer.map_err(|e| {
             EngineError::transient(FaultKind::BadReport, format!("{}: {e}", self.url))
         })?;
         tracing::info!(

@@ -120,9 +120,9 @@ mod tests {
             files,
             guidance: vec![],
         };
-        LaneInput {
-            job: Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
-            review: Arc::new(LoadedReview {
+        LaneInput::new(
+            Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
+            Arc::new(LoadedReview {
                 bundle: ReviewBundle {
                     diff: patch.to_vec(),
                     intent: intent.to_owned(),
@@ -130,7 +130,7 @@ mod tests {
                 },
                 diff,
             }),
-        }
+        )
     }
 
     const PATCH: &[u8] = b"diff --git a/app.py b/app.py

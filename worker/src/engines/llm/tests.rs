@@ -165,16 +165,16 @@ fn input() -> LaneInput {
         files: vec!["app.py".into()],
         guidance: vec![],
     };
-    LaneInput {
-        job: Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
-        review: Arc::new(LoadedReview {
+    LaneInput::new(
+        Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
+        Arc::new(LoadedReview {
             bundle: ReviewBundle {
                 diff: PATCH.to_vec(),
                 ..ReviewBundle::default()
             },
             diff,
         }),
-    }
+    )
 }
 
 fn engine(provider: Provider, server: &Server) -> LlmEngine {
