@@ -24,6 +24,15 @@ struct Server {
 }
 
 fn serve(status: u16, headers: &'static str, body: String) -> Server {
+    serve_by(status, headers, move |_| body.clone())
+}
+
+/// Like [`serve`], the body chosen by what the request asked.
+fn serve_by(
+    status: u16,
+    headers: &'static str,
+    answer: impl Fn(&str) -> String + Send + 'static,
+) -> Server {
     let listener =
         TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("binding loopback: {e}"));
     let base = format!(
@@ -58,6 +67,7 @@ fn serve(status: u16, headers: &'static str, body: String) -> Server {
             }
             let mut body_in = vec![0u8; length];
             let _ = reader.read_exact(&mut body_in);
+            let body = answer(&String::from_utf8_lossy(&body_in));
             if let Ok(mut times) = t.lock() {
                 times.push(Instant::now());
             }
@@ -90,6 +100,10 @@ fn example(name: &str) -> PathBuf {
 /// `revu review --engine llm --format json` on `patch` against `server`,
 /// the key given in the environment.
 fn review(server: &Server, patch: &str) -> Output {
+    review_with(server, patch, &[])
+}
+
+fn review_with(server: &Server, patch: &str, extra: &[&str]) -> Output {
     let diff = example(patch);
     Command::new(env!("CARGO_BIN_EXE_revu"))
         .env_remove("TRACEPARENT")
@@ -109,6 +123,7 @@ fn review(server: &Server, patch: &str) -> Output {
             "--llm-model",
             "test-model",
         ])
+        .args(extra)
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("{e}"))
@@ -252,5 +267,38 @@ fn a_rate_limit_that_never_lifts_faults_the_lanes_after_waiting_it_out() {
         .zip(times.iter().min())
         .map(|(a, b)| a.duration_since(*b));
     assert!(span >= Some(Duration::from_secs(2)), "{span:?}");
+    assert_key_hidden(&out);
+}
+
+#[test]
+fn llm_adjudication_can_drop_what_llm_lanes_raised() {
+    let review_answer = serde_json::json!({
+        "reviewed": ["src/billing/client.rs"], "checks": ["credentials"],
+        "findings": [{"severity": "BLOCKER", "file": "src/billing/client.rs", "line": 3,
+            "summary": "hard-coded key", "why": "anyone can use it", "fix": "load it",
+            "confidence": 90, "dimension": "security"}],
+        "summary": "a key"
+    });
+    let adjudication = serde_json::json!({
+        "reviewed": ["src/billing/client.rs"], "checks": ["adjudication"], "findings": [],
+        "summary": "the key is a documented example",
+        "decisions": [{"index": 0, "action": "drop", "reason": "an example key from the docs"}]
+    });
+    let server = serve_by(200, "", move |request| {
+        if request.contains("adjudicating the findings") {
+            answer(&adjudication.to_string())
+        } else {
+            answer(&review_answer.to_string())
+        }
+    });
+    let out = review_with(&server, "secret-and-unwrap.patch", &["--adjudicate", "llm"]);
+    let r = report(&out);
+    assert!(
+        outcomes(&r).iter().all(|o| o == "COMPLETE"),
+        "{:?}",
+        outcomes(&r)
+    );
+    assert_eq!(r["findings"].as_array().map(Vec::len), Some(0), "{r}");
+    assert_eq!(r["verdict"], "APPROVE", "{r}");
     assert_key_hidden(&out);
 }

@@ -15,7 +15,7 @@ pub mod reply;
 pub mod wire;
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Review};
-use revu_common::lane::FaultKind;
+use revu_common::lane::{FaultKind, LaneKind};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -153,6 +153,9 @@ impl LlmEngine {
 
     async fn run(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
         let input_meter = input.meter.clone();
+        let kind = input.job.lane.kind.clone();
+        let schema =
+            reply::schema((kind == LaneKind::Adjudication).then_some(input.job.candidates.len()));
         // Building the prompt of a wide lane is CPU work: off the runtime.
         let prompt = tokio::task::spawn_blocking(move || prompt::build(&input))
             .await
@@ -161,7 +164,7 @@ impl LlmEngine {
             })?;
         let body = self
             .provider
-            .body(&self.model, &prompt, self.max_output_tokens);
+            .body(&self.model, &prompt, &schema, self.max_output_tokens);
         let mut request = self.client.post(&self.url).json(&body);
         for (name, value) in self.provider.fixed_headers() {
             request = request.header(name, value);

@@ -7,10 +7,21 @@ use revu_common::diff::{FilePatch, LineKind};
 use revu_common::lane::LaneKind;
 use std::fmt::Write;
 
-/// The version of the prompt files, recorded in the lane's `checks`.
+/// The version of the review prompt, recorded in the lane's `checks`.
 pub const PROMPT_VERSION: &str = "review-v1";
+/// The version of the adjudication prompt.
+pub const ADJUDICATION_PROMPT_VERSION: &str = "adjudicate-v1";
 
 const REVIEW: &str = include_str!("../../../prompts/review-v1.md");
+const ADJUDICATE: &str = include_str!("../../../prompts/adjudicate-v1.md");
+
+/// The version of the prompt a lane of `kind` gets.
+pub fn version(kind: &LaneKind) -> &'static str {
+    match kind {
+        LaneKind::Adjudication => ADJUDICATION_PROMPT_VERSION,
+        _ => PROMPT_VERSION,
+    }
+}
 
 /// A lane's system and user messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +46,10 @@ fn lane_words(kind: &LaneKind) -> String {
 /// Builds the prompt of `input`.
 pub fn build(input: &LaneInput) -> Prompt {
     let job = &input.job;
-    let system = REVIEW.replace("{{LANE}}", &lane_words(&job.lane.kind));
+    let system = match job.lane.kind {
+        LaneKind::Adjudication => ADJUDICATE.to_owned(),
+        _ => REVIEW.replace("{{LANE}}", &lane_words(&job.lane.kind)),
+    };
     let mut user = String::new();
     if !job.rejected_for.is_empty() {
         let _ = writeln!(
@@ -56,6 +70,22 @@ pub fn build(input: &LaneInput) -> Prompt {
     let intent = &input.bundle().intent;
     if !intent.is_empty() {
         let _ = writeln!(user, "Intent of the change:\n{}\n", fence_safe(intent));
+    }
+    if !job.candidates.is_empty() {
+        let _ = writeln!(user, "Candidates:");
+        for (index, f) in job.candidates.iter().enumerate() {
+            let _ = writeln!(
+                user,
+                "{index}. {} {} ({}, confidence {}): {} Why: {}",
+                f.severity,
+                f.citation(),
+                f.dimension,
+                f.confidence,
+                fence_safe(&f.summary),
+                fence_safe(&f.why)
+            );
+        }
+        user.push('\n');
     }
     for patch in input.lane_files() {
         numbered(&mut user, patch);
@@ -158,6 +188,38 @@ mod tests {
         // The planted closing tag cannot end the data early.
         assert_eq!(p.user.matches("</data>").count(), 1);
         assert!(p.user.trim_end().ends_with("</data>"));
+    }
+
+    #[test]
+    fn adjudication_shows_every_candidate_by_index() {
+        use revu_common::finding::{BlastRadius, Finding, Severity};
+        let mut lane = input(LaneKind::Adjudication, PATCH, "");
+        let candidate = Finding {
+            rule: "RV-SEC-003".into(),
+            severity: Severity::Blocker,
+            file: "app.py".into(),
+            line: 2,
+            end_line: None,
+            dimension: Dimension::Security,
+            dimensions: vec![],
+            summary: "eval of input".into(),
+            why: "runs any code".into(),
+            fix: "parse it".into(),
+            confidence: 90,
+            blast_radius: BlastRadius::System,
+        };
+        let mut job = (*lane.job).clone();
+        job.candidates = vec![candidate];
+        lane.job = Arc::new(job);
+        let p = build(&lane);
+        assert!(p.system.contains("cannot add findings"));
+        assert!(
+            p.user
+                .contains("0. BLOCKER app.py:2 (security, confidence 90): eval of input"),
+            "{}",
+            p.user
+        );
+        assert_eq!(version(&LaneKind::Adjudication), "adjudicate-v1");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! servers that ignore the schema (code fences, prose around the JSON),
 //! and the conversion to a lane report.
 
+use revu_common::adjudication::{Action, Decision};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::lane::LaneReportBody;
 use serde::Deserialize;
@@ -11,12 +12,13 @@ use serde_json::{Value, json};
 /// Most findings one lane answer may carry.
 pub const MAX_FINDINGS: usize = 20;
 
-/// The JSON Schema of a lane answer, as `response_format` and tool input.
-pub fn schema() -> Value {
+/// The JSON Schema of a lane answer, as `response_format` and tool input;
+/// an adjudication answer adds one decision per candidate and no finding.
+pub fn schema(adjudication: Option<usize>) -> Value {
     let text = |max: usize| json!({"type": "string", "maxLength": max});
     let list =
         |items: usize, max: usize| json!({"type": "array", "maxItems": items, "items": text(max)});
-    json!({
+    let mut schema = json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["reviewed", "checks", "findings", "summary"],
@@ -44,7 +46,27 @@ pub fn schema() -> Value {
             },
             "summary": text(1000),
         }
-    })
+    });
+    if let Some(candidates) = adjudication {
+        schema["required"] = json!(["reviewed", "checks", "findings", "summary", "decisions"]);
+        schema["properties"]["findings"]["maxItems"] = json!(0);
+        schema["properties"]["decisions"] = json!({
+            "type": "array",
+            "minItems": candidates,
+            "maxItems": candidates,
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["index", "action", "reason"],
+                "properties": {
+                    "index": {"type": "integer", "minimum": 0, "maximum": candidates.saturating_sub(1)},
+                    "action": {"enum": Action::ALL.map(Action::as_str)},
+                    "reason": text(500),
+                }
+            }
+        });
+    }
+    schema
 }
 
 /// A finding as the model writes it; the engine adds the rest.
@@ -68,6 +90,9 @@ struct ModelReport {
     checks: Vec<String>,
     findings: Vec<ModelFinding>,
     summary: String,
+    /// Adjudication answers only; the completeness gate checks them.
+    #[serde(default)]
+    decisions: Vec<Decision>,
 }
 
 /// The JSON object in a model's text: the whole text, else inside a code
@@ -146,7 +171,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
         checks: report.checks,
         findings,
         summary: report.summary,
-        decisions: Vec::new(),
+        decisions: report.decisions,
     })
 }
 
@@ -188,10 +213,22 @@ mod tests {
 
     #[test]
     fn the_schema_bounds_every_list_and_string() {
-        let s = schema();
+        let s = schema(None);
         assert_eq!(s["properties"]["findings"]["maxItems"], MAX_FINDINGS);
         assert_eq!(s["properties"]["summary"]["maxLength"], 1000);
         let dims = &s["properties"]["findings"]["items"]["properties"]["dimension"]["enum"];
         assert_eq!(dims.as_array().map(Vec::len), Some(6));
+        let a = schema(Some(3));
+        assert_eq!(a["properties"]["decisions"]["minItems"], 3);
+        assert_eq!(a["properties"]["findings"]["maxItems"], 0);
+    }
+
+    #[test]
+    fn an_adjudication_answer_keeps_its_decisions() {
+        let answer = json!({"reviewed": ["app.py"], "checks": ["adjudication"], "findings": [],
+            "summary": "one real", "decisions": [{"index": 0, "action": "drop", "reason": "handled"}]});
+        let body = to_report(answer, "llm").unwrap();
+        assert_eq!(body.decisions.len(), 1);
+        assert_eq!(body.decisions[0].action, Action::Drop);
     }
 }

@@ -4,7 +4,6 @@
 //! (`POST {base}/v1/messages`, structured output by a forced tool).
 
 use super::prompt::Prompt;
-use super::reply::schema;
 use serde_json::{Value, json};
 
 /// Which protocol a model speaks.
@@ -70,8 +69,8 @@ impl Provider {
         }
     }
 
-    /// The request body.
-    pub fn body(self, model: &str, prompt: &Prompt, max_tokens: u32) -> Value {
+    /// The request body, asking for an answer in `schema`.
+    pub fn body(self, model: &str, prompt: &Prompt, schema: &Value, max_tokens: u32) -> Value {
         match self {
             Provider::Openai => json!({
                 "model": model,
@@ -83,7 +82,7 @@ impl Provider {
                 ],
                 "response_format": {
                     "type": "json_schema",
-                    "json_schema": {"name": TOOL, "strict": true, "schema": schema()},
+                    "json_schema": {"name": TOOL, "strict": true, "schema": schema},
                 },
             }),
             Provider::Anthropic => json!({
@@ -95,7 +94,7 @@ impl Provider {
                 "tools": [{
                     "name": TOOL,
                     "description": "The lane report: what was reviewed and checked, the findings, a summary.",
-                    "input_schema": schema(),
+                    "input_schema": schema,
                 }],
                 "tool_choice": {"type": "tool", "name": TOOL},
             }),
