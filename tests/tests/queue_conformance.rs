@@ -6,7 +6,7 @@ use revu_common::facts::RiskTier;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::RedisBackend;
-use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
+use revu_common::queue::{CreateOutcome, Delivery, JobQueue, ReviewStore};
 use revu_common::report::{FactsSummary, LaneOutcome, Rigor, RigorChoice, RigorSource};
 use revu_common::review::{
     LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState,
@@ -27,9 +27,26 @@ impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
     }
 }
 
+/// The engine of the test jobs, the only stream the consumers read.
+fn rules() -> Vec<String> {
+    vec!["rules".to_owned()]
+}
+
+/// The next job of the `rules` stream for `consumer`, if one comes within
+/// `wait`.
+async fn take_job<B: JobQueue>(
+    b: &B,
+    consumer: &str,
+    wait: Duration,
+) -> Result<Option<Delivery<LaneJob>>, revu_common::queue::QueueError> {
+    let mut taken = b.take_jobs(consumer, &rules(), wait).await?;
+    assert!(taken.len() <= 1, "one stream, one job at a time");
+    Ok(taken.pop())
+}
+
 /// The next job for `consumer`, which must exist.
-async fn take<B: JobQueue>(b: &B, consumer: &str) -> revu_common::queue::Delivery<LaneJob> {
-    b.take_job(consumer, SHORT)
+async fn take<B: JobQueue>(b: &B, consumer: &str) -> Delivery<LaneJob> {
+    take_job(b, consumer, SHORT)
         .await
         .or_fail()
         .unwrap_or_else(|| panic!("no job for {consumer}"))
@@ -97,11 +114,11 @@ async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewSto
     let id = ReviewId::new();
     let j = job(&id, "domain:core");
     b.publish_job(&j).await.or_fail();
-    let got = b.take_job("c1", SHORT).await.or_fail();
+    let got = take_job(&b, "c1", SHORT).await.or_fail();
     let got = got.unwrap_or_else(|| panic!("job not delivered"));
     assert_eq!(got.payload.as_ref().ok(), Some(&j));
     // Nobody else gets it while it is pending.
-    assert!(b.take_job("c2", SHORT).await.or_fail().is_none());
+    assert!(take_job(&b, "c2", SHORT).await.or_fail().is_none());
     assert_eq!(b.job_backlog().await.or_fail().pending, 1);
     b.complete_job(&got.entry, &report(&j)).await.or_fail();
     let depth = b.job_backlog().await.or_fail();
@@ -120,7 +137,7 @@ async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewSto
 
 async fn empty_queue_waits_then_returns_nothing<B: JobQueue + ReviewStore>(b: B) {
     let started = std::time::Instant::now();
-    assert!(b.take_job("c1", SHORT).await.or_fail().is_none());
+    assert!(take_job(&b, "c1", SHORT).await.or_fail().is_none());
     assert!(started.elapsed() >= SHORT / 2, "returned before waiting");
 }
 
@@ -128,17 +145,17 @@ async fn silent_consumer_jobs_are_reclaimed_after_idle<B: JobQueue + ReviewStore
     let id = ReviewId::new();
     let j = job(&id, "domain:a");
     b.publish_job(&j).await.or_fail();
-    let taken = b.take_job("dead", SHORT).await.or_fail();
+    let taken = take_job(&b, "dead", SHORT).await.or_fail();
     assert!(taken.is_some());
     // Not idle long enough yet.
     let early = b
-        .reclaim_jobs("alive", Duration::from_secs(60), 10)
+        .reclaim_jobs("alive", &rules(), Duration::from_secs(60), 10)
         .await
         .or_fail();
     assert!(early.is_empty());
     tokio::time::sleep(Duration::from_millis(120)).await;
     let claimed = b
-        .reclaim_jobs("alive", Duration::from_millis(100), 10)
+        .reclaim_jobs("alive", &rules(), Duration::from_millis(100), 10)
         .await
         .or_fail();
     assert_eq!(claimed.len(), 1);
@@ -241,14 +258,16 @@ async fn lease_extension_and_release_follow_the_holder<B: JobQueue + ReviewStore
     // A live holder refreshes its lease: no longer idle enough to reclaim.
     assert!(b.extend_lease("holder", &d.entry).await.or_fail());
     let early = b
-        .reclaim_jobs("other", Duration::from_millis(100), 10)
+        .reclaim_jobs("other", &rules(), Duration::from_millis(100), 10)
         .await;
     assert!(early.or_fail().is_empty(), "extended lease was reclaimed");
     // Someone who does not hold it cannot extend it.
     assert!(!b.extend_lease("stranger", &d.entry).await.or_fail());
     // Released, it is reclaimable at once, whatever the lease.
     b.release_job("holder", &d.entry).await.or_fail();
-    let claimed = b.reclaim_jobs("other", Duration::from_secs(3600), 10).await;
+    let claimed = b
+        .reclaim_jobs("other", &rules(), Duration::from_secs(3600), 10)
+        .await;
     assert_eq!(claimed.or_fail().len(), 1);
     // And the old holder has lost it.
     assert!(!b.extend_lease("holder", &d.entry).await.or_fail());
@@ -263,7 +282,7 @@ async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + Rev
     b.complete_job(&done.entry, &report(done.payload.as_ref().or_fail()))
         .await
         .or_fail();
-    let held = b.take_job("c1", SHORT).await.or_fail();
+    let held = take_job(&b, "c1", SHORT).await.or_fail();
     assert!(held.is_some());
     b.trim_acknowledged().await.or_fail();
     let depth = b.job_backlog().await.or_fail();
@@ -273,8 +292,8 @@ async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + Rev
         "trim kept the held and the undelivered"
     );
     // Both undelivered jobs are still delivered, in order.
-    let third = b.take_job("c2", SHORT).await.or_fail();
-    let fourth = b.take_job("c2", SHORT).await.or_fail();
+    let third = take_job(&b, "c2", SHORT).await.or_fail();
+    let fourth = take_job(&b, "c2", SHORT).await.or_fail();
     let lane = |d: Option<revu_common::queue::Delivery<LaneJob>>| {
         d.and_then(|d| d.payload.ok())
             .map(|j| j.lane.id)
@@ -363,6 +382,43 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     assert_eq!(stored.map(|r| r.state), Some(ReviewState::Cancelled));
 }
 
+async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let mut model = job(&id, "specialist:security");
+    model.lane.engine = "llm".into();
+    b.publish_job(&model).await.or_fail();
+    b.publish_job(&job(&id, "domain:core")).await.or_fail();
+    assert_eq!(b.workers_for("llm").await.or_fail(), 0);
+    // A rules worker gets the rules job, never the model's.
+    let got = b.take_jobs("rules-worker", &rules(), SHORT).await.or_fail();
+    let lanes: Vec<String> = got
+        .iter()
+        .filter_map(|d| d.payload.as_ref().ok().map(|j| j.lane.id.clone()))
+        .collect();
+    assert_eq!(lanes, ["domain:core"]);
+    assert!(
+        b.take_jobs("rules-worker", &rules(), SHORT)
+            .await
+            .or_fail()
+            .is_empty()
+    );
+    assert_eq!(b.job_backlog().await.or_fail().undelivered, 1);
+    // A worker offering both engines reads both streams.
+    let both = ["llm".to_owned(), "rules".to_owned()];
+    let got = b.take_jobs("model-worker", &both, SHORT).await.or_fail();
+    let d = got
+        .first()
+        .unwrap_or_else(|| panic!("the model job waits for a model worker"));
+    assert_eq!(d.payload.as_ref().or_fail().lane.engine, "llm");
+    assert!(b.workers_for("llm").await.or_fail() >= 1);
+    // Its handle works like any other: lease, completion.
+    assert!(b.extend_lease("model-worker", &d.entry).await.or_fail());
+    b.complete_job(&d.entry, &report(d.payload.as_ref().or_fail()))
+        .await
+        .or_fail();
+    assert_eq!(b.job_backlog().await.or_fail().pending, 1, "the rules job");
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -401,6 +457,7 @@ conformance!(
     trimming_never_removes_undelivered_or_pending_entries,
     creation_dispatches_lanes_and_retries_are_dispatched_once,
     a_lane_is_added_once_and_only_to_an_active_review,
+    jobs_reach_only_consumers_of_their_engine,
 );
 
 #[tokio::test]
@@ -416,14 +473,14 @@ async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers(
         let j = d.payload.as_ref().or_fail().clone();
         b.complete_job(&d.entry, &report(&j)).await.or_fail();
     }
-    let held = b.take_job("holder", SHORT).await.or_fail();
+    let held = take_job(&b, "holder", SHORT).await.or_fail();
     assert!(held.is_some());
     let trimmed = b.trim_acknowledged().await.or_fail();
     assert_eq!(trimmed, 2, "the two acknowledged jobs are trimmed");
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
     let len: u64 = redis::cmd("XLEN")
-        .arg(format!("{}:jobs", server.prefix))
+        .arg(format!("{}:jobs:rules", server.prefix))
         .query_async(&mut conn)
         .await
         .or_fail();
@@ -445,7 +502,7 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     let b = redis_backend(&server).await;
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let key = format!("{}:jobs", server.prefix);
+    let key = format!("{}:jobs:rules", server.prefix);
     redis::cmd("XADD")
         .arg(&key)
         .arg("*")
@@ -454,7 +511,7 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
         .query_async::<String>(&mut conn)
         .await
         .or_fail();
-    let d = b.take_job("c", SHORT).await.or_fail();
+    let d = take_job(&b, "c", SHORT).await.or_fail();
     let d = d.unwrap_or_else(|| panic!("poison entry not delivered"));
     let poison = d
         .payload

@@ -127,7 +127,11 @@ fn soak_with_random_worker_kills_keeps_every_invariant() {
     let prefix = cluster.redis.prefix.clone();
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let jobs = pending(&mut conn, &format!("{prefix}:jobs"), "workers");
+        // Domain lanes run `jitter`, specialist lanes `rules`.
+        let jobs = ["jitter", "rules"]
+            .iter()
+            .map(|engine| pending(&mut conn, &format!("{prefix}:jobs:{engine}"), "workers"))
+            .sum::<u64>();
         let results = pending(&mut conn, &format!("{prefix}:results"), "coordinators");
         if jobs == 0 && results == 0 {
             break;

@@ -105,10 +105,14 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     // A short lease: the heartbeat, which notices the cancel, runs often.
     let worker = Worker::new(backend.clone(), engines, Duration::from_millis(300));
     let delivery = backend
-        .take_job(worker.name(), Duration::from_secs(1))
+        .take_jobs(
+            worker.name(),
+            &["endless".to_owned()],
+            Duration::from_secs(1),
+        )
         .await
         .ok()
-        .flatten()
+        .and_then(|mut taken| taken.pop())
         .unwrap_or_else(|| panic!("the lane job was not delivered"));
     let running = tokio::spawn({
         let worker = worker.clone();

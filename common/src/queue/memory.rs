@@ -5,7 +5,8 @@
 mod stream;
 
 use super::{
-    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode, encode,
+    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode,
+    encode, job_entry, split_job_entry,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
@@ -17,9 +18,17 @@ use std::time::{Duration, Instant};
 use stream::MemStream;
 use tokio::sync::Notify;
 
+/// The job stream of one engine, and who reads it.
+#[derive(Debug, Default)]
+struct EngineStream {
+    jobs: MemStream,
+    readers: BTreeSet<String>,
+}
+
 #[derive(Debug, Default)]
 struct State {
-    jobs: MemStream,
+    /// By engine.
+    jobs: BTreeMap<String, EngineStream>,
     results: MemStream,
     dead: Vec<(String, String)>,
     records: HashMap<ReviewId, ReviewRecord>,
@@ -84,45 +93,99 @@ fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Ve
         .collect()
 }
 
+impl State {
+    /// Appends `raw`, a job of `engine`, to that engine's stream.
+    fn add_job(&mut self, engine: &str, raw: String) -> EntryId {
+        let id = self
+            .jobs
+            .entry(engine.to_owned())
+            .or_default()
+            .jobs
+            .add(raw);
+        job_entry(engine, &id)
+    }
+
+    /// The stream a job handle points at, and the entry's id on it.
+    fn job_stream(&mut self, entry: &str) -> Result<(&mut MemStream, String), QueueError> {
+        let (engine, id) = split_job_entry(entry)?;
+        let id = id.to_owned();
+        let stream = &mut self.jobs.entry(engine.to_owned()).or_default().jobs;
+        Ok((stream, id))
+    }
+
+    /// One undelivered job from each of `engines`' streams.
+    fn read_jobs(&mut self, consumer: &str, engines: &[String]) -> Option<Vec<(EntryId, String)>> {
+        let mut got = Vec::new();
+        for engine in engines {
+            let stream = self.jobs.entry(engine.clone()).or_default();
+            stream.readers.insert(consumer.to_owned());
+            if let Some((id, raw)) = stream.jobs.read(consumer) {
+                got.push((job_entry(engine, &id), raw));
+            }
+        }
+        (!got.is_empty()).then_some(got)
+    }
+}
+
 impl JobQueue for MemoryBackend {
     async fn publish_job(&self, job: &LaneJob) -> Result<EntryId, QueueError> {
         let raw = encode("lane job", job)?;
-        let id = self.lock().jobs.add(raw);
+        let id = self.lock().add_job(&job.lane.engine, raw);
         self.jobs_ready.notify_waiters();
         Ok(id)
     }
 
-    async fn take_job(
+    async fn take_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         wait: Duration,
-    ) -> Result<Option<Delivery<LaneJob>>, QueueError> {
+    ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
         let got = self
-            .wait_for(&self.jobs_ready, wait, |s| s.jobs.read(consumer))
+            .wait_for(&self.jobs_ready, wait, |s| s.read_jobs(consumer, engines))
             .await;
-        Ok(got.map(|(entry, raw)| Delivery {
-            payload: decode(&raw),
-            entry,
-        }))
+        Ok(deliveries(got.unwrap_or_default()))
     }
 
     async fn reclaim_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
-        Ok(deliveries(
-            self.lock().jobs.claim_idle(consumer, min_idle, max),
-        ))
+        let mut s = self.lock();
+        let mut claimed = Vec::new();
+        for engine in engines {
+            let left = max.saturating_sub(claimed.len());
+            if left == 0 {
+                break;
+            }
+            let stream = &mut s.jobs.entry(engine.clone()).or_default().jobs;
+            claimed.extend(
+                stream
+                    .claim_idle(consumer, min_idle, left)
+                    .into_iter()
+                    .map(|(id, raw)| (job_entry(engine, &id), raw)),
+            );
+        }
+        Ok(deliveries(claimed))
+    }
+
+    async fn workers_for(&self, engine: &str) -> Result<usize, QueueError> {
+        Ok(self.lock().jobs.get(engine).map_or(0, |s| s.readers.len()))
     }
 
     async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
-        Ok(self.lock().jobs.touch(consumer, entry))
+        let mut s = self.lock();
+        let (stream, id) = s.job_stream(entry)?;
+        Ok(stream.touch(consumer, &id))
     }
 
     async fn release_job(&self, consumer: &str, entry: &str) -> Result<(), QueueError> {
-        self.lock().jobs.release(consumer, entry);
+        let mut s = self.lock();
+        let (stream, id) = s.job_stream(entry)?;
+        stream.release(consumer, &id);
         Ok(())
     }
 
@@ -140,8 +203,9 @@ impl JobQueue for MemoryBackend {
         let raw = encode("lane report", report)?;
         {
             let mut s = self.lock();
+            let (stream, id) = s.job_stream(entry)?;
+            stream.ack(&id);
             s.results.add(raw);
-            s.jobs.ack(entry);
         }
         self.results_ready.notify_waiters();
         Ok(())
@@ -154,10 +218,11 @@ impl JobQueue for MemoryBackend {
         reason: &str,
     ) -> Result<(), QueueError> {
         let mut s = self.lock();
-        s.dead.push((raw.to_owned(), reason.to_owned()));
         if let Some(entry) = entry {
-            s.jobs.ack(entry);
+            let (stream, id) = s.job_stream(entry)?;
+            stream.ack(&id);
         }
+        s.dead.push((raw.to_owned(), reason.to_owned()));
         Ok(())
     }
 
@@ -194,8 +259,8 @@ impl JobQueue for MemoryBackend {
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let s = self.lock();
         Ok(QueueDepth {
-            pending: s.jobs.pending_len(),
-            undelivered: s.jobs.undelivered_len(),
+            pending: s.jobs.values().map(|e| e.jobs.pending_len()).sum(),
+            undelivered: s.jobs.values().map(|e| e.jobs.undelivered_len()).sum(),
             dead: u64::try_from(s.dead.len()).unwrap_or(u64::MAX),
         })
     }
@@ -211,7 +276,7 @@ impl ReviewStore for MemoryBackend {
     ) -> Result<CreateOutcome, QueueError> {
         let encoded = jobs
             .iter()
-            .map(|j| Ok((j.lane.id.clone(), encode("lane job", j)?)))
+            .map(|j| Ok((j, encode("lane job", j)?)))
             .collect::<Result<Vec<_>, QueueError>>()?;
         let mut s = self.lock();
         if let Some(key) = idempotency_key {
@@ -223,15 +288,15 @@ impl ReviewStore for MemoryBackend {
         s.records.insert(record.id.clone(), record.clone());
         s.bundles.insert(record.id.clone(), bundle.clone());
         s.active.insert(record.id.clone());
-        for (lane_id, raw) in encoded {
+        for (job, raw) in encoded {
             s.attempts.entry(record.id.clone()).or_default().insert(
-                lane_id,
+                job.lane.id.clone(),
                 LaneAttempts {
                     awaited: 1,
                     gate_rejected: None,
                 },
             );
-            s.jobs.add(raw);
+            s.add_job(&job.lane.engine, raw);
         }
         drop(s);
         self.jobs_ready.notify_waiters();
@@ -291,7 +356,7 @@ impl ReviewStore for MemoryBackend {
             lane.gate_rejected = Some(from);
         }
         lane.awaited = job.attempt;
-        s.jobs.add(raw);
+        s.add_job(&job.lane.engine, raw);
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(true)
@@ -315,7 +380,7 @@ impl ReviewStore for MemoryBackend {
             },
         );
         s.records.insert(record.id.clone(), record.clone());
-        s.jobs.add(raw);
+        s.add_job(&job.lane.engine, raw);
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(true)

@@ -19,8 +19,24 @@ use crate::lane::{LaneJob, LaneReport};
 use std::future::Future;
 use std::time::Duration;
 
-/// A stream entry id (`1700000000000-0`).
+/// Where a delivered entry sits, as the backend hands it out: for a lane
+/// report, its stream entry id (`1700000000000-0`); for a job, an opaque
+/// handle naming its engine's stream too ([`job_entry`]). Callers only
+/// hand it back.
 pub type EntryId = String;
+
+/// The handle of job `id` on the stream of `engine`. Engine names are
+/// `[a-z0-9_-]`, so the `/` cannot be part of one.
+pub(crate) fn job_entry(engine: &str, id: &str) -> EntryId {
+    format!("{engine}/{id}")
+}
+
+/// The engine and the stream entry id of a job handle.
+pub(crate) fn split_job_entry(entry: &str) -> Result<(&str, &str), QueueError> {
+    entry
+        .split_once('/')
+        .ok_or_else(|| QueueError::BadEntry(entry.to_owned()))
+}
 
 /// One entry handed to a consumer. `payload` is [`Poison`] when the entry
 /// could not be decoded: the consumer must dead-letter it, never retry it.
@@ -60,6 +76,8 @@ pub enum QueueError {
     },
     #[error("backend closed")]
     Closed,
+    #[error("{0:?} is not a job entry handed out by this queue")]
+    BadEntry(String),
 }
 
 impl QueueError {
@@ -73,34 +91,50 @@ impl QueueError {
                     || e.is_connection_refusal()
             }
             QueueError::Closed => true,
-            QueueError::Encode { .. } | QueueError::Decode { .. } => false,
+            QueueError::Encode { .. } | QueueError::Decode { .. } | QueueError::BadEntry(_) => {
+                false
+            }
         }
     }
 }
 
-/// The job and result streams.
+/// The job streams, one per engine, and the result stream.
+///
+/// A job goes to the stream of its lane's engine, and a worker reads only
+/// the streams of the engines it offers: a fleet can run cheap rules
+/// workers beside model workers, and no worker is handed a lane it cannot
+/// run. A job for an engine no worker offers waits on its stream until the
+/// review's deadline faults it.
 pub trait JobQueue: Clone + Send + Sync + 'static {
-    /// Appends a lane job to the job stream.
+    /// Appends a lane job to the stream of its lane's engine.
     fn publish_job(
         &self,
         job: &LaneJob,
     ) -> impl Future<Output = Result<EntryId, QueueError>> + Send;
 
-    /// Takes the next undelivered job for `consumer`, waiting up to `wait`.
-    fn take_job(
+    /// Takes undelivered jobs for `consumer` from the streams of `engines`,
+    /// waiting up to `wait` for one: at most one per stream, so usually
+    /// one. Every job returned is the consumer's to run.
+    fn take_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         wait: Duration,
-    ) -> impl Future<Output = Result<Option<Delivery<LaneJob>>, QueueError>> + Send;
+    ) -> impl Future<Output = Result<Vec<Delivery<LaneJob>>, QueueError>> + Send;
 
-    /// Claims jobs pending longer than `min_idle` on other consumers (their
-    /// worker died or stalled) for `consumer`.
+    /// Claims jobs of `engines` pending longer than `min_idle` on other
+    /// consumers (their worker died or stalled) for `consumer`.
     fn reclaim_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         min_idle: Duration,
         max: usize,
     ) -> impl Future<Output = Result<Vec<Delivery<LaneJob>>, QueueError>> + Send;
+
+    /// How many workers read the job stream of `engine` (consumers of its
+    /// group): 0 when no worker offers it, or none has yet.
+    fn workers_for(&self, engine: &str) -> impl Future<Output = Result<usize, QueueError>> + Send;
 
     /// Resets the idle time of a job `consumer` holds, so a long lane that is
     /// still alive is not reclaimed. Returns `false` when the consumer no
@@ -166,7 +200,8 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
     /// Acknowledges a report entry once its effects are stored.
     fn ack_result(&self, entry: &str) -> impl Future<Output = Result<(), QueueError>> + Send;
 
-    /// Entries waiting or pending on the job stream (for tests and metrics).
+    /// Entries waiting or pending on the job streams, all engines together
+    /// (for tests and metrics).
     fn job_backlog(&self) -> impl Future<Output = Result<QueueDepth, QueueError>> + Send;
 }
 

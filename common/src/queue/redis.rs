@@ -4,7 +4,8 @@
 //!
 //! | key                          | type   | holds                                        |
 //! |------------------------------|--------|----------------------------------------------|
-//! | `{p}:jobs`                   | stream | lane jobs; consumer group `workers`          |
+//! | `{p}:jobs:{engine}`          | stream | lane jobs of one engine; group `workers`     |
+//! | `{p}:engines`                | set    | engines that have a job stream               |
 //! | `{p}:results`                | stream | lane reports; consumer group `coordinators`  |
 //! | `{p}:dead`                   | stream | dead-lettered jobs with their reason         |
 //! | `{p}:review:{id}`            | hash   | `record`, `bundle`, `diff`, `report`         |
@@ -49,7 +50,7 @@ impl std::fmt::Debug for RedisBackend {
 }
 
 impl RedisBackend {
-    /// Connects and makes sure both consumer groups exist.
+    /// Connects and makes sure the coordinators' consumer group exists.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
         let client = redis::Client::open(url)?;
         // Reconnects on its own after the first connection; the first one
@@ -64,9 +65,7 @@ impl RedisBackend {
             conn,
             blocking: BlockingPool::new(client),
         };
-        backend
-            .ensure_group(&backend.key("jobs"), WORKER_GROUP)
-            .await?;
+        // Job streams get their group when a worker first reads them.
         backend
             .ensure_group(&backend.key("results"), COORDINATOR_GROUP)
             .await?;
@@ -74,7 +73,7 @@ impl RedisBackend {
     }
 
     /// Where lane jobs travel, for the attributes of producer and consumer
-    /// spans.
+    /// spans (each job's stream is this with `:{engine}` added).
     pub fn job_target(&self) -> crate::telemetry::MessagingTarget {
         crate::telemetry::MessagingTarget {
             system: "redis",
@@ -85,6 +84,22 @@ impl RedisBackend {
 
     fn key(&self, suffix: &str) -> String {
         format!("{}:{}", self.prefix, suffix)
+    }
+
+    /// The job stream of `engine`.
+    fn job_stream(&self, engine: &str) -> String {
+        format!("{}:jobs:{engine}", self.prefix)
+    }
+
+    /// Every engine that has a job stream.
+    async fn job_engines(&self) -> Result<Vec<String>, QueueError> {
+        let mut conn = self.conn.clone();
+        let mut engines: Vec<String> = redis::cmd("SMEMBERS")
+            .arg(self.key("engines"))
+            .query_async(&mut conn)
+            .await?;
+        engines.sort();
+        Ok(engines)
     }
 
     fn review_key(&self, id: &crate::lane::ReviewId, suffix: &str) -> String {

@@ -147,10 +147,17 @@ pub mod attr {
 pub struct MessagingTarget {
     /// `redis`, or `memory` in the embedded mode.
     pub system: &'static str,
-    /// The job stream's key.
+    /// The job streams' key prefix; each engine's stream adds `:{engine}`.
     pub destination: String,
     /// The workers' consumer group.
     pub group: String,
+}
+
+impl MessagingTarget {
+    /// The stream the jobs of `engine` travel on.
+    pub fn stream_of(&self, engine: &str) -> String {
+        format!("{}:{engine}", self.destination)
+    }
 }
 
 impl Default for MessagingTarget {

@@ -41,7 +41,7 @@ pub(super) fn publish_span(job: &mut LaneJob, target: &MessagingTarget) -> Span 
         otel.kind = "producer",
         { attr::MESSAGING_SYSTEM } = target.system,
         { attr::MESSAGING_OPERATION } = "send",
-        { attr::MESSAGING_DESTINATION } = %target.destination,
+        { attr::MESSAGING_DESTINATION } = %target.stream_of(&job.lane.engine),
         { attr::REVIEW_ID } = %job.review_id,
         { attr::LANE_ID } = %job.lane.id,
         { attr::LANE_KIND } = job.lane.kind.label(),

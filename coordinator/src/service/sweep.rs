@@ -20,6 +20,15 @@ const DEAD_CONSUMER_IDLE: Duration = Duration::from_secs(600);
 /// The banner of a lane faulted because its review ran out of time.
 const DEADLINE_BANNER: &str = "review deadline passed before the lane reported";
 
+/// Why the sweeper faults a review's unsettled lanes.
+#[derive(Debug, Clone, Copy)]
+enum Fault<'a> {
+    /// Its deadline passed.
+    Deadline,
+    /// It cannot be handled; the banner says why.
+    Review(&'a str),
+}
+
 /// Whether a later sweep may succeed where this one failed: the backend was
 /// unreachable, not the review broken.
 fn is_transient(e: &ServiceError) -> bool {
@@ -97,19 +106,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(());
         }
         if now >= record.deadline_ms {
-            self.fault_unsettled(&record, DEADLINE_BANNER, FaultKind::Deadline)
-                .await?;
+            self.fault_unsettled(&record, Fault::Deadline).await?;
         }
         self.try_finalize(id).await
     }
 
     /// Settles every lane of `record` that has no result yet as a pipeline
-    /// fault with `banner` (finalizing the review once the last one is).
+    /// fault (finalizing the review once the last one is).
     async fn fault_unsettled(
         &self,
         record: &ReviewRecord,
-        banner: &str,
-        kind: FaultKind,
+        fault: Fault<'_>,
     ) -> Result<(), ServiceError> {
         let settled = self.backend.lane_results(&record.id).await?;
         let attempts = self.backend.lane_attempts(&record.id).await?;
@@ -119,12 +126,24 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .iter()
             .filter(|l| !settled.contains_key(&l.id))
         {
+            let (banner, kind) = match fault {
+                // A lane whose engine no worker reads never ran: say so.
+                Fault::Deadline if self.backend.workers_for(&lane.engine).await? == 0 => (
+                    format!(
+                        "review deadline passed: no worker offers engine `{}`",
+                        lane.engine
+                    ),
+                    FaultKind::NoEngine,
+                ),
+                Fault::Deadline => (DEADLINE_BANNER.to_owned(), FaultKind::Deadline),
+                Fault::Review(banner) => (banner.to_owned(), FaultKind::Bundle),
+            };
             let result = LaneResult {
                 lane_id: lane.id.clone(),
                 outcome: LaneOutcome::PipelineFault,
                 attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
                 body: None,
-                banner: Some(banner.to_owned()),
+                banner: Some(banner),
                 fault: Some(kind),
                 usage: None,
                 worker: String::new(),
@@ -149,10 +168,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(());
         }
         let mut banner = format!("review faulted: {reason}");
-        let faulted = match self
-            .fault_unsettled(&record, &banner, FaultKind::Bundle)
-            .await
-        {
+        let faulted = match self.fault_unsettled(&record, Fault::Review(&banner)).await {
             Ok(()) => self.try_finalize(id).await,
             Err(e) => Err(e),
         };

@@ -258,6 +258,11 @@ impl Default for Engines {
 }
 
 impl Engines {
+    /// The names of the engines, the job streams this worker reads.
+    pub fn names(&self) -> Vec<String> {
+        self.engines.iter().map(|e| e.name().to_owned()).collect()
+    }
+
     pub fn get(&self, name: &str) -> Option<Arc<dyn Engine>> {
         self.engines.iter().find(|e| e.name() == name).cloned()
     }

@@ -199,11 +199,17 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     }
 
     async fn slot(&self, stop: watch::Receiver<bool>) {
+        // Only the streams of the engines this worker offers.
+        let engines = self.engines.names();
         let mut last_reclaim: Option<Instant> = None;
         while !*stop.borrow() {
             if last_reclaim.is_none_or(|t| t.elapsed() >= self.lease / 2) {
                 last_reclaim = Some(Instant::now());
-                match self.backend.reclaim_jobs(&self.name, self.lease, 1).await {
+                match self
+                    .backend
+                    .reclaim_jobs(&self.name, &engines, self.lease, 1)
+                    .await
+                {
                     Ok(claimed) => {
                         for d in claimed {
                             self.metrics.jobs_reclaimed.inc();
@@ -214,9 +220,16 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     Err(e) => tracing::warn!(error = %e, "reclaim failed"),
                 }
             }
-            match self.backend.take_job(&self.name, self.poll).await {
-                Ok(Some(d)) => self.process(d).await,
-                Ok(None) => {}
+            match self
+                .backend
+                .take_jobs(&self.name, &engines, self.poll)
+                .await
+            {
+                Ok(taken) => {
+                    for d in taken {
+                        self.process(d).await;
+                    }
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "reading jobs failed; retrying");
                     tokio::time::sleep(self.poll).await;
@@ -248,6 +261,15 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return;
             }
         };
+        if self.engines.get(&job.lane.engine).is_none() {
+            // Jobs reach only workers that offer their engine; one that
+            // strays here goes back for a worker that does.
+            tracing::warn!(worker = %self.name, engine = %job.lane.engine, "job for an engine this worker lacks released");
+            if let Err(e) = self.backend.release_job(&self.name, &delivery.entry).await {
+                tracing::warn!(error = %e, "release failed; the lease will expire");
+            }
+            return;
+        }
         let span = observe::attempt_span(&job, &delivery.entry, &self.messaging, &self.name);
         self.held.insert(&delivery.entry);
         self.metrics.lanes_running.inc();

@@ -28,7 +28,7 @@ pub(super) fn attempt_span(
         otel.status_code = Empty,
         { attr::MESSAGING_SYSTEM } = messaging.system,
         { attr::MESSAGING_OPERATION } = "process",
-        { attr::MESSAGING_DESTINATION } = %messaging.destination,
+        { attr::MESSAGING_DESTINATION } = %messaging.stream_of(&job.lane.engine),
         { attr::MESSAGING_GROUP } = %messaging.group,
         { attr::MESSAGING_MESSAGE_ID } = entry,
         { attr::REVIEW_ID } = %job.review_id,

@@ -2,7 +2,7 @@
 
 use super::scripts::{CLAIM_IF_HELD, DELETE_IDLE_CONSUMER};
 use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
-use crate::queue::QueueError;
+use crate::queue::{QueueError, split_job_entry};
 use redis::Value;
 use std::time::Duration;
 
@@ -45,17 +45,20 @@ fn next_id(id: &str) -> Option<String> {
 }
 
 impl RedisBackend {
+    /// Resets the idle time of job `entry` (a job handle) to `idle_ms` if
+    /// `consumer` still holds it.
     pub(super) async fn claim_if_held(
         &self,
         consumer: &str,
         entry: &str,
         idle_ms: u64,
     ) -> Result<bool, QueueError> {
+        let (engine, id) = split_job_entry(entry)?;
         let mut conn = self.conn.clone();
         let done: i64 = CLAIM_IF_HELD
-            .key(self.key("jobs"))
+            .key(self.job_stream(engine))
             .arg(consumer)
-            .arg(entry)
+            .arg(id)
             .arg(idle_ms)
             .arg(WORKER_GROUP)
             .invoke_async(&mut conn)
@@ -73,16 +76,19 @@ impl RedisBackend {
         let mut conn = self.conn.clone();
         let min_idle_ms = u64::try_from(min_idle.as_millis()).unwrap_or(u64::MAX);
         let mut removed = 0;
-        for (stream, group) in [
-            (self.key("jobs"), WORKER_GROUP),
-            (self.key("results"), COORDINATOR_GROUP),
-        ] {
-            let consumers: Value = redis::cmd("XINFO")
+        for (stream, group) in self.groups().await? {
+            let consumers: Result<Value, _> = redis::cmd("XINFO")
                 .arg("CONSUMERS")
                 .arg(&stream)
                 .arg(group)
                 .query_async(&mut conn)
-                .await?;
+                .await;
+            let consumers = match consumers {
+                Ok(c) => c,
+                // A job stream no worker has read yet has no group.
+                Err(e) if e.code() == Some("NOGROUP") => continue,
+                Err(e) => return Err(e.into()),
+            };
             let Value::Array(list) = consumers else {
                 continue;
             };
@@ -116,10 +122,7 @@ impl RedisBackend {
     pub(super) async fn trim(&self) -> Result<u64, QueueError> {
         let mut conn = self.conn.clone();
         let mut trimmed = 0;
-        for (stream, group) in [
-            (self.key("jobs"), WORKER_GROUP),
-            (self.key("results"), COORDINATOR_GROUP),
-        ] {
+        for (stream, group) in self.groups().await? {
             let Some(min_id) = self.safe_trim_point(&stream, group).await? else {
                 continue;
             };
@@ -141,6 +144,19 @@ impl RedisBackend {
         Ok(trimmed)
     }
 
+    /// Every stream with its consumer group: each engine's job stream and
+    /// the result stream.
+    async fn groups(&self) -> Result<Vec<(String, &'static str)>, QueueError> {
+        let mut streams: Vec<(String, &'static str)> = self
+            .job_engines()
+            .await?
+            .iter()
+            .map(|engine| (self.job_stream(engine), WORKER_GROUP))
+            .collect();
+        streams.push((self.key("results"), COORDINATOR_GROUP));
+        Ok(streams)
+    }
+
     /// The lowest id that must stay: the oldest pending entry, else the one
     /// after the group's last delivered entry. Everything below it has been
     /// delivered and acknowledged.
@@ -150,12 +166,13 @@ impl RedisBackend {
         group: &str,
     ) -> Result<Option<String>, QueueError> {
         let mut conn = self.conn.clone();
-        let groups: Value = redis::cmd("XINFO")
+        let groups: Result<Value, _> = redis::cmd("XINFO")
             .arg("GROUPS")
             .arg(stream)
             .query_async(&mut conn)
-            .await?;
-        let Value::Array(groups) = groups else {
+            .await;
+        // No stream yet (or none readable this round): nothing to trim now.
+        let Ok(Value::Array(groups)) = groups else {
             return Ok(None);
         };
         let last_delivered = groups

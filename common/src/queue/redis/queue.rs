@@ -4,7 +4,10 @@ use super::conn::block_ms;
 use super::maintenance::{field, info_fields};
 use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
 use crate::lane::{LaneJob, LaneReport};
-use crate::queue::{Delivery, EntryId, JobQueue, Poison, QueueDepth, QueueError, decode, encode};
+use crate::queue::{
+    Delivery, EntryId, JobQueue, Poison, QueueDepth, QueueError, decode, encode, job_entry,
+    split_job_entry,
+};
 use redis::Value;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
 use std::time::Duration;
@@ -30,6 +33,14 @@ fn payload_of(entry: &StreamId) -> Result<String, Poison> {
 fn to_delivery<T: serde::de::DeserializeOwned>(entry: &StreamId) -> Delivery<T> {
     Delivery {
         entry: entry.id.clone(),
+        payload: payload_of(entry).and_then(|raw| decode(&raw)),
+    }
+}
+
+/// A job delivery from the stream of `engine`, under its job handle.
+fn to_job_delivery(engine: &str, entry: &StreamId) -> Delivery<LaneJob> {
+    Delivery {
+        entry: job_entry(engine, &entry.id),
         payload: payload_of(entry).and_then(|raw| decode(&raw)),
     }
 }
@@ -62,6 +73,44 @@ impl RedisBackend {
             .and_then(|r| r.keys.into_iter().next())
             .and_then(|k| k.ids.into_iter().next())
             .map(|entry| to_delivery(&entry)))
+    }
+
+    /// One `XREADGROUP` over the job streams of `engines`: at most one
+    /// job from each.
+    async fn read_jobs(
+        &self,
+        consumer: &str,
+        engines: &[String],
+        wait: Duration,
+    ) -> Result<Vec<Delivery<LaneJob>>, redis::RedisError> {
+        let streams: Vec<String> = engines.iter().map(|e| self.job_stream(e)).collect();
+        let mut conn = self.blocking.checkout().await?;
+        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
+            .arg("GROUP")
+            .arg(WORKER_GROUP)
+            .arg(consumer)
+            .arg("COUNT")
+            .arg(1)
+            .arg("BLOCK")
+            .arg(block_ms(wait))
+            .arg("STREAMS")
+            .arg(&streams)
+            .arg(vec![">"; streams.len()])
+            .query_async(&mut conn)
+            .await?;
+        self.blocking.give_back(conn);
+        let mut got = Vec::new();
+        for key in reply.map(|r| r.keys).unwrap_or_default() {
+            let Some(engine) = streams
+                .iter()
+                .position(|s| *s == key.key)
+                .and_then(|i| engines.get(i))
+            else {
+                continue;
+            };
+            got.extend(key.ids.iter().map(|entry| to_job_delivery(engine, entry)));
+        }
+        Ok(got)
     }
 
     async fn autoclaim<T: serde::de::DeserializeOwned>(
@@ -111,34 +160,103 @@ impl RedisBackend {
 impl JobQueue for RedisBackend {
     async fn publish_job(&self, job: &LaneJob) -> Result<EntryId, QueueError> {
         let raw = encode("lane job", job)?;
+        let engine = &job.lane.engine;
         let mut conn = self.conn.clone();
-        let id: String = redis::cmd("XADD")
-            .arg(self.key("jobs"))
+        let (id,): (String,) = redis::pipe()
+            .atomic()
+            .cmd("XADD")
+            .arg(self.job_stream(engine))
             .arg("*")
             .arg(PAYLOAD)
             .arg(raw)
+            .cmd("SADD")
+            .arg(self.key("engines"))
+            .arg(engine)
+            .ignore()
             .query_async(&mut conn)
             .await?;
-        Ok(id)
+        Ok(job_entry(engine, &id))
     }
 
-    async fn take_job(
+    async fn take_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         wait: Duration,
-    ) -> Result<Option<Delivery<LaneJob>>, QueueError> {
-        self.read_group(&self.key("jobs"), WORKER_GROUP, consumer, wait)
-            .await
+    ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
+        if engines.is_empty() {
+            tokio::time::sleep(wait).await;
+            return Ok(Vec::new());
+        }
+        match self.read_jobs(consumer, engines, wait).await {
+            // A stream no worker has read yet has no group: make them all.
+            Err(e) if e.code() == Some("NOGROUP") => {
+                for engine in engines {
+                    self.ensure_group(&self.job_stream(engine), WORKER_GROUP)
+                        .await?;
+                }
+                Ok(self.read_jobs(consumer, engines, wait).await?)
+            }
+            other => Ok(other?),
+        }
     }
 
     async fn reclaim_jobs(
         &self,
         consumer: &str,
+        engines: &[String],
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
-        self.autoclaim(&self.key("jobs"), WORKER_GROUP, consumer, min_idle, max)
-            .await
+        let mut claimed = Vec::new();
+        for engine in engines {
+            let left = max.saturating_sub(claimed.len());
+            if left == 0 {
+                break;
+            }
+            let stream = self.job_stream(engine);
+            match self
+                .autoclaim::<LaneJob>(&stream, WORKER_GROUP, consumer, min_idle, left)
+                .await
+            {
+                Ok(got) => claimed.extend(got.into_iter().map(|d| Delivery {
+                    entry: job_entry(engine, &d.entry),
+                    payload: d.payload,
+                })),
+                // No group yet: nobody ever took a job there to reclaim.
+                Err(QueueError::Redis(e)) if e.code() == Some("NOGROUP") => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(claimed)
+    }
+
+    async fn workers_for(&self, engine: &str) -> Result<usize, QueueError> {
+        let mut conn = self.conn.clone();
+        let groups: Result<Value, _> = redis::cmd("XINFO")
+            .arg("GROUPS")
+            .arg(self.job_stream(engine))
+            .query_async(&mut conn)
+            .await;
+        let groups = match groups {
+            Ok(g) => g,
+            // No stream, hence no reader.
+            Err(e)
+                if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) =>
+            {
+                return Ok(0);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let Value::Array(groups) = groups else {
+            return Ok(0);
+        };
+        Ok(groups
+            .iter()
+            .map(info_fields)
+            .find(|f| field::<String>(f, "name").as_deref() == Some(WORKER_GROUP))
+            .and_then(|f| field::<usize>(&f, "consumers"))
+            .unwrap_or(0))
     }
 
     async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
@@ -158,6 +276,7 @@ impl JobQueue for RedisBackend {
     }
 
     async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
+        let (engine, id) = split_job_entry(entry)?;
         let raw = encode("lane report", report)?;
         let mut conn = self.conn.clone();
         redis::pipe()
@@ -169,9 +288,9 @@ impl JobQueue for RedisBackend {
             .arg(raw)
             .ignore()
             .cmd("XACK")
-            .arg(self.key("jobs"))
+            .arg(self.job_stream(engine))
             .arg(WORKER_GROUP)
-            .arg(entry)
+            .arg(id)
             .ignore()
             .query_async::<()>(&mut conn)
             .await?;
@@ -184,6 +303,7 @@ impl JobQueue for RedisBackend {
         raw: &str,
         reason: &str,
     ) -> Result<(), QueueError> {
+        let job = entry.map(split_job_entry).transpose()?;
         let mut conn = self.conn.clone();
         let mut pipe = redis::pipe();
         pipe.atomic()
@@ -197,11 +317,11 @@ impl JobQueue for RedisBackend {
             .arg("entry")
             .arg(entry.unwrap_or("-"))
             .ignore();
-        if let Some(entry) = entry {
+        if let Some((engine, id)) = job {
             pipe.cmd("XACK")
-                .arg(self.key("jobs"))
+                .arg(self.job_stream(engine))
                 .arg(WORKER_GROUP)
-                .arg(entry)
+                .arg(id)
                 .ignore();
         }
         pipe.query_async::<()>(&mut conn).await?;
@@ -240,28 +360,41 @@ impl JobQueue for RedisBackend {
 
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let mut conn = self.conn.clone();
-        let groups: Value = redis::cmd("XINFO")
-            .arg("GROUPS")
-            .arg(self.key("jobs"))
-            .query_async(&mut conn)
-            .await?;
-        let dead: u64 = redis::cmd("XLEN")
+        let mut depth = QueueDepth::default();
+        for engine in self.job_engines().await? {
+            let stream = self.job_stream(&engine);
+            let groups: Value = redis::cmd("XINFO")
+                .arg("GROUPS")
+                .arg(&stream)
+                .query_async(&mut conn)
+                .await?;
+            match group_counts(&groups, WORKER_GROUP) {
+                Some((pending, lag)) => {
+                    depth.pending += pending;
+                    depth.undelivered += lag;
+                }
+                // No worker has read this stream yet: all of it waits.
+                None => {
+                    depth.undelivered += redis::cmd("XLEN")
+                        .arg(&stream)
+                        .query_async::<u64>(&mut conn)
+                        .await?;
+                }
+            }
+        }
+        depth.dead = redis::cmd("XLEN")
             .arg(self.key("dead"))
             .query_async(&mut conn)
             .await?;
-        let (pending, lag) = group_counts(&groups, WORKER_GROUP);
-        Ok(QueueDepth {
-            pending,
-            undelivered: lag,
-            dead,
-        })
+        Ok(depth)
     }
 }
 
-/// `pending` and `lag` of `group` in an `XINFO GROUPS` reply.
-fn group_counts(reply: &Value, group: &str) -> (u64, u64) {
+/// `pending` and `lag` of `group` in an `XINFO GROUPS` reply, if the
+/// group is there.
+fn group_counts(reply: &Value, group: &str) -> Option<(u64, u64)> {
     let Value::Array(groups) = reply else {
-        return (0, 0);
+        return None;
     };
     groups
         .iter()
@@ -273,5 +406,4 @@ fn group_counts(reply: &Value, group: &str) -> (u64, u64) {
                 field(&f, "lag").unwrap_or(0),
             )
         })
-        .unwrap_or((0, 0))
 }

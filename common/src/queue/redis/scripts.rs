@@ -39,9 +39,10 @@ return 1
 /// sent. With an idempotency key already taken, creates nothing and returns
 /// the review id it holds; else returns "".
 ///
-/// KEYS: idempotency key, review hash, attempts hash, active set, job stream.
+/// KEYS: idempotency key, review hash, attempts hash, active set, engines
+/// set, then the job stream of each job in turn.
 /// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff, key TTL,
-/// then (lane id, job JSON) pairs.
+/// then (lane id, engine, job JSON) triples.
 pub(super) static CREATE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -54,9 +55,12 @@ if ARGV[1] == '1' then
 end
 redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5])
 redis.call('SADD', KEYS[4], ARGV[2])
-for i = 7, #ARGV, 2 do
+local job = 0
+for i = 7, #ARGV, 3 do
+  job = job + 1
   redis.call('HSET', KEYS[3], ARGV[i], '1')
-  redis.call('XADD', KEYS[5], '*', 'payload', ARGV[i + 1])
+  redis.call('SADD', KEYS[5], ARGV[i + 1])
+  redis.call('XADD', KEYS[5 + job], '*', 'payload', ARGV[i + 2])
 end
 return ''
 "#,
@@ -72,7 +76,8 @@ pub(super) const GATE_REJECTED_SUFFIX: &str = "!gate-rejected";
 /// also requires that the completeness gate has not sent this lane back
 /// before, and records that it now has. Returns 1 if it dispatched.
 ///
-/// KEYS: attempts hash, job stream. ARGV[1]: lane id.
+/// KEYS: attempts hash, the job's stream, engines set. ARGV[1]: lane id,
+/// ARGV[6]: the job's engine.
 pub(super) static ADVANCE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -88,6 +93,7 @@ if ARGV[5] == '1' then
   redis.call('HSET', KEYS[1], marker, ARGV[2])
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[6])
 redis.call('XADD', KEYS[2], '*', 'payload', ARGV[4])
 return 1
 "#,
@@ -99,7 +105,8 @@ return 1
 /// the job ARGV[4]; only if the review is still active and the lane has no
 /// awaited attempt yet. Returns 1 if it dispatched.
 ///
-/// KEYS: review hash, attempts hash, active set, job stream.
+/// KEYS: review hash, attempts hash, active set, the job's stream, engines
+/// set. ARGV[6]: the job's engine.
 pub(super) static ADD_LANE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -111,6 +118,7 @@ if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[5])
+redis.call('SADD', KEYS[5], ARGV[6])
 redis.call('XADD', KEYS[4], '*', 'payload', ARGV[4])
 return 1
 "#,

@@ -39,15 +39,20 @@ impl ReviewStore for RedisBackend {
             .key(self.review_key(&record.id, ""))
             .key(self.review_key(&record.id, "attempts"))
             .key(self.key("active"))
-            .key(self.key("jobs"))
-            .arg(if idempotency_key.is_some() { "1" } else { "0" })
+            .key(self.key("engines"));
+        for job in jobs {
+            call.key(self.job_stream(&job.lane.engine));
+        }
+        call.arg(if idempotency_key.is_some() { "1" } else { "0" })
             .arg(&record.id.0)
             .arg(encode("review record", record)?)
             .arg(encode("review bundle", bundle)?)
             .arg(bundle.diff.as_slice())
             .arg(IDEMPOTENCY_TTL_SECS);
         for job in jobs {
-            call.arg(&job.lane.id).arg(encode("lane job", job)?);
+            call.arg(&job.lane.id)
+                .arg(&job.lane.engine)
+                .arg(encode("lane job", job)?);
         }
         let existing: String = call.invoke_async(&mut conn).await?;
         Ok(if existing.is_empty() {
@@ -134,12 +139,14 @@ impl ReviewStore for RedisBackend {
         let mut conn = self.conn.clone();
         let dispatched: i64 = ADVANCE_AND_DISPATCH
             .key(self.review_key(&job.review_id, "attempts"))
-            .key(self.key("jobs"))
+            .key(self.job_stream(&job.lane.engine))
+            .key(self.key("engines"))
             .arg(&job.lane.id)
             .arg(from)
             .arg(job.attempt)
             .arg(encode("lane job", job)?)
             .arg(if gate_rejection { "1" } else { "0" })
+            .arg(&job.lane.engine)
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)
@@ -151,12 +158,14 @@ impl ReviewStore for RedisBackend {
             .key(self.review_key(&record.id, ""))
             .key(self.review_key(&record.id, "attempts"))
             .key(self.key("active"))
-            .key(self.key("jobs"))
+            .key(self.job_stream(&job.lane.engine))
+            .key(self.key("engines"))
             .arg(&record.id.0)
             .arg(&job.lane.id)
             .arg(encode("review record", record)?)
             .arg(encode("lane job", job)?)
             .arg(job.attempt)
+            .arg(&job.lane.engine)
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)
