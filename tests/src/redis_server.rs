@@ -28,6 +28,18 @@ pub struct RedisServer {
     pub port: u16,
     /// How the server was started, to start it again the same way.
     command: Vec<String>,
+    /// The server's working directory, removed with the handle.
+    dir: Option<std::path::PathBuf>,
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        // The server first, then what it wrote.
+        drop(self.process.take());
+        if let Some(dir) = self.dir.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 const HOW_TO_GET_ONE: &str = "no Redis for the end-to-end tests: install redis-server \
@@ -51,6 +63,7 @@ impl RedisServer {
                 process: None,
                 port: 0,
                 command: Vec::new(),
+                dir: None,
             };
         }
         let found = Command::new("redis-server").arg("--version").output();
@@ -96,6 +109,7 @@ impl RedisServer {
             process: Some(Proc::spawn("redis-server", cmd)),
             port,
             command,
+            dir: Some(dir),
         };
         server.wait_ours(Duration::from_secs(10))?;
         Ok(server)
