@@ -302,3 +302,36 @@ fn llm_adjudication_can_drop_what_llm_lanes_raised() {
     assert_eq!(r["verdict"], "APPROVE", "{r}");
     assert_key_hidden(&out);
 }
+
+#[test]
+fn an_answer_cut_at_the_token_limit_is_incomplete_and_not_asked_again() {
+    let cut = serde_json::json!({
+        "choices": [{"message": {"role": "assistant", "content": "{\"reviewed\": [\"README.md\"], \"checks\": [], \"fin"}, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 2048},
+    })
+    .to_string();
+    let server = serve(200, "", cut);
+    let out = review(&server, "docs-only.patch");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&out);
+    let lanes = r["lanes"].as_array().cloned().unwrap_or_default();
+    assert!(!lanes.is_empty());
+    for lane in &lanes {
+        assert_eq!(lane["outcome"], "INCOMPLETE", "{lane}");
+        assert!(
+            lane["banner"]
+                .as_str()
+                .is_some_and(|b| b.contains("output token limit")),
+            "{lane}"
+        );
+        // Asking again with the same limit would only be cut again.
+        assert_eq!(lane["usage"]["requests"], 1, "{lane}");
+    }
+    assert_eq!(server.requests().len(), lanes.len());
+    assert_eq!(r["gate"], "NEEDS-HUMAN");
+}

@@ -192,6 +192,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     Err(problems) => Reported::FailedGate {
                         problems,
                         salvaged: completeness::salvage(body),
+                        unfinished: body.get(completeness::INCOMPLETE).is_some(),
                     },
                 }
             }

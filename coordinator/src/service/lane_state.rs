@@ -40,9 +40,13 @@ pub(super) enum Reported {
     /// The report passed the completeness gate.
     Passed(LaneReportBody),
     /// The report failed the gate; `salvaged` is what could be kept of it.
+    /// `unfinished` when the engine itself said it could not finish the
+    /// lane (its answer was cut at a token limit): sending it back would
+    /// only repeat that.
     FailedGate {
         problems: Vec<String>,
         salvaged: LaneReportBody,
+        unfinished: bool,
     },
     /// The engine produced no report; `retry_after` is how long its
     /// service asked to be left alone, if it did.
@@ -130,15 +134,25 @@ impl LaneState {
         };
         match reported {
             Reported::Passed(body) => Transition::Complete(body),
-            Reported::FailedGate { problems, .. } if sent_back.is_none() => {
-                Transition::SendBack { problems }
-            }
-            Reported::FailedGate { problems, salvaged } => Transition::Incomplete {
+            Reported::FailedGate {
+                problems,
+                unfinished: false,
+                ..
+            } if sent_back.is_none() => Transition::SendBack { problems },
+            Reported::FailedGate {
+                problems,
+                salvaged,
+                unfinished,
+            } => Transition::Incomplete {
                 body: salvaged,
-                why: format!(
-                    "report failed the completeness gate twice: {}",
-                    problems.join("; ")
-                ),
+                why: if unfinished {
+                    format!("report incomplete: {}", problems.join("; "))
+                } else {
+                    format!(
+                        "report failed the completeness gate twice: {}",
+                        problems.join("; ")
+                    )
+                },
             },
             Reported::Failed {
                 reason,
@@ -198,6 +212,7 @@ mod tests {
         Reported::FailedGate {
             problems: vec!["missing summary".into()],
             salvaged: LaneReportBody::default(),
+            unfinished: false,
         }
     }
 
@@ -256,6 +271,20 @@ mod tests {
         assert!(
             matches!(&second, Transition::Incomplete { why, .. } if why.contains("twice: missing summary")),
             "{second:?}"
+        );
+    }
+
+    #[test]
+    fn a_report_its_engine_could_not_finish_is_kept_incomplete_at_once() {
+        let cut = Reported::FailedGate {
+            problems: vec!["the engine could not finish the lane: cut".into()],
+            salvaged: LaneReportBody::default(),
+            unfinished: true,
+        };
+        let t = awaiting(1, None).on_report(1, cut, &POLICY);
+        assert!(
+            matches!(&t, Transition::Incomplete { why, .. } if why.starts_with("report incomplete: ")),
+            "{t:?}"
         );
     }
 

@@ -154,8 +154,10 @@ impl LlmEngine {
     async fn run(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
         let input_meter = input.meter.clone();
         let kind = input.job.lane.kind.clone();
-        let schema =
-            reply::schema((kind == LaneKind::Adjudication).then_some(input.job.candidates.len()));
+        let schema = reply::schema(
+            (kind == LaneKind::Adjudication).then_some(input.job.candidates.len()),
+            self.max_output_tokens,
+        );
         // Building the prompt of a wide lane is CPU work: off the runtime.
         let prompt = tokio::task::spawn_blocking(move || prompt::build(&input))
             .await

@@ -12,9 +12,19 @@ use serde_json::{Value, json};
 /// Most findings one lane answer may carry.
 pub const MAX_FINDINGS: usize = 20;
 
-/// The JSON Schema of a lane answer, as `response_format` and tool input;
-/// an adjudication answer adds one decision per candidate and no finding.
-pub fn schema(adjudication: Option<usize>) -> Value {
+/// Output tokens a finding takes at most, roughly, at the string bounds
+/// [`schema`] sets for a given budget.
+const TOKENS_PER_FINDING: u32 = 250;
+
+/// The JSON Schema of a lane answer, as `response_format` and tool input,
+/// bounded so that a full answer fits in `max_output_tokens`: a model made
+/// to fill every list would otherwise be cut at the limit every time. An
+/// adjudication answer adds one decision per candidate and no finding.
+pub fn schema(adjudication: Option<usize>, max_output_tokens: u32) -> Value {
+    // About 4 characters a token; a quarter of the budget for the rest.
+    let findings = (max_output_tokens.saturating_mul(3) / 4 / TOKENS_PER_FINDING)
+        .clamp(1, MAX_FINDINGS as u32) as usize;
+    let long = if max_output_tokens >= 2048 { 1000 } else { 300 };
     let text = |max: usize| json!({"type": "string", "maxLength": max});
     let list =
         |items: usize, max: usize| json!({"type": "array", "maxItems": items, "items": text(max)});
@@ -27,7 +37,7 @@ pub fn schema(adjudication: Option<usize>) -> Value {
             "checks": list(20, 120),
             "findings": {
                 "type": "array",
-                "maxItems": MAX_FINDINGS,
+                "maxItems": findings,
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
@@ -37,14 +47,14 @@ pub fn schema(adjudication: Option<usize>) -> Value {
                         "file": text(300),
                         "line": {"type": "integer", "minimum": 1},
                         "summary": text(300),
-                        "why": text(1000),
-                        "fix": text(1000),
+                        "why": text(long),
+                        "fix": text(long),
                         "confidence": {"type": "integer", "minimum": 0, "maximum": 100},
                         "dimension": {"enum": Dimension::ALL.map(Dimension::as_str)},
                     }
                 }
             },
-            "summary": text(1000),
+            "summary": text(long),
         }
     });
     if let Some(candidates) = adjudication {
@@ -213,12 +223,17 @@ mod tests {
 
     #[test]
     fn the_schema_bounds_every_list_and_string() {
-        let s = schema(None);
+        let s = schema(None, 8192);
         assert_eq!(s["properties"]["findings"]["maxItems"], MAX_FINDINGS);
         assert_eq!(s["properties"]["summary"]["maxLength"], 1000);
+        // A small budget gets a schema a full answer fits in.
+        let small = schema(None, 256);
+        assert_eq!(small["properties"]["findings"]["maxItems"], 1);
+        assert_eq!(small["properties"]["summary"]["maxLength"], 300);
+        assert_eq!(schema(None, 2048)["properties"]["findings"]["maxItems"], 6);
         let dims = &s["properties"]["findings"]["items"]["properties"]["dimension"]["enum"];
         assert_eq!(dims.as_array().map(Vec::len), Some(6));
-        let a = schema(Some(3));
+        let a = schema(Some(3), 2048);
         assert_eq!(a["properties"]["decisions"]["minItems"], 3);
         assert_eq!(a["properties"]["findings"]["maxItems"], 0);
     }

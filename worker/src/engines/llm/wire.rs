@@ -146,12 +146,29 @@ impl Provider {
                     content,
                     truncated: body.get("stop_reason").and_then(Value::as_str)
                         == Some("max_tokens"),
-                    input_tokens: body.pointer("/usage/input_tokens").and_then(Value::as_u64),
+                    input_tokens: anthropic_input_tokens(body),
                     output_tokens: body.pointer("/usage/output_tokens").and_then(Value::as_u64),
                 })
             }
         }
     }
+}
+
+/// Every input token of an Anthropic answer: with prompt caching,
+/// `input_tokens` counts only what was neither read from nor written to the
+/// cache, which come in fields of their own.
+fn anthropic_input_tokens(body: &Value) -> Option<u64> {
+    let usage = body.get("usage")?;
+    let field = |name: &str| usage.get(name).and_then(Value::as_u64);
+    let parts = [
+        field("input_tokens"),
+        field("cache_read_input_tokens"),
+        field("cache_creation_input_tokens"),
+    ];
+    parts
+        .iter()
+        .any(Option::is_some)
+        .then(|| parts.iter().flatten().sum())
 }
 
 /// The server's own words in an error response body, for the lane's
