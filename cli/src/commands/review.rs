@@ -39,7 +39,8 @@ pub struct Args {
     repo: Option<PathBuf>,
     /// Re-try every verified BLOCKER and IMPORTANT finding in an
     /// adjudication lane run by this engine (`rules`: confirm a finding if
-    /// its rule still fires, else drop it).
+    /// its rule still fires, else drop it; `llm`: a model confirms,
+    /// downgrades or drops each, with reasons).
     #[arg(long, value_name = "ENGINE")]
     adjudicate: Option<String>,
     /// Engine of every lane: `rules` (built in, offline) or `llm` (a model,
