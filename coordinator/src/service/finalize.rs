@@ -4,6 +4,7 @@ use super::{Coordinator, ServiceError, blocking, observe};
 use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::report::Report;
 use revu_common::review::{ProgressEvent, Stage};
 use revu_common::telemetry::names::{attr, span};
 use revu_stages::assemble::assemble;
@@ -89,7 +90,6 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 },
             )
             .await?;
-        self.observe_finished(&report);
         tracing::info!(
             parent: &fin,
             review_id = %id,
@@ -98,6 +98,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             findings = report.findings.len(),
             "review finished"
         );
+        self.announce_verdict(id, &report).await
+    }
+
+    /// Counts a stored report's verdict and tells the review's watchers:
+    /// the last event of every finished review.
+    pub(super) async fn announce_verdict(
+        &self,
+        id: &ReviewId,
+        report: &Report,
+    ) -> Result<(), ServiceError> {
+        self.observe_finished(report);
         self.backend
             .push_event(
                 id,

@@ -7,7 +7,7 @@ use revu_common::diff::Diff;
 use revu_common::lane::{FaultKind, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_common::review::{LaneResult, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
 use std::collections::BTreeMap;
@@ -218,23 +218,13 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self.backend
             .finish_review(record, &render::json(&report))
             .await?;
-        self.observe_finished(&report);
         tracing::info!(
             review_id = %record.id,
             verdict = %report.verdict,
             gate = %report.gate,
             "faulted review closed"
         );
-        self.backend
-            .push_event(
-                &record.id,
-                &ProgressEvent::Verdict {
-                    verdict: report.verdict,
-                    gate: report.gate,
-                },
-            )
-            .await?;
-        Ok(())
+        self.announce_verdict(&record.id, &report).await
     }
 
     /// Trims acknowledged stream entries and removes dead consumers.
