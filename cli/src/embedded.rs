@@ -21,14 +21,14 @@ use tokio::sync::watch;
 /// one (finalizing keeps failing).
 const VERDICT_GRACE: Duration = Duration::from_secs(30);
 
-/// The engines of the embedded mode: the rules, and the `llm` engine
+/// The engines of the embedded mode: the rules, and the `llm` engines
 /// when `llm` names a provider.
 pub async fn engines(llm: &LlmSettings) -> Result<Engines, CliError> {
-    let engines = Engines::default();
-    Ok(match llm.engine().await.map_err(CliError::Input)? {
-        Some(engine) => engines.with(Arc::new(engine)),
-        None => engines,
-    })
+    let mut engines = Engines::default();
+    for engine in llm.engines().await.map_err(CliError::Input)? {
+        engines = engines.with(Arc::new(engine));
+    }
+    Ok(engines)
 }
 
 /// Runs one review to its report JSON.
@@ -42,7 +42,7 @@ pub async fn review(
     let unknown = |flag: &str, engine: &str| {
         CliError::Input(format!(
             "{flag} {engine}: not an engine of the embedded mode (use rules, or llm with \
-             --llm-provider and --llm-model)"
+             --llm-provider and --llm-model, or a name given by --llm-engine)"
         ))
     };
     if engines.get(&settings.engine).is_none() {

@@ -79,7 +79,9 @@ pub struct LaneJob {
     pub attempt: u32,
     /// Unix milliseconds after which a report is no longer awaited.
     pub deadline_ms: u64,
-    /// Unix milliseconds before which the attempt must not start (retry backoff).
+    /// Unix milliseconds before which the attempt must not start (retry
+    /// backoff, or a server's `Retry-After`): the queue holds the job back
+    /// from its stream until then, so no worker waits with it in hand.
     #[serde(default)]
     pub not_before_ms: u64,
     /// What the completeness gate rejected last time, if this is a re-run.
@@ -95,6 +97,10 @@ pub struct LaneJob {
     /// What the lane's earlier attempts spent on a model service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spent: Option<Usage>,
+    /// Most tokens (input and output) the review's lanes may spend
+    /// together on model services; engines that spend tokens stop at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_cap: Option<u64>,
 }
 
 /// What a lane spent on a model service, over all its attempts so far.
@@ -107,6 +113,38 @@ pub struct Usage {
     pub output_tokens: u64,
     /// Time spent waiting for answers, in milliseconds.
     pub latency_ms: u64,
+    /// What the tokens cost, where the worker has a price for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<Usd>,
+}
+
+/// An amount of US dollars, kept in billionths so that sums are exact;
+/// written as a number of dollars.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Usd(pub u64);
+
+impl Usd {
+    pub fn dollars(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+}
+
+impl Serialize for Usd {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(self.dollars())
+    }
+}
+
+impl<'de> Deserialize<'de> for Usd {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let dollars = f64::deserialize(d)?;
+        if !dollars.is_finite() || dollars < 0.0 {
+            return Err(serde::de::Error::custom(format!(
+                "cost_usd is {dollars}: a cost is a number of dollars, 0 or more"
+            )));
+        }
+        Ok(Usd((dollars * 1e9).round() as u64))
+    }
 }
 
 impl Usage {
@@ -119,6 +157,10 @@ impl Usage {
         self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
         self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
         self.latency_ms = self.latency_ms.saturating_add(more.latency_ms);
+        self.cost_usd = match (self.cost_usd, more.cost_usd) {
+            (Some(a), Some(b)) => Some(Usd(a.0.saturating_add(b.0))),
+            (a, b) => a.or(b),
+        };
         self
     }
 }
@@ -143,6 +185,7 @@ impl LaneJob {
             traceparent: None,
             candidates,
             spent: None,
+            token_cap: None,
         }
     }
 }

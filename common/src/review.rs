@@ -4,7 +4,7 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{FaultKind, LaneKind, LaneReportBody, LaneSpec, ReviewId, Usage};
+use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Usage};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -46,11 +46,30 @@ pub struct ReviewPlan {
     /// phase two adds the adjudication lane to `lanes` and dispatches it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<AdjudicationPlan>,
+    /// Most tokens the review's lanes may spend together on model
+    /// services (`--review-token-cap`); every lane job carries it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_cap: Option<u64>,
 }
 
 impl ReviewPlan {
     pub fn lane(&self, id: &str) -> Option<&LaneSpec> {
         self.lanes.iter().find(|l| l.id == id)
+    }
+
+    /// Attempt `attempt` of `lane` of review `id`, to start at once, with
+    /// what every job of the lane carries (its candidates, the token cap).
+    pub fn job(&self, id: &ReviewId, lane: &LaneSpec, attempt: u32, deadline_ms: u64) -> LaneJob {
+        LaneJob {
+            token_cap: self.token_cap,
+            ..LaneJob::new(
+                id.clone(),
+                lane.clone(),
+                attempt,
+                deadline_ms,
+                self.candidates_for(lane),
+            )
+        }
     }
 
     /// The findings every job of `lane` carries: the adjudication

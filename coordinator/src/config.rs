@@ -62,6 +62,12 @@ pub struct ReviewSettings {
     /// verdict; off when unset.
     #[arg(long, env = "REVU_ADJUDICATE")]
     pub adjudicate: Option<String>,
+
+    /// Most tokens (input and output) the lanes of one review may spend
+    /// together on model services; a lane that would go over stops, and is
+    /// INCOMPLETE with what it did not send. No cap when unset.
+    #[arg(long, env = "REVU_REVIEW_TOKEN_CAP")]
+    pub review_token_cap: Option<u64>,
 }
 
 impl ReviewSettings {
@@ -140,6 +146,7 @@ impl Default for ReviewSettings {
             review_timeout_secs: 600,
             max_inflight: 1000,
             adjudicate: None,
+            review_token_cap: None,
         }
     }
 }

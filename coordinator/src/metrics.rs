@@ -66,6 +66,7 @@ pub struct CoordinatorMetrics {
     pub consumer_lag: Family<GroupLabels, Gauge>,
     pub pending: Family<GroupLabels, Gauge>,
     pub dead_letter_length: Gauge,
+    pub delayed: Gauge,
 }
 
 impl Default for CoordinatorMetrics {
@@ -84,6 +85,7 @@ impl Default for CoordinatorMetrics {
             consumer_lag: Family::default(),
             pending: Family::default(),
             dead_letter_length: Gauge::default(),
+            delayed: Gauge::default(),
         }
     }
 }
@@ -171,6 +173,12 @@ impl CoordinatorMetrics {
             self.pending.clone(),
         );
         r.register(
+            "queue_delayed",
+            "Retries waiting out a backoff or a server's Retry-After before they join a job stream (sampled)",
+            None,
+            self.delayed.clone(),
+        );
+        r.register(
             "queue_dead_letter_length",
             "Entries on the dead-letter stream (sampled)",
             None,
@@ -215,6 +223,7 @@ impl CoordinatorMetrics {
             .get_or_create(&by_group)
             .set(gauge_value(depth.pending));
         self.dead_letter_length.set(gauge_value(depth.dead));
+        self.delayed.set(gauge_value(depth.delayed));
         self.reviews_in_flight
             .set(i64::try_from(in_flight).unwrap_or(i64::MAX));
     }

@@ -148,6 +148,7 @@ pub fn prepare(
             engine: engine.clone(),
             candidates: Vec::new(),
         }),
+        token_cap: settings.review_token_cap,
     };
     Ok(Prepared { diff, facts, plan })
 }

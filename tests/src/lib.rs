@@ -1,10 +1,12 @@
-//! The end-to-end harness: a real `redis-server` on a free loopback port,
-//! and the revu binaries as real processes, each on the port it bound. Everything started here is
+//! The end-to-end harness: a real `redis-server` (and, for the model test,
+//! a real `llama-server`) on a free loopback port, and the revu binaries as
+//! real processes, each on the port it bound. Everything started here is
 //! stopped by its own guard, by PID.
 
 pub mod bins;
 pub mod client;
 pub mod history;
+pub mod llm_server;
 pub mod otlp;
 pub mod procs;
 pub mod redis_server;
@@ -13,5 +15,6 @@ pub mod scrape;
 
 pub use bins::{bin, example, fault_engine};
 pub use client::Client;
+pub use llm_server::LlmServer;
 pub use procs::{Cluster, Proc};
 pub use redis_server::RedisServer;

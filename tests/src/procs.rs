@@ -344,3 +344,23 @@ impl ClearRevuEnv for Command {
         self
     }
 }
+
+/// Waits up to `within` for `child` (named `what` in a failure); kills it
+/// (by its own handle) after that and returns `None`.
+pub fn wait_bounded(
+    child: &mut Child,
+    within: Duration,
+    what: &str,
+) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("waiting for {what}: {e}"),
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}

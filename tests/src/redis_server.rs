@@ -213,7 +213,7 @@ impl RedisServer {
 }
 
 /// A loopback port that was free when asked (bound, read, released).
-fn probe_port() -> u16 {
+pub(crate) fn probe_port() -> u16 {
     let listener =
         TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("no free loopback port: {e}"));
     listener
@@ -223,7 +223,7 @@ fn probe_port() -> u16 {
 }
 
 /// A unique-enough token without another dependency: time and PID.
-fn uuid_like() -> String {
+pub(crate) fn uuid_like() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())

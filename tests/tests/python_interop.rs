@@ -6,9 +6,9 @@ use revu_tests::{Cluster, RedisServer, example};
 use serde_json::Value;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 const HOW_TO_GET_THEM: &str = "run `scripts/test` (it installs them into target/test-env), \
@@ -66,21 +66,6 @@ fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
     })
 }
 
-/// Waits up to `within` for `child`; kills it (by its own handle) after that.
-fn wait_bounded(child: &mut Child, within: Duration) -> Option<ExitStatus> {
-    let started = Instant::now();
-    while started.elapsed() < within {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => panic!("waiting for the Python client: {e}"),
-        }
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
 /// Runs the Python client against `target`; returns its exit status (None
 /// when it timed out), stdout and stderr.
 fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String) {
@@ -100,7 +85,7 @@ fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String)
         .unwrap_or_else(|e| panic!("starting the Python client: {e}"));
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
-    let status = wait_bounded(&mut child, CLIENT_TIMEOUT);
+    let status = revu_tests::procs::wait_bounded(&mut child, CLIENT_TIMEOUT, "the Python client");
     let join = |h: JoinHandle<String>| h.join().unwrap_or_else(|_| String::new());
     (status, join(stdout), join(stderr))
 }

@@ -9,7 +9,7 @@ use revu_common::queue::redis::RedisBackend;
 use revu_common::queue::{CreateOutcome, Delivery, JobQueue, ReviewStore};
 use revu_common::report::{FactsSummary, LaneOutcome, Rigor, RigorChoice, RigorSource};
 use revu_common::review::{
-    LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState,
+    LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState, now_ms,
 };
 use revu_tests::RedisServer;
 use std::time::Duration;
@@ -105,6 +105,7 @@ fn record(id: &ReviewId) -> ReviewRecord {
             cover_fallback: None,
             labels: vec![],
             adjudication: None,
+            token_cap: None,
         },
         traceparent: None,
     }
@@ -342,6 +343,53 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
     );
 }
 
+/// A retry with a delay waits beside its stream, not in a worker's hands:
+/// other jobs are taken meanwhile, and the retry comes when it is due,
+/// waking a consumer that is already waiting.
+async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let jobs = [job(&id, "domain:a"), job(&id, "domain:b")];
+    b.create_review(&record(&id), &ReviewBundle::default(), None, &jobs)
+        .await
+        .or_fail();
+    let first = take(&b, "c1").await;
+    let delay = Duration::from_millis(600);
+    let mut retry = first.payload.clone().or_fail();
+    retry.attempt = 2;
+    retry.not_before_ms = now_ms() + u64::try_from(delay.as_millis()).or_fail();
+    b.complete_job(&first.entry, &report(&jobs[0]))
+        .await
+        .or_fail();
+    assert!(b.advance_and_dispatch(&retry, 1, false).await.or_fail());
+    assert_eq!(b.job_backlog().await.or_fail().delayed, 1);
+    // The other lane is taken at once; the retry is not there yet.
+    let other = take(&b, "c1").await;
+    assert_eq!(
+        other.payload.as_ref().map(|j| j.lane.id.as_str()).ok(),
+        Some("domain:b")
+    );
+    let asked = std::time::Instant::now();
+    assert!(
+        take_job(&b, "c2", SHORT).await.or_fail().is_none(),
+        "delivered before it was due"
+    );
+    // A read that waits longer than the delay gets it once it is due.
+    let got = take_job(&b, "c2", delay * 4).await.or_fail();
+    let got = got.unwrap_or_else(|| panic!("the delayed retry never came"));
+    assert!(
+        asked.elapsed() >= delay - SHORT,
+        "came after {:?}",
+        asked.elapsed()
+    );
+    assert!(
+        asked.elapsed() < delay * 3,
+        "came late, after {:?}",
+        asked.elapsed()
+    );
+    assert_eq!(got.payload.as_ref().ok(), Some(&retry));
+    assert_eq!(b.job_backlog().await.or_fail().delayed, 0);
+}
+
 async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     let first = job(&id, "domain:a");
@@ -456,6 +504,7 @@ conformance!(
     lease_extension_and_release_follow_the_holder,
     trimming_never_removes_undelivered_or_pending_entries,
     creation_dispatches_lanes_and_retries_are_dispatched_once,
+    a_delayed_retry_is_held_back_until_due,
     a_lane_is_added_once_and_only_to_an_active_review,
     jobs_reach_only_consumers_of_their_engine,
 );

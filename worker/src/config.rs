@@ -114,7 +114,7 @@ impl WorkerConfig {
     /// The built-in engines plus the configured exec and llm engines.
     pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
         let mut engines = crate::engines::Engines::default();
-        if let Some(llm) = self.llm.engine().await? {
+        for llm in self.llm.engines().await? {
             engines = engines.with(std::sync::Arc::new(llm));
         }
         for spec in &self.exec_engines {

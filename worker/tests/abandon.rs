@@ -73,6 +73,7 @@ fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
             cover_fallback: None,
             labels: vec![],
             adjudication: None,
+            token_cap: None,
         },
         traceparent: None,
     }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
-use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -23,6 +23,28 @@ use tokio::sync::Notify;
 struct EngineStream {
     jobs: MemStream,
     readers: BTreeSet<String>,
+    /// Retries waiting out their delay, by the time (ms) they are due and
+    /// the order they came in.
+    delayed: BTreeMap<(u64, u64), String>,
+    delayed_seq: u64,
+}
+
+impl EngineStream {
+    /// Moves the retries due by `now` (ms) onto the stream.
+    fn promote_due(&mut self, now: u64) {
+        while let Some(entry) = self.delayed.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let raw = entry.remove();
+            self.jobs.add(raw);
+        }
+    }
+
+    /// When the earliest retry still waiting is due (ms).
+    fn next_due(&self) -> Option<u64> {
+        self.delayed.keys().next().map(|(due, _)| *due)
+    }
 }
 
 #[derive(Debug, Default)]
@@ -40,6 +62,7 @@ struct State {
     idempotency: HashMap<String, ReviewId>,
     stats: BTreeMap<String, u64>,
     events: HashMap<ReviewId, Vec<ProgressEvent>>,
+    tokens_spent: HashMap<ReviewId, i64>,
 }
 
 /// The embedded backend. Cloning shares the same state.
@@ -105,6 +128,23 @@ impl State {
         job_entry(engine, &id)
     }
 
+    /// Holds `raw`, a retry of `engine` not due until `due` (ms), back
+    /// from the stream until then.
+    fn delay_job(&mut self, engine: &str, raw: String, due: u64) {
+        let stream = self.jobs.entry(engine.to_owned()).or_default();
+        stream.delayed_seq += 1;
+        let seq = stream.delayed_seq;
+        stream.delayed.insert((due, seq), raw);
+    }
+
+    /// When the earliest retry of `engines` still waiting is due (ms).
+    fn next_due(&self, engines: &[String]) -> Option<u64> {
+        engines
+            .iter()
+            .filter_map(|e| self.jobs.get(e)?.next_due())
+            .min()
+    }
+
     /// The stream a job handle points at, and the entry's id on it.
     fn job_stream(&mut self, entry: &str) -> Result<(&mut MemStream, String), QueueError> {
         let (engine, id) = split_job_entry(entry)?;
@@ -116,9 +156,11 @@ impl State {
     /// One undelivered job from each of `engines`' streams.
     fn read_jobs(&mut self, consumer: &str, engines: &[String]) -> Option<Vec<(EntryId, String)>> {
         let mut got = Vec::new();
+        let now = now_ms();
         for engine in engines {
             let stream = self.jobs.entry(engine.clone()).or_default();
             stream.readers.insert(consumer.to_owned());
+            stream.promote_due(now);
             if let Some((id, raw)) = stream.jobs.read(consumer) {
                 got.push((job_entry(engine, &id), raw));
             }
@@ -141,10 +183,22 @@ impl JobQueue for MemoryBackend {
         engines: &[String],
         wait: Duration,
     ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
-        let got = self
-            .wait_for(&self.jobs_ready, wait, |s| s.read_jobs(consumer, engines))
-            .await;
-        Ok(deliveries(got.unwrap_or_default()))
+        let deadline = Instant::now() + wait;
+        loop {
+            // Wake when a retry falls due as well as when a job comes in.
+            let left = deadline.saturating_duration_since(Instant::now());
+            let until_due = self
+                .lock()
+                .next_due(engines)
+                .map(|due| Duration::from_millis(due.saturating_sub(now_ms()).max(1)));
+            let step = until_due.map_or(left, |d| d.min(left));
+            let got = self
+                .wait_for(&self.jobs_ready, step, |s| s.read_jobs(consumer, engines))
+                .await;
+            if got.is_some() || Instant::now() >= deadline {
+                return Ok(deliveries(got.unwrap_or_default()));
+            }
+        }
     }
 
     async fn reclaim_jobs(
@@ -262,6 +316,11 @@ impl JobQueue for MemoryBackend {
             pending: s.jobs.values().map(|e| e.jobs.pending_len()).sum(),
             undelivered: s.jobs.values().map(|e| e.jobs.undelivered_len()).sum(),
             dead: u64::try_from(s.dead.len()).unwrap_or(u64::MAX),
+            delayed: s
+                .jobs
+                .values()
+                .map(|e| u64::try_from(e.delayed.len()).unwrap_or(u64::MAX))
+                .sum(),
         })
     }
 }
@@ -356,7 +415,11 @@ impl ReviewStore for MemoryBackend {
             lane.gate_rejected = Some(from);
         }
         lane.awaited = job.attempt;
-        s.add_job(&job.lane.engine, raw);
+        if job.not_before_ms > now_ms() {
+            s.delay_job(&job.lane.engine, raw, job.not_before_ms);
+        } else {
+            s.add_job(&job.lane.engine, raw);
+        }
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(true)
@@ -384,6 +447,13 @@ impl ReviewStore for MemoryBackend {
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(true)
+    }
+
+    async fn charge_tokens(&self, id: &ReviewId, tokens: i64) -> Result<u64, QueueError> {
+        let mut s = self.lock();
+        let spent = s.tokens_spent.entry(id.clone()).or_default();
+        *spent = spent.saturating_add(tokens);
+        Ok(u64::try_from(*spent).unwrap_or(0))
     }
 
     async fn lane_attempts(

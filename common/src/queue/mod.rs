@@ -214,6 +214,9 @@ pub struct QueueDepth {
     pub undelivered: u64,
     /// Entries on the dead-letter stream.
     pub dead: u64,
+    /// Retries waiting out their delay (a backoff, or a server's
+    /// `Retry-After`) before they join a job stream.
+    pub delayed: u64,
 }
 
 pub(crate) fn encode<T: serde::Serialize>(what: &'static str, v: &T) -> Result<String, QueueError> {

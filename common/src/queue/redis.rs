@@ -91,6 +91,12 @@ impl RedisBackend {
         format!("{}:jobs:{engine}", self.prefix)
     }
 
+    /// The jobs of `engine` that wait out a retry delay, scored by the
+    /// time (ms) they are due.
+    fn delayed_set(&self, engine: &str) -> String {
+        format!("{}:delayed:{engine}", self.prefix)
+    }
+
     /// Every engine that has a job stream.
     async fn job_engines(&self) -> Result<Vec<String>, QueueError> {
         let mut conn = self.conn.clone();

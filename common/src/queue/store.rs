@@ -84,6 +84,15 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         job: &LaneJob,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
+    /// Adds `tokens` (negative to give back a reservation) to what the
+    /// lanes of review `id` have spent against its token cap, and returns
+    /// the new total (never below 0).
+    fn charge_tokens(
+        &self,
+        id: &ReviewId,
+        tokens: i64,
+    ) -> impl Future<Output = Result<u64, QueueError>> + Send;
+
     /// What is recorded of each dispatched lane's attempts, by lane id.
     fn lane_attempts(
         &self,

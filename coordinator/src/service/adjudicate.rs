@@ -6,7 +6,7 @@ use super::{Coordinator, ServiceError, blocking, observe};
 use revu_common::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
-use revu_common::lane::{LaneJob, LaneKind, LaneSpec};
+use revu_common::lane::{LaneKind, LaneSpec};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, Stage};
 use revu_stages::assemble::adjudication_candidates;
@@ -59,7 +59,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             engine: adjudication.engine.clone(),
             candidates: candidates.clone(),
         });
-        let mut job = LaneJob::new(record.id.clone(), lane, 1, record.deadline_ms, candidates);
+        let mut job = next.plan.job(&record.id, &lane, 1, record.deadline_ms);
         let publish = observe::publish_span(&mut job, &self.messaging);
         let sent = self
             .backend

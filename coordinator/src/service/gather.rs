@@ -213,13 +213,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
             spent: report.usage.clone(),
-            ..LaneJob::new(
-                id.clone(),
-                spec.clone(),
-                report.attempt + 1,
-                record.deadline_ms,
-                record.plan.candidates_for(spec),
-            )
+            ..record
+                .plan
+                .job(id, spec, report.attempt + 1, record.deadline_ms)
         };
         let result = |outcome, body, banner, fault| LaneResult {
             lane_id: spec.id.clone(),

@@ -109,7 +109,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .plan
             .lanes
             .iter()
-            .map(|lane| LaneJob::new(id.clone(), lane.clone(), 1, deadline_ms, Vec::new()))
+            .map(|lane| record.plan.job(&id, lane, 1, deadline_ms))
             .collect();
         let publish_spans: Vec<tracing::Span> = dispatch_span.in_scope(|| {
             jobs.iter_mut()

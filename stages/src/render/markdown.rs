@@ -137,21 +137,45 @@ fn write_usage(out: &mut String, r: &Report) -> fmt::Result {
     if metered.is_empty() {
         return Ok(());
     }
+    // A cost column only when a price table priced some lane.
+    let priced = metered.iter().any(|(_, u)| u.cost_usd.is_some());
+    let (cost_head, cost_rule) = if priced {
+        (" cost |", "---:|")
+    } else {
+        ("", "")
+    };
     writeln!(
         out,
-        "| lane | model | requests | input tokens | output tokens | latency |"
+        "| lane | model | requests | input tokens | output tokens | latency |{cost_head}"
     )?;
-    writeln!(out, "|---|---|---:|---:|---:|---:|")?;
+    writeln!(out, "|---|---|---:|---:|---:|---:|{cost_rule}")?;
     for (l, u) in &metered {
+        let cost = match (priced, u.cost_usd) {
+            (false, _) => String::new(),
+            (true, Some(c)) => format!(" ${:.4} |", c.dollars()),
+            (true, None) => " — |".to_owned(),
+        };
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {:.1} s |",
+            "| {} | {} | {} | {} | {} | {:.1} s |{cost}",
             cell(&code(&l.id)),
             cell(&inline(&u.model)),
             u.requests,
             u.input_tokens,
             u.output_tokens,
             u.latency_ms as f64 / 1000.0
+        )?;
+    }
+    if priced {
+        let total: u64 = metered
+            .iter()
+            .filter_map(|(_, u)| u.cost_usd)
+            .map(|c| c.0)
+            .sum();
+        writeln!(
+            out,
+            "\nPriced lanes cost ${:.4} in all.",
+            revu_common::lane::Usd(total).dollars()
         )?;
     }
     writeln!(out)

@@ -15,7 +15,7 @@ pub mod rules;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::Finding;
-use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
+use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage, Usd};
 use rules::{Rule, RuleContext, all_rules};
 use std::future::Future;
 use std::pin::Pin;
@@ -37,6 +37,21 @@ pub struct LaneInput {
     pub review: Arc<LoadedReview>,
     /// Where a model engine records what it spends, request by request.
     pub meter: Arc<Meter>,
+    /// What the review's lanes have spent together, for an engine that
+    /// keeps to the review's token cap (`LaneJob::token_cap`); `None`
+    /// where nothing keeps the count.
+    pub ledger: Option<Arc<dyn Ledger>>,
+}
+
+/// A boxed future of a [`Ledger`].
+pub type Charge<'a> = Pin<Box<dyn Future<Output = Result<u64, String>> + Send + 'a>>;
+
+/// The tokens one review's lanes have spent together, kept where every
+/// worker sees it (the review store).
+pub trait Ledger: Send + Sync + std::fmt::Debug {
+    /// Adds `tokens` (negative to give back a reservation) to the review's
+    /// spend and returns the new total.
+    fn charge(&self, tokens: i64) -> Charge<'_>;
 }
 
 /// What a lane's engine spent on a model service, recorded as it goes, so
@@ -47,13 +62,22 @@ pub struct Meter(Mutex<Option<Usage>>);
 impl Meter {
     /// One request to `model` that took `latency`, with the tokens its
     /// answer reported (0 when it reported none).
-    pub fn record(&self, model: &str, input_tokens: u64, output_tokens: u64, latency: Duration) {
+    /// With the model's `price`, it records what the tokens cost.
+    pub fn record(
+        &self,
+        model: &str,
+        input_tokens: u64,
+        output_tokens: u64,
+        latency: Duration,
+        price: &Option<llm::price::Price>,
+    ) {
         let request = Usage {
             model: model.to_owned(),
             requests: 1,
             input_tokens,
             output_tokens,
             latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
+            cost_usd: price.map(|p| Usd(p.nanodollars(input_tokens, output_tokens))),
         };
         let mut total = self.0.lock().unwrap_or_else(|p| p.into_inner());
         *total = Some(total.take().unwrap_or_default().plus(&request));
@@ -72,6 +96,7 @@ impl LaneInput {
             job,
             review,
             meter: Arc::default(),
+            ledger: None,
         }
     }
 

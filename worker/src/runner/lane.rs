@@ -3,9 +3,9 @@
 
 use super::AbortOnDrop;
 use super::Worker;
-use crate::engines::{EngineOutput, LaneInput, LoadedReview, Meter};
+use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
 use revu_common::diff;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob};
+use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::now_ms;
 use std::sync::Arc;
@@ -52,10 +52,17 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(l) => l,
             Err(outcome) => return outcome,
         };
+        let ledger: Option<Arc<dyn Ledger>> = job.token_cap.map(|_| {
+            Arc::new(StoreLedger {
+                store: self.backend.clone(),
+                review: job.review_id.clone(),
+            }) as Arc<dyn Ledger>
+        });
         let input = LaneInput {
             job: Arc::new(job.clone()),
             review,
             meter: meter.clone(),
+            ledger,
         };
         // On a task of its own, so that a panicking engine fails its lane
         // and not the worker; aborted (and the engine's future dropped)
@@ -128,5 +135,31 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         };
         self.bundles.put(job.review_id.clone(), loaded.clone());
         Ok(loaded)
+    }
+}
+
+/// A review's token spend, kept in the review store where every worker
+/// running its lanes sees it.
+struct StoreLedger<S> {
+    store: S,
+    review: ReviewId,
+}
+
+impl<S> std::fmt::Debug for StoreLedger<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreLedger")
+            .field("review", &self.review)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: ReviewStore> Ledger for StoreLedger<S> {
+    fn charge(&self, tokens: i64) -> Charge<'_> {
+        Box::pin(async move {
+            self.store
+                .charge_tokens(&self.review, tokens)
+                .await
+                .map_err(|e| e.to_string())
+        })
     }
 }

@@ -26,8 +26,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tracing::Instrument;
 
-/// Longest a job's retry backoff is honoured by waiting in hand.
-const MAX_BACKOFF_WAIT: Duration = Duration::from_secs(60);
 /// How long one queue read waits before the loop looks at the stop flag.
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 /// How long a report write rides out a backend that hiccups (8 to 16 s
@@ -371,11 +369,6 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
 
     /// Runs one attempt of a lane to its report.
     async fn attempt(&self, job: &LaneJob, meter: &Arc<Meter>) -> LaneReport {
-        let wait =
-            Duration::from_millis(job.not_before_ms.saturating_sub(now_ms())).min(MAX_BACKOFF_WAIT);
-        if !wait.is_zero() {
-            tokio::time::sleep(wait).await;
-        }
         if self.failpoint == Some(Failpoint::ExitBeforeEngine) {
             std::process::exit(86);
         }

@@ -2,15 +2,20 @@
 
 use super::conn::block_ms;
 use super::maintenance::{field, info_fields};
+use super::scripts::PROMOTE_DUE;
 use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
 use crate::lane::{LaneJob, LaneReport};
 use crate::queue::{
     Delivery, EntryId, JobQueue, Poison, QueueDepth, QueueError, decode, encode, job_entry,
     split_job_entry,
 };
+use crate::review::now_ms;
 use redis::Value;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
 use std::time::Duration;
+
+/// Most due retries one read moves to each job stream.
+const PROMOTE_BATCH: usize = 64;
 
 /// Field that carries the JSON payload of every stream entry.
 const PAYLOAD: &str = "payload";
@@ -84,6 +89,12 @@ impl RedisBackend {
         wait: Duration,
     ) -> Result<Vec<Delivery<LaneJob>>, redis::RedisError> {
         let streams: Vec<String> = engines.iter().map(|e| self.job_stream(e)).collect();
+        // Retries whose delay has passed join their streams first; the
+        // read blocks no longer than until the next one is due.
+        let wait = match self.promote_due(engines).await? {
+            Some(due) => wait.min(Duration::from_millis(due.saturating_sub(now_ms()).max(1))),
+            None => wait,
+        };
         let mut conn = self.blocking.checkout().await?;
         let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
             .arg("GROUP")
@@ -111,6 +122,24 @@ impl RedisBackend {
             got.extend(key.ids.iter().map(|entry| to_job_delivery(engine, entry)));
         }
         Ok(got)
+    }
+
+    /// Moves the due retries of `engines` to their job streams; when the
+    /// earliest retry still waiting is due (ms).
+    async fn promote_due(&self, engines: &[String]) -> Result<Option<u64>, redis::RedisError> {
+        let mut script = PROMOTE_DUE.prepare_invoke();
+        for engine in engines {
+            script
+                .key(self.delayed_set(engine))
+                .key(self.job_stream(engine));
+        }
+        let mut conn = self.conn.clone();
+        let next: i64 = script
+            .arg(now_ms())
+            .arg(PROMOTE_BATCH)
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(u64::try_from(next).ok())
     }
 
     async fn autoclaim<T: serde::de::DeserializeOwned>(
@@ -188,16 +217,25 @@ impl JobQueue for RedisBackend {
             tokio::time::sleep(wait).await;
             return Ok(Vec::new());
         }
-        match self.read_jobs(consumer, engines, wait).await {
-            // A stream no worker has read yet has no group: make them all.
-            Err(e) if e.code() == Some("NOGROUP") => {
-                for engine in engines {
-                    self.ensure_group(&self.job_stream(engine), WORKER_GROUP)
-                        .await?;
+        // A read blocks no longer than until the next delayed retry is
+        // due; then it reads again, until `wait` is over.
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let got = match self.read_jobs(consumer, engines, left).await {
+                // A stream no worker has read yet has no group: make them all.
+                Err(e) if e.code() == Some("NOGROUP") => {
+                    for engine in engines {
+                        self.ensure_group(&self.job_stream(engine), WORKER_GROUP)
+                            .await?;
+                    }
+                    self.read_jobs(consumer, engines, left).await?
                 }
-                Ok(self.read_jobs(consumer, engines, wait).await?)
+                other => other?,
+            };
+            if !got.is_empty() || tokio::time::Instant::now() >= deadline {
+                return Ok(got);
             }
-            other => Ok(other?),
         }
     }
 
@@ -381,6 +419,10 @@ impl JobQueue for RedisBackend {
                         .await?;
                 }
             }
+            depth.delayed += redis::cmd("ZCARD")
+                .arg(self.delayed_set(&engine))
+                .query_async::<u64>(&mut conn)
+                .await?;
         }
         depth.dead = redis::cmd("XLEN")
             .arg(self.key("dead"))

@@ -74,10 +74,12 @@ pub(super) const GATE_REJECTED_SUFFIX: &str = "!gate-rejected";
 /// Moves a lane's awaited attempt from ARGV[2] to ARGV[3] and publishes the
 /// job ARGV[4], only if the attempt is still ARGV[2]; with ARGV[5] == "1"
 /// also requires that the completeness gate has not sent this lane back
-/// before, and records that it now has. Returns 1 if it dispatched.
+/// before, and records that it now has. A job not due until ARGV[7] (ms)
+/// later than ARGV[8] (now) waits in the engine's delayed set instead of
+/// its stream. Returns 1 if it dispatched.
 ///
-/// KEYS: attempts hash, the job's stream, engines set. ARGV[1]: lane id,
-/// ARGV[6]: the job's engine.
+/// KEYS: attempts hash, the job's stream, engines set, the engine's delayed
+/// set. ARGV[1]: lane id, ARGV[6]: the job's engine.
 pub(super) static ADVANCE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -94,7 +96,11 @@ if ARGV[5] == '1' then
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[6])
-redis.call('XADD', KEYS[2], '*', 'payload', ARGV[4])
+if tonumber(ARGV[7]) > tonumber(ARGV[8]) then
+  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[4])
+else
+  redis.call('XADD', KEYS[2], '*', 'payload', ARGV[4])
+end
 return 1
 "#,
     )
@@ -121,6 +127,33 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[5], ARGV[6])
 redis.call('XADD', KEYS[4], '*', 'payload', ARGV[4])
 return 1
+"#,
+    )
+});
+
+/// Moves the jobs that are due (score at most ARGV[1], now in ms; at most
+/// ARGV[2] of them per engine) from each delayed set KEYS[2i-1] to its job
+/// stream KEYS[2i]. Returns the earliest score still waiting in any of
+/// the sets, or -1 when none waits.
+pub(super) static PROMOTE_DUE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local next = -1
+for i = 1, #KEYS, 2 do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+  for _, job in ipairs(due) do
+    redis.call('XADD', KEYS[i + 1], '*', 'payload', job)
+    redis.call('ZREM', KEYS[i], job)
+  end
+  local first = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
+  if first[2] then
+    local at = tonumber(first[2])
+    if next < 0 or at < next then
+      next = at
+    end
+  end
+end
+return next
 "#,
     )
 });

@@ -8,7 +8,7 @@ use super::scripts::{
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
-use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -141,12 +141,15 @@ impl ReviewStore for RedisBackend {
             .key(self.review_key(&job.review_id, "attempts"))
             .key(self.job_stream(&job.lane.engine))
             .key(self.key("engines"))
+            .key(self.delayed_set(&job.lane.engine))
             .arg(&job.lane.id)
             .arg(from)
             .arg(job.attempt)
             .arg(encode("lane job", job)?)
             .arg(if gate_rejection { "1" } else { "0" })
             .arg(&job.lane.engine)
+            .arg(job.not_before_ms)
+            .arg(now_ms())
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)
@@ -169,6 +172,17 @@ impl ReviewStore for RedisBackend {
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)
+    }
+
+    async fn charge_tokens(&self, id: &ReviewId, tokens: i64) -> Result<u64, QueueError> {
+        let mut conn = self.conn.clone();
+        let total: i64 = redis::cmd("HINCRBY")
+            .arg(self.review_key(id, ""))
+            .arg("tokens_spent")
+            .arg(tokens)
+            .query_async(&mut conn)
+            .await?;
+        Ok(u64::try_from(total).unwrap_or(0))
     }
 
     async fn lane_attempts(

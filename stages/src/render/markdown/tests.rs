@@ -63,13 +63,27 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
         input_tokens: 1200,
         output_tokens: 300,
         latency_ms: 4250,
+        cost_usd: None,
     });
     let md = markdown(&report);
     assert!(
         md.contains(&format!(
-            "| `{}` | smollm2 | 2 | 1200 | 300 | 4.2 s |",
+            "| `{}` | smollm2 | 2 | 1200 | 300 | 4.2 s |\n",
             report.lanes[0].id
         )),
         "{md}"
     );
+    // With a price, a cost column and the total.
+    if let Some(usage) = report.lanes[0].usage.as_mut() {
+        usage.cost_usd = Some(revu_common::lane::Usd(1_250_000));
+    }
+    let md = markdown(&report);
+    assert!(
+        md.contains(&format!(
+            "| `{}` | smollm2 | 2 | 1200 | 300 | 4.2 s | $0.0013 |",
+            report.lanes[0].id
+        )),
+        "{md}"
+    );
+    assert!(md.contains("Priced lanes cost $0.0013 in all."), "{md}");
 }

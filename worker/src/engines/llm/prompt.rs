@@ -43,39 +43,91 @@ fn lane_words(kind: &LaneKind) -> String {
     }
 }
 
-/// Builds the prompt of `input`.
-pub fn build(input: &LaneInput) -> Prompt {
+/// A lane's prompt before it is fitted to the input budget: the system
+/// message, what every request of the lane repeats (the rejection note,
+/// guidance, intent, candidates), and the lane's files, hunk by hunk.
+#[derive(Debug, Clone)]
+pub struct Parts {
+    pub system: String,
+    /// Text before the data fence.
+    pub lead: String,
+    /// Text inside the fence before the files.
+    pub context: String,
+    pub files: Vec<FileText>,
+}
+
+/// One file of the lane as the prompt shows it.
+#[derive(Debug, Clone)]
+pub struct FileText {
+    pub path: String,
+    /// Each hunk's header and numbered lines; one note for a binary file.
+    pub hunks: Vec<HunkText>,
+}
+
+#[derive(Debug, Clone)]
+pub struct HunkText {
+    /// `@@ -a,b +c,d @@`, the way the diff names the hunk.
+    pub label: String,
+    pub text: String,
+}
+
+impl FileText {
+    /// The whole file as one request shows it.
+    pub fn text(&self) -> String {
+        self.hunks_text(&self.hunks, false)
+    }
+
+    /// Some of the file's hunks, marked as such when not all of them.
+    pub fn hunks_text(&self, hunks: &[HunkText], partial: bool) -> String {
+        let mut out = if partial {
+            format!(
+                "## File: {} (some of its hunks; the rest are reviewed in another request)\n",
+                self.path
+            )
+        } else {
+            format!("## File: {}\n", self.path)
+        };
+        for hunk in hunks {
+            out.push_str(&hunk.text);
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// Splits `input` into the [`Parts`] of its prompt.
+pub fn parts(input: &LaneInput) -> Parts {
     let job = &input.job;
     let system = match job.lane.kind {
         LaneKind::Adjudication => ADJUDICATE.to_owned(),
         _ => REVIEW.replace("{{LANE}}", &lane_words(&job.lane.kind)),
     };
-    let mut user = String::new();
+    let mut lead = String::new();
     if !job.rejected_for.is_empty() {
         let _ = writeln!(
-            user,
+            lead,
             "Your last answer for this lane was rejected: {}. Answer again, \
              fixing that.\n",
             job.rejected_for.join("; ")
         );
     }
     if !job.lane.guidance.is_empty() {
-        let _ = writeln!(user, "Repository guidance for these files:");
+        let _ = writeln!(lead, "Repository guidance for these files:");
         for g in &job.lane.guidance {
-            let _ = writeln!(user, "- {g}");
+            let _ = writeln!(lead, "- {g}");
         }
-        user.push('\n');
+        lead.push('\n');
     }
-    user.push_str("<data>\n");
+    let mut context = String::new();
     let intent = &input.bundle().intent;
     if !intent.is_empty() {
-        let _ = writeln!(user, "Intent of the change:\n{}\n", fence_safe(intent));
+        let _ = writeln!(context, "Intent of the change:\n{}\n", fence_safe(intent));
     }
     if !job.candidates.is_empty() {
-        let _ = writeln!(user, "Candidates:");
+        let _ = writeln!(context, "Candidates:");
         for (index, f) in job.candidates.iter().enumerate() {
             let _ = writeln!(
-                user,
+                context,
                 "{index}. {} {} ({}, confidence {}): {} Why: {}",
                 f.severity,
                 f.citation(),
@@ -85,13 +137,45 @@ pub fn build(input: &LaneInput) -> Prompt {
                 fence_safe(&f.why)
             );
         }
-        user.push('\n');
+        context.push('\n');
     }
-    for patch in input.lane_files() {
-        numbered(&mut user, patch);
+    let files = input.lane_files().into_iter().map(file_text).collect();
+    Parts {
+        system,
+        lead,
+        context,
+        files,
     }
-    user.push_str("</data>\n");
-    Prompt { system, user }
+}
+
+impl Parts {
+    /// The prompt of one request carrying `data` (file sections), with a
+    /// note when the lane is reviewed in several requests.
+    pub fn prompt(&self, data: &str, part: Option<(usize, usize)>) -> Prompt {
+        let mut user = self.lead.clone();
+        if let Some((k, n)) = part {
+            let _ = writeln!(
+                user,
+                "This lane is too large for one request and is reviewed in {n} parts; \
+                 this is part {k}. Review only what this part shows.\n"
+            );
+        }
+        user.push_str("<data>\n");
+        user.push_str(&self.context);
+        user.push_str(data);
+        user.push_str("</data>\n");
+        Prompt {
+            system: self.system.clone(),
+            user,
+        }
+    }
+}
+
+/// Builds the prompt of `input` as one request.
+pub fn build(input: &LaneInput) -> Prompt {
+    let parts = parts(input);
+    let data: String = parts.files.iter().map(FileText::text).collect();
+    parts.prompt(&data, None)
 }
 
 /// The data fence cannot be closed from inside the data.
@@ -101,33 +185,39 @@ fn fence_safe(text: &str) -> String {
 
 /// One file's hunks, each line led by its new-side number (blank for a
 /// removed line) and its kind, the way the contract asks findings to cite.
-fn numbered(out: &mut String, patch: &FilePatch) {
-    let _ = writeln!(out, "## File: {}", patch.path());
+fn file_text(patch: &FilePatch) -> FileText {
+    let path = patch.path().to_owned();
     if patch.binary {
-        let _ = writeln!(out, "(binary file)\n");
-        return;
+        return FileText {
+            path,
+            hunks: vec![HunkText {
+                label: "(binary)".to_owned(),
+                text: "(binary file)\n".to_owned(),
+            }],
+        };
     }
-    for hunk in &patch.hunks {
-        let _ = writeln!(
-            out,
-            "@@ -{},{} +{},{} @@ {}",
-            hunk.old_start,
-            hunk.old_lines,
-            hunk.new_start,
-            hunk.new_lines,
-            hunk.section.trim()
-        );
-        for line in &hunk.lines {
-            let (number, mark) = match line.kind {
-                LineKind::Added => (line.new_line, '+'),
-                LineKind::Context => (line.new_line, ' '),
-                LineKind::Removed => (None, '-'),
-            };
-            let number = number.map(|n| n.to_string()).unwrap_or_default();
-            let _ = writeln!(out, "{number:>6} {mark} {}", fence_safe(&line.text));
-        }
-    }
-    out.push('\n');
+    let hunks = patch
+        .hunks
+        .iter()
+        .map(|hunk| {
+            let label = format!(
+                "@@ -{},{} +{},{} @@",
+                hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+            );
+            let mut text = format!("{label} {}\n", hunk.section.trim());
+            for line in &hunk.lines {
+                let (number, mark) = match line.kind {
+                    LineKind::Added => (line.new_line, '+'),
+                    LineKind::Context => (line.new_line, ' '),
+                    LineKind::Removed => (None, '-'),
+                };
+                let number = number.map(|n| n.to_string()).unwrap_or_default();
+                let _ = writeln!(text, "{number:>6} {mark} {}", fence_safe(&line.text));
+            }
+            HunkText { label, text }
+        })
+        .collect();
+    FileText { path, hunks }
 }
 
 #[cfg(test)]

@@ -318,6 +318,245 @@ async fn a_refusal_is_permanent_with_the_servers_reason_and_no_key_in_it() {
     assert!(!format!("{llm:?}").contains("sk-test-secret"));
 }
 
+/// Two files of about 1,500 estimated tokens each, the second with a hunk
+/// that no request of 2,500 tokens can carry beside the system prompt.
+const WIDE_PATCH: &str = "diff --git a/a.py b/a.py
+--- a/a.py
++++ b/a.py
+@@ -1,1 +1,2 @@
+ import os
++A = 1
+diff --git a/b.py b/b.py
+--- a/b.py
++++ b/b.py
+@@ -1,1 +1,2 @@
+ import os
++B = 1
+";
+
+fn wide_input(filler: usize) -> LaneInput {
+    // Pad each file's added line so each is about `filler` bytes.
+    let patch = WIDE_PATCH
+        .replace("+A = 1", &format!("+A = '{}'", "a".repeat(filler)))
+        .replace("+B = 1", &format!("+B = '{}'", "b".repeat(filler)));
+    let diff = diff::parse(patch.as_bytes()).unwrap();
+    let lane = LaneSpec {
+        id: "domain:core".into(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
+        },
+        engine: "llm".into(),
+        files: vec!["a.py".into(), "b.py".into()],
+        guidance: vec![],
+    };
+    LaneInput::new(
+        Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
+        Arc::new(LoadedReview {
+            bundle: ReviewBundle {
+                diff: patch.into_bytes(),
+                ..ReviewBundle::default()
+            },
+            diff,
+        }),
+    )
+}
+
+fn budgeted(server: &Server, max_input_tokens: u64) -> LlmEngine {
+    let settings = LlmSettings {
+        max_output_tokens: 256,
+        max_input_tokens,
+        timeout_secs: 30,
+        ..LlmSettings::default()
+    };
+    LlmEngine::new(
+        "llm",
+        Provider::Openai,
+        &format!("{}/v1", server.base),
+        "smollm2",
+        None,
+        &settings,
+    )
+    .unwrap()
+}
+
+/// The estimated tokens of the system prompt, which every request repeats.
+fn system_tokens() -> u64 {
+    let parts = prompt::parts(&wide_input(1));
+    budget::Counter::estimate().count(&parts.system)
+}
+
+fn finding_on(file: &str, line: u32) -> Value {
+    json!({
+        "reviewed": [file], "checks": ["quoting"],
+        "findings": [{
+            "severity": "IMPORTANT", "file": file, "line": line,
+            "summary": format!("long literal in {file}"), "why": "hard to read",
+            "fix": "move it to a file", "confidence": 80, "dimension": "design"
+        }],
+        "summary": format!("{file} reviewed.")
+    })
+}
+
+#[tokio::test]
+async fn a_lane_over_the_input_budget_is_split_by_file_and_the_answers_merged() {
+    let server = Server::start(vec![
+        ok(openai_answer(&finding_on("a.py", 2).to_string(), "stop")),
+        ok(openai_answer(&finding_on("b.py", 2).to_string(), "stop")),
+    ])
+    .await;
+    // Each file fits a request beside the system prompt; both do not.
+    let budget = system_tokens() + 1_200;
+    let engine = budgeted(&server, budget);
+    let out = engine.review(wide_input(2_400)).await.unwrap();
+    let EngineOutput::Body(body) = out else {
+        panic!("expected a complete report, got {out:?}");
+    };
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2, "one request per file");
+    for (request, file) in seen.iter().zip(["a.py", "b.py"]) {
+        let user = request.body["messages"][1]["content"].as_str().unwrap();
+        assert!(user.contains(&format!("## File: {file}\n")), "{user}");
+        assert!(user.contains("reviewed in 2 parts"), "{user}");
+        let sent = budget::Counter::estimate().count(user) + system_tokens();
+        assert!(sent <= budget, "a request of {sent} tokens over {budget}");
+    }
+    let files: Vec<&str> = body.findings.iter().map(|f| f.file.as_str()).collect();
+    assert_eq!(files, ["a.py", "b.py"]);
+    assert_eq!(body.reviewed, ["a.py", "b.py"]);
+    assert!(
+        body.checks
+            .iter()
+            .any(|c| c.starts_with("2 requests within")),
+        "{:?}",
+        body.checks
+    );
+    assert_eq!(engine.max_input_tokens, budget);
+}
+
+#[tokio::test]
+async fn what_no_request_can_carry_is_named_and_the_lane_is_incomplete() {
+    let server = Server::start(vec![ok(openai_answer(
+        &finding_on("a.py", 2).to_string(),
+        "stop",
+    ))])
+    .await;
+    let budget = system_tokens() + 1_200;
+    let engine = budgeted(&server, budget);
+    // b.py's one hunk is larger than any request may be.
+    let mut input = wide_input(2_400);
+    let patch = String::from_utf8(input.review.bundle.diff.clone())
+        .unwrap()
+        .replace(&"b".repeat(2_400), &"b".repeat(9_000));
+    let diff = diff::parse(patch.as_bytes()).unwrap();
+    input.review = Arc::new(LoadedReview {
+        bundle: ReviewBundle {
+            diff: patch.into_bytes(),
+            ..ReviewBundle::default()
+        },
+        diff,
+    });
+    let out = engine.review(input).await.unwrap();
+    let EngineOutput::Raw(body) = out else {
+        panic!("a lane with a hunk left out read as complete: {out:?}");
+    };
+    let why = body["incomplete"].as_str().unwrap_or_default();
+    assert!(why.contains("b.py @@ -1,1 +1,2 @@"), "{why}");
+    assert!(
+        why.contains(&format!("input budget of {budget} tokens")),
+        "{why}"
+    );
+    assert_eq!(body["findings"][0]["file"], "a.py", "{body}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// A ledger in memory, as the review store keeps it.
+#[derive(Debug, Default)]
+struct CountingLedger(Mutex<i64>);
+
+impl crate::engines::Ledger for CountingLedger {
+    fn charge(&self, tokens: i64) -> crate::engines::Charge<'_> {
+        let mut total = self.0.lock().unwrap();
+        *total += tokens;
+        let now = u64::try_from(*total).unwrap_or(0);
+        Box::pin(async move { Ok(now) })
+    }
+}
+
+#[tokio::test]
+async fn the_review_token_cap_stops_requests_and_says_what_was_not_sent() {
+    let server = Server::start(vec![
+        ok(openai_answer(&finding_on("a.py", 2).to_string(), "stop")),
+        ok(openai_answer(&finding_on("b.py", 2).to_string(), "stop")),
+    ])
+    .await;
+    let budget = system_tokens() + 1_200;
+    let engine = budgeted(&server, budget);
+    let mut input = wide_input(2_400);
+    let ledger = Arc::new(CountingLedger::default());
+    // Room for the first request (reserved at its estimate, about 950
+    // tokens over the system prompt, plus the output limit of 256; then
+    // charged what the server reported, 250), not for a second on top.
+    let mut job = (*input.job).clone();
+    job.token_cap = Some(budget + 156);
+    input.job = Arc::new(job);
+    input.ledger = Some(ledger.clone());
+    let meter = input.meter.clone();
+    let out = engine.review(input).await.unwrap();
+    let EngineOutput::Raw(body) = out else {
+        panic!("a capped lane read as complete: {out:?}");
+    };
+    let why = body["incomplete"].as_str().unwrap_or_default();
+    assert!(why.contains("token cap of"), "{why}");
+    assert!(
+        why.contains("1 of 2 request(s) of this lane not sent"),
+        "{why}"
+    );
+    assert_eq!(server.requests().len(), 1, "no request past the cap");
+    // The ledger holds what the one answer reported: 200 in, 50 out.
+    assert_eq!(*ledger.0.lock().unwrap(), 250);
+    assert_eq!(meter.total().map(|u| u.requests), Some(1));
+}
+
+#[tokio::test]
+async fn a_priced_model_records_what_its_tokens_cost() {
+    let server = Server::start(vec![ok(openai_answer(&report_json().to_string(), "stop"))]).await;
+    let mut engine = engine(Provider::Openai, &server);
+    engine.price = Some(price::Price {
+        input_per_mtok: 1.0,
+        output_per_mtok: 4.0,
+    });
+    let input = input();
+    let meter = input.meter.clone();
+    engine.review(input).await.unwrap();
+    let usage = meter.total().unwrap();
+    // 200 input tokens at $1/M and 50 output at $4/M: $0.0004.
+    assert_eq!(usage.cost_usd, Some(revu_common::lane::Usd(400_000)));
+}
+
+#[tokio::test]
+async fn named_engines_share_the_server_with_a_model_each() {
+    let settings = LlmSettings {
+        provider: Some(Provider::Openai),
+        base_url: Some("http://127.0.0.1:9/v1".into()),
+        model: Some("big-model".into()),
+        engines: vec![parse_named_model("light=small-model").unwrap()],
+        ..LlmSettings::default()
+    };
+    let engines = settings.engines().await.unwrap();
+    let named: Vec<(&str, &str)> = engines
+        .iter()
+        .map(|e| (e.name.as_str(), e.model.as_str()))
+        .collect();
+    assert_eq!(named, [("llm", "big-model"), ("light", "small-model")]);
+    assert!(parse_named_model("Light=x").is_err());
+    assert!(parse_named_model("light").is_err());
+    let twice = LlmSettings {
+        engines: vec![parse_named_model("llm=other").unwrap()],
+        ..settings
+    };
+    assert!(twice.engines().await.unwrap_err().contains("twice"));
+}
+
 #[tokio::test]
 async fn an_answer_cut_at_the_token_limit_is_marked_incomplete() {
     let cut = openai_answer(
