@@ -38,7 +38,14 @@ fn both_wire_protocols_review_every_lane_with_a_real_model() {
     let patch = example(PATCH);
     let runs = [
         review(&server, "openai", &server.openai_base(), &patch, &[]),
-        review(&server, "anthropic", &server.anthropic_base(), &patch, &[]),
+        // Streamed, so the server-sent events of a real server are read too.
+        review(
+            &server,
+            "anthropic",
+            &server.anthropic_base(),
+            &patch,
+            &["--llm-stream"],
+        ),
     ];
     for run in &runs {
         eprintln!("{}", measured(run));

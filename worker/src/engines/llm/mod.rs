@@ -85,6 +85,12 @@ pub struct LlmSettings {
     #[arg(long = "llm-prices", env = "REVU_LLM_PRICES")]
     pub prices: Option<PathBuf>,
 
+    /// Ask for answers as server-sent events (`stream: true`), for servers
+    /// and proxies that close a connection idle too long.
+    #[arg(long = "llm-stream", env = "REVU_LLM_STREAM")]
+    #[serde(default)]
+    pub stream: bool,
+
     /// Seconds one request may take before it is abandoned (transient).
     #[arg(
         long = "llm-timeout-secs",
@@ -111,6 +117,7 @@ impl Default for LlmSettings {
             max_input_tokens: 32_000,
             engines: Vec::new(),
             prices: None,
+            stream: false,
             timeout_secs: 120,
         }
     }
@@ -233,6 +240,7 @@ pub struct LlmEngine {
     key: Option<String>,
     max_output_tokens: u32,
     max_input_tokens: u64,
+    stream: bool,
     /// The price of `model`, if the table has it.
     price: Option<price::Price>,
     prices: price::PriceTable,
@@ -274,6 +282,7 @@ impl LlmEngine {
             key,
             max_output_tokens: settings.max_output_tokens.max(1),
             max_input_tokens: settings.max_input_tokens.max(1),
+            stream: settings.stream,
             price: None,
             prices: price::PriceTable::default(),
             client,
@@ -290,6 +299,7 @@ impl LlmEngine {
             key: self.key.clone(),
             max_output_tokens: self.max_output_tokens,
             max_input_tokens: self.max_input_tokens,
+            stream: self.stream,
             price: self.prices.get(model),
             prices: self.prices.clone(),
             client: self.client.clone(),
@@ -437,9 +447,13 @@ impl LlmEngine {
         schema: &Value,
         meter: &Meter,
     ) -> Result<wire::Answer, EngineError> {
-        let body = self
-            .provider
-            .body(&self.model, prompt, schema, self.max_output_tokens);
+        let body = self.provider.body(
+            &self.model,
+            prompt,
+            schema,
+            self.max_output_tokens,
+            self.stream,
+        );
         let mut request = self.client.post(&self.url).json(&body);
         for (name, value) in self.provider.fixed_headers() {
             request = request.header(name, value);
@@ -471,14 +485,18 @@ impl LlmEngine {
             record(0, 0);
             return Err(self.refused(status.as_u16(), &text, retry_after));
         }
-        let json: Value = serde_json::from_str(&text).map_err(|e| {
-            record(0, 0);
-            EngineError::transient(
-                FaultKind::BadReport,
-                format!("{} answered with a body that is not JSON: {e}", self.url),
-            )
-        })?;
-        let answer = self.provider.answer(&json);
+        let answer = if self.stream {
+            self.provider.answer_from_events(&text)
+        } else {
+            let json: Value = serde_json::from_str(&text).map_err(|e| {
+                record(0, 0);
+                EngineError::transient(
+                    FaultKind::BadReport,
+                    format!("{} answered with a body that is not JSON: {e}", self.url),
+                )
+            })?;
+            self.provider.answer(&json)
+        };
         let tokens = answer
             .as_ref()
             .map(|a| (a.input_tokens.unwrap_or(0), a.output_tokens.unwrap_or(0)))

@@ -558,6 +558,55 @@ async fn named_engines_share_the_server_with_a_model_each() {
 }
 
 #[tokio::test]
+async fn streamed_answers_make_the_same_report_on_both_protocols() {
+    let report = report_json().to_string();
+    let (head, tail) = report.split_at(report.len() / 2);
+    let openai: String = [
+        json!({"choices": [{"delta": {"role": "assistant", "content": head}}]}),
+        json!({"choices": [{"delta": {"content": tail}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 200, "completion_tokens": 50}}),
+    ]
+    .iter()
+    .map(|e| format!("data: {e}\n\n"))
+    .chain(["data: [DONE]\n\n".to_owned()])
+    .collect();
+    let anthropic: String = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 300, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t1", "name": "lane_report", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": head}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": tail}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 80}}),
+        json!({"type": "message_stop"}),
+    ]
+    .iter()
+    .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+    .collect();
+    for (provider, events, tokens) in [
+        (Provider::Openai, openai, (200, 50)),
+        (Provider::Anthropic, anthropic, (300, 80)),
+    ] {
+        let server = Server::start(vec![status(200, vec![], &events)]).await;
+        let mut engine = engine(provider, &server);
+        engine.stream = true;
+        let input = input();
+        let meter = input.meter.clone();
+        let out = engine.review(input).await.unwrap();
+        let EngineOutput::Body(body) = out else {
+            panic!("{provider:?}: expected a report, got {out:?}");
+        };
+        assert_eq!(body.findings.len(), 1, "{provider:?}");
+        assert_eq!(server.requests()[0].body["stream"], true, "{provider:?}");
+        let usage = meter.total().unwrap();
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens),
+            tokens,
+            "{provider:?}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_answer_cut_at_the_token_limit_is_marked_incomplete() {
     let cut = openai_answer(
         r#"{"reviewed": ["app.py"], "checks": [], "findings": [{"sev"#,

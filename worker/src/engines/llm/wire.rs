@@ -69,8 +69,28 @@ impl Provider {
         }
     }
 
-    /// The request body, asking for an answer in `schema`.
-    pub fn body(self, model: &str, prompt: &Prompt, schema: &Value, max_tokens: u32) -> Value {
+    /// The request body, asking for an answer in `schema`; with `stream`,
+    /// as server-sent events (read by [`Provider::answer_from_events`]).
+    pub fn body(
+        self,
+        model: &str,
+        prompt: &Prompt,
+        schema: &Value,
+        max_tokens: u32,
+        stream: bool,
+    ) -> Value {
+        let mut body = self.plain_body(model, prompt, schema, max_tokens);
+        if stream {
+            body["stream"] = json!(true);
+            if self == Provider::Openai {
+                // The token counts come in a last chunk, only when asked.
+                body["stream_options"] = json!({"include_usage": true});
+            }
+        }
+        body
+    }
+
+    fn plain_body(self, model: &str, prompt: &Prompt, schema: &Value, max_tokens: u32) -> Value {
         match self {
             Provider::Openai => json!({
                 "model": model,
@@ -154,6 +174,147 @@ impl Provider {
     }
 }
 
+impl Provider {
+    /// Reads a streamed answer: the `data:` lines of its server-sent
+    /// events, put together into what a plain response would have said.
+    pub fn answer_from_events(self, text: &str) -> Result<Answer, String> {
+        let events = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|d| !d.is_empty() && *d != "[DONE]")
+            .map(serde_json::from_str::<Value>)
+            .collect::<Result<Vec<Value>, _>>()
+            .map_err(|e| format!("a streamed event is not JSON: {e}"))?;
+        if events.is_empty() {
+            return Err("the stream carried no events".to_owned());
+        }
+        match self {
+            Provider::Openai => Ok(openai_stream(&events)),
+            Provider::Anthropic => anthropic_stream(&events),
+        }
+    }
+}
+
+/// Chat completion chunks: `choices[0].delta.content` pieces, the last
+/// `finish_reason`, and `usage` in the final chunk.
+fn openai_stream(events: &[Value]) -> Answer {
+    let mut text = String::new();
+    let mut finish = None;
+    let mut usage = None;
+    for event in events {
+        if let Some(piece) = event
+            .pointer("/choices/0/delta/content")
+            .and_then(Value::as_str)
+        {
+            text.push_str(piece);
+        }
+        if let Some(f) = event
+            .pointer("/choices/0/finish_reason")
+            .and_then(Value::as_str)
+        {
+            finish = Some(f.to_owned());
+        }
+        if event.get("usage").is_some_and(Value::is_object) {
+            usage = event.get("usage").cloned();
+        }
+    }
+    let count = |name: &str| {
+        usage
+            .as_ref()
+            .and_then(|u| u.get(name))
+            .and_then(Value::as_u64)
+    };
+    Answer {
+        content: Content::Text(text),
+        truncated: finish.as_deref() == Some("length"),
+        input_tokens: count("prompt_tokens"),
+        output_tokens: count("completion_tokens"),
+    }
+}
+
+/// Messages events: `message_start` (input usage), content blocks built
+/// from `text_delta` and `input_json_delta` pieces, `message_delta` (the
+/// stop reason and output usage).
+fn anthropic_stream(events: &[Value]) -> Result<Answer, String> {
+    let mut usage = json!({});
+    let mut stop = None;
+    let mut text = String::new();
+    let mut tool_json: Option<String> = None;
+    let mut in_tool = false;
+    for event in events {
+        let field = |name: &str| event.get(name);
+        match field("type").and_then(Value::as_str) {
+            Some("message_start") => {
+                if let Some(u) = event.pointer("/message/usage").and_then(Value::as_object) {
+                    for (k, v) in u {
+                        usage[k] = v.clone();
+                    }
+                }
+            }
+            Some("content_block_start") => {
+                let block = field("content_block");
+                in_tool = block.and_then(|b| b.get("type")).and_then(Value::as_str)
+                    == Some("tool_use")
+                    && block.and_then(|b| b.get("name")).and_then(Value::as_str) == Some(TOOL);
+                if in_tool {
+                    tool_json.get_or_insert_with(String::new);
+                }
+            }
+            Some("content_block_delta") => {
+                let delta = field("delta");
+                if let Some(piece) = delta.and_then(|d| d.get("text")).and_then(Value::as_str) {
+                    text.push_str(piece);
+                }
+                if in_tool
+                    && let (Some(piece), Some(json)) = (
+                        delta
+                            .and_then(|d| d.get("partial_json"))
+                            .and_then(Value::as_str),
+                        tool_json.as_mut(),
+                    )
+                {
+                    json.push_str(piece);
+                }
+            }
+            Some("message_delta") => {
+                if let Some(s) = event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    stop = Some(s.to_owned());
+                }
+                if let Some(u) = field("usage").and_then(Value::as_object) {
+                    for (k, v) in u {
+                        usage[k] = v.clone();
+                    }
+                }
+            }
+            Some("error") => {
+                return Err(format!(
+                    "the stream ended in an error: {}",
+                    event
+                        .pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no message")
+                ));
+            }
+            _ => {}
+        }
+    }
+    let truncated = stop.as_deref() == Some("max_tokens");
+    // A tool input cut by the limit is no JSON yet: read what there is.
+    let content = match tool_json.map(|j| serde_json::from_str::<Value>(&j).map_err(|_| j)) {
+        Some(Ok(input)) => Content::Json(input),
+        Some(Err(partial)) => Content::Text(partial),
+        None => Content::Text(text),
+    };
+    let body = json!({"usage": usage});
+    Ok(Answer {
+        content,
+        truncated,
+        input_tokens: anthropic_input_tokens(&body),
+        output_tokens: body.pointer("/usage/output_tokens").and_then(Value::as_u64),
+    })
+}
+
 /// Every input token of an Anthropic answer: with prompt caching,
 /// `input_tokens` counts only what was neither read from nor written to the
 /// cache, which come in fields of their own.
@@ -231,6 +392,49 @@ mod tests {
         let a = Provider::Anthropic.answer(&text_only).unwrap();
         assert!(a.truncated);
         assert_eq!(a.content, Content::Text("hello".into()));
+    }
+
+    #[test]
+    fn streamed_answers_read_as_plain_ones_on_both_protocols() {
+        let openai = concat!(
+            "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"{\\\"a\\\"\"}}]}\n\n",
+            "data: {\"choices\":[{\"delta\":{\"content\":\": 1}\"},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":5}}\n\n",
+            "data: [DONE]\n\n",
+        );
+        let a = Provider::Openai.answer_from_events(openai).unwrap();
+        assert_eq!(a.content, Content::Text("{\"a\": 1}".into()));
+        assert!(!a.truncated);
+        assert_eq!((a.input_tokens, a.output_tokens), (Some(12), Some(5)));
+        let anthropic = [
+            json!({"type": "message_start", "message": {"usage": {"input_tokens": 30, "cache_read_input_tokens": 10, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "lane_report", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"summary\": "}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "\"x\"}"}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}}),
+        ];
+        let events: String = anthropic
+            .iter()
+            .map(|e| format!("event: x\ndata: {e}\n\n"))
+            .collect();
+        let a = Provider::Anthropic.answer_from_events(&events).unwrap();
+        assert_eq!(a.content, Content::Json(json!({"summary": "x"})));
+        assert_eq!((a.input_tokens, a.output_tokens), (Some(40), Some(9)));
+        // Cut by the limit: the partial tool input comes back as text.
+        let cut = format!(
+            "data: {}\ndata: {}\ndata: {}\n",
+            anthropic[1],
+            anthropic[2],
+            json!({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}, "usage": {"output_tokens": 256}})
+        );
+        let a = Provider::Anthropic.answer_from_events(&cut).unwrap();
+        assert!(a.truncated);
+        assert_eq!(a.content, Content::Text("{\"summary\": ".into()));
+        assert!(
+            Provider::Openai
+                .answer_from_events("data: {not json\n")
+                .is_err()
+        );
     }
 
     #[test]
