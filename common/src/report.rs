@@ -82,15 +82,16 @@ impl Rigor {
 }
 
 /// Where the rigor came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RigorSource {
     Request,
     RepoConfig,
+    #[default]
     Default,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RigorChoice {
     pub level: Rigor,
     pub source: RigorSource,
@@ -152,7 +153,7 @@ pub struct FileSummary {
 }
 
 /// The facts the verdict rests on.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FactsSummary {
     pub files_changed: usize,
     pub lines_added: u64,

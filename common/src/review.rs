@@ -30,8 +30,9 @@ pub struct SkippedDimension {
     pub reason: String,
 }
 
-/// Everything decided before dispatch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Everything decided before dispatch (by default: no lanes, the default
+/// rigor, the facts of an empty change).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewPlan {
     pub lanes: Vec<LaneSpec>,
     pub skipped_dimensions: Vec<SkippedDimension>,
@@ -96,6 +97,21 @@ pub struct ReviewRecord {
     /// coordinator) join the review's trace. Set only when tracing is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
+}
+
+impl ReviewRecord {
+    /// A running review of `plan`, created at `created_ms` and due by
+    /// `deadline_ms` (Unix milliseconds), outside any trace.
+    pub fn running(id: ReviewId, plan: ReviewPlan, created_ms: u64, deadline_ms: u64) -> Self {
+        ReviewRecord {
+            id,
+            state: ReviewState::Running,
+            created_ms,
+            deadline_ms,
+            plan,
+            traceparent: None,
+        }
+    }
 }
 
 /// The coordinator's settled account of one lane.

@@ -2,12 +2,11 @@
 //! redis-server) and the in-memory one of the embedded mode.
 
 use revu_common::bundle::ReviewBundle;
-use revu_common::facts::RiskTier;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::RedisBackend;
 use revu_common::queue::{CreateOutcome, Delivery, JobQueue, ReviewStore};
-use revu_common::report::{FactsSummary, LaneOutcome, Rigor, RigorChoice, RigorSource};
+use revu_common::report::LaneOutcome;
 use revu_common::review::{
     LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState, now_ms,
 };
@@ -81,34 +80,7 @@ fn report(job: &LaneJob) -> LaneReport {
 }
 
 fn record(id: &ReviewId) -> ReviewRecord {
-    ReviewRecord {
-        id: id.clone(),
-        state: ReviewState::Running,
-        created_ms: 1,
-        deadline_ms: u64::MAX,
-        plan: ReviewPlan {
-            lanes: vec![],
-            skipped_dimensions: vec![],
-            rigor: RigorChoice {
-                level: Rigor::Production,
-                source: RigorSource::Default,
-            },
-            facts: FactsSummary {
-                files_changed: 0,
-                lines_added: 0,
-                lines_removed: 0,
-                risk_tier: RiskTier::Trivial,
-                signals: vec![],
-                files: vec![],
-            },
-            signals: vec![],
-            cover_fallback: None,
-            labels: vec![],
-            adjudication: None,
-            token_cap: None,
-        },
-        traceparent: None,
-    }
+    ReviewRecord::running(id.clone(), ReviewPlan::default(), 1, u64::MAX)
 }
 
 async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewStore>(b: B) {

@@ -11,12 +11,10 @@
 //! --delay-ms MS` to change the load).
 
 use revu_common::bundle::ReviewBundle;
-use revu_common::facts::RiskTier;
 use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::{FactsSummary, Rigor, RigorChoice, RigorSource};
-use revu_common::review::{ReviewPlan, ReviewRecord, ReviewState};
+use revu_common::review::{ReviewPlan, ReviewRecord};
 use revu_worker::engines::Engines;
 use revu_worker::engines::llm::LlmSettings;
 use revu_worker::engines::llm::wire::Provider;
@@ -112,34 +110,7 @@ async fn slow_server(delay: Duration) -> Result<(String, Arc<AtomicUsize>), Stri
 }
 
 fn record(id: &ReviewId) -> ReviewRecord {
-    ReviewRecord {
-        id: id.clone(),
-        state: ReviewState::Running,
-        created_ms: 1,
-        deadline_ms: u64::MAX,
-        plan: ReviewPlan {
-            lanes: vec![],
-            skipped_dimensions: vec![],
-            rigor: RigorChoice {
-                level: Rigor::Production,
-                source: RigorSource::Default,
-            },
-            facts: FactsSummary {
-                files_changed: 1,
-                lines_added: 1,
-                lines_removed: 1,
-                risk_tier: RiskTier::Trivial,
-                signals: vec![],
-                files: vec![],
-            },
-            signals: vec![],
-            cover_fallback: None,
-            labels: vec![],
-            adjudication: None,
-            token_cap: None,
-        },
-        traceparent: None,
-    }
+    ReviewRecord::running(id.clone(), ReviewPlan::default(), 1, u64::MAX)
 }
 
 /// Runs `lanes` llm lanes with `in_flight` at once against a server that

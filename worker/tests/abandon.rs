@@ -3,11 +3,9 @@
 //! there), and the job is acknowledged with a cancelled report.
 
 use revu_common::bundle::ReviewBundle;
-use revu_common::facts::RiskTier;
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::{FactsSummary, Rigor, RigorChoice, RigorSource};
 use revu_common::review::{ReviewPlan, ReviewRecord, ReviewState};
 use revu_worker::engines::{Engine, Engines, LaneInput, Review};
 use revu_worker::runner::Worker;
@@ -49,34 +47,11 @@ impl Engine for Endless {
 }
 
 fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
-    ReviewRecord {
-        id: id.clone(),
-        state: ReviewState::Running,
-        created_ms: 1,
-        deadline_ms: u64::MAX,
-        plan: ReviewPlan {
-            lanes: vec![lane.clone()],
-            skipped_dimensions: vec![],
-            rigor: RigorChoice {
-                level: Rigor::Production,
-                source: RigorSource::Default,
-            },
-            facts: FactsSummary {
-                files_changed: 0,
-                lines_added: 0,
-                lines_removed: 0,
-                risk_tier: RiskTier::Trivial,
-                signals: vec![],
-                files: vec![],
-            },
-            signals: vec![],
-            cover_fallback: None,
-            labels: vec![],
-            adjudication: None,
-            token_cap: None,
-        },
-        traceparent: None,
-    }
+    let plan = ReviewPlan {
+        lanes: vec![lane.clone()],
+        ..ReviewPlan::default()
+    };
+    ReviewRecord::running(id.clone(), plan, 1, u64::MAX)
 }
 
 #[tokio::test]

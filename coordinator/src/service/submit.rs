@@ -6,7 +6,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
-use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState, Stage, now_ms};
+use revu_common::review::{ProgressEvent, ReviewRecord, Stage, now_ms};
 use revu_common::telemetry::names::{attr, span};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -84,13 +84,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             u64::try_from(self.settings.review_timeout().as_millis()).unwrap_or(u64::MAX),
         );
         let record = ReviewRecord {
-            id: id.clone(),
-            state: ReviewState::Running,
-            created_ms,
-            deadline_ms,
-            plan: prepared.plan,
             // Later work on the review joins the trace of the request.
             traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
+            ..ReviewRecord::running(id.clone(), prepared.plan, created_ms, deadline_ms)
         };
         let bundle = ReviewBundle {
             diff,

@@ -89,6 +89,30 @@ impl Meter {
     }
 }
 
+/// The input of a first attempt at `lane` over `patch` with `intent`, for
+/// the engines' tests.
+#[cfg(test)]
+pub(crate) fn patch_input(
+    lane: revu_common::lane::LaneSpec,
+    patch: &[u8],
+    intent: &str,
+) -> LaneInput {
+    let diff = revu_common::diff::parse(patch).unwrap_or_else(|e| panic!("{e}"));
+    let job = LaneJob::new(
+        revu_common::lane::ReviewId::new(),
+        lane,
+        1,
+        u64::MAX,
+        Vec::new(),
+    );
+    let bundle = ReviewBundle {
+        diff: patch.to_vec(),
+        intent: intent.to_owned(),
+        ..ReviewBundle::default()
+    };
+    LaneInput::new(Arc::new(job), Arc::new(LoadedReview { bundle, diff }))
+}
+
 impl LaneInput {
     /// The input of `job` over `review`, with a fresh meter.
     pub fn new(job: Arc<LaneJob>, review: Arc<LoadedReview>) -> Self {

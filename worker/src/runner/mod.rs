@@ -350,6 +350,24 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// The report of a lane abandoned because its review is over: written
     /// so that its job is acknowledged (the coordinator discards it).
     fn abandoned_report(&self, job: &LaneJob, started: Instant, meter: &Meter) -> LaneReport {
+        let outcome = LaneAttemptOutcome::Failed {
+            reason: "review finished or cancelled while the lane ran; lane abandoned".into(),
+            transient: false,
+            kind: FaultKind::Cancelled,
+            retry_after_ms: None,
+        };
+        self.report(job, started, meter, outcome)
+    }
+
+    /// The report of an attempt of `job` started at `started`, with what
+    /// it spent.
+    fn report(
+        &self,
+        job: &LaneJob,
+        started: Instant,
+        meter: &Meter,
+        outcome: LaneAttemptOutcome,
+    ) -> LaneReport {
         LaneReport {
             usage: spent(job, meter),
             review_id: job.review_id.clone(),
@@ -358,12 +376,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             worker: self.name.to_string(),
             engine: job.lane.engine.clone(),
             duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            outcome: LaneAttemptOutcome::Failed {
-                reason: "review finished or cancelled while the lane ran; lane abandoned".into(),
-                transient: false,
-                kind: FaultKind::Cancelled,
-                retry_after_ms: None,
-            },
+            outcome,
         }
     }
 
@@ -401,16 +414,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         {
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");
         }
-        LaneReport {
-            usage: spent(job, meter),
-            review_id: job.review_id.clone(),
-            lane_id: job.lane.id.clone(),
-            attempt: job.attempt,
-            worker: self.name.to_string(),
-            engine: job.lane.engine.clone(),
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            outcome,
-        }
+        self.report(job, started, meter, outcome)
     }
 
     /// Writes the report and acknowledges the job, retrying a backend that

@@ -101,19 +101,20 @@ struct Bin {
 
 /// Fits `parts` into requests of at most `budget` input tokens each.
 pub fn fit(parts: &Parts, counter: Counter, budget: u64) -> Fitted {
-    let fixed = counter.count(&parts.system)
-        + counter.count(&parts.prompt("", Some((99, 99))).user)
-        + REQUEST_OVERHEAD;
+    // Every request repeats the system message: counted once.
+    let system = counter.count(&parts.system) + REQUEST_OVERHEAD;
+    let tokens_of = |prompt: &Prompt| system + counter.count(&prompt.user);
     let whole: String = parts.files.iter().map(FileText::text).collect();
     let single = parts.prompt(&whole, None);
-    let single_tokens =
-        counter.count(&single.system) + counter.count(&single.user) + REQUEST_OVERHEAD;
+    let single_tokens = tokens_of(&single);
     if single_tokens <= budget || parts.files.is_empty() {
         return Fitted {
             requests: vec![(single, single_tokens)],
             left_out: Vec::new(),
         };
     }
+    // What a request of several parts spends before its share of files.
+    let fixed = tokens_of(&parts.prompt("", Some((99, 99))));
     let room = budget.saturating_sub(fixed);
     let mut bins: Vec<Bin> = Vec::new();
     let mut left_out = Vec::new();
@@ -166,8 +167,7 @@ pub fn fit(parts: &Parts, counter: Counter, budget: u64) -> Fitted {
         .enumerate()
         .map(|(i, bin)| {
             let prompt = parts.prompt(&bin.data, (n > 1).then_some((i + 1, n)));
-            let tokens =
-                counter.count(&prompt.system) + counter.count(&prompt.user) + REQUEST_OVERHEAD;
+            let tokens = tokens_of(&prompt);
             (prompt, tokens)
         })
         .collect();

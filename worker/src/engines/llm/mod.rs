@@ -11,225 +11,26 @@
 //! server's reason. Dropping the lane's future cancels the request.
 
 pub mod budget;
+mod merge;
 pub mod price;
 pub mod prompt;
+pub mod rate_limit;
 pub mod reply;
+mod settings;
 pub mod wire;
 
+use merge::{INCOMPLETE, Merged, Part, signed};
+pub use rate_limit::retry_after;
+pub use settings::{LlmSettings, NamedModel};
+#[cfg(test)]
+use {rate_limit::go_duration, settings::parse_named_model};
+
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
-use revu_common::lane::{FaultKind, LaneKind, LaneReportBody};
-use serde::{Deserialize, Serialize};
+use revu_common::lane::{FaultKind, LaneKind};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::time::Duration;
 use tracing::Instrument;
 use wire::{Content, Provider};
-
-/// How a worker or `revu review` reaches a model; the `llm` engine is
-/// offered when a provider is set.
-#[derive(Debug, Clone, clap::Args, Serialize, Deserialize)]
-pub struct LlmSettings {
-    /// Wire protocol of the model server: `openai` (OpenAI and any
-    /// compatible server: Azure OpenAI, vLLM, llama.cpp, Ollama, LiteLLM)
-    /// or `anthropic`. Offers the `llm` engine.
-    #[arg(long = "llm-provider", env = "REVU_LLM_PROVIDER", value_enum)]
-    pub provider: Option<Provider>,
-
-    /// Base URL as the provider's SDK takes it: `…/v1` for OpenAI-compatible
-    /// servers, the server root for Anthropic [default: the provider's
-    /// public API].
-    #[arg(long = "llm-base-url", env = "REVU_LLM_BASE_URL")]
-    pub base_url: Option<String>,
-
-    /// Model name.
-    #[arg(long = "llm-model", env = "REVU_LLM_MODEL")]
-    pub model: Option<String>,
-
-    /// API key. Prefer the variable or `--llm-api-key-file`: a flag shows
-    /// in the process list. Never logged or printed.
-    #[arg(long = "llm-api-key", env = "REVU_LLM_API_KEY", hide_env_values = true)]
-    #[serde(skip)]
-    pub api_key: Option<String>,
-
-    /// A file holding the API key (e.g. a mounted secret).
-    #[arg(long = "llm-api-key-file", env = "REVU_LLM_API_KEY_FILE")]
-    pub api_key_file: Option<PathBuf>,
-
-    /// Most tokens one answer may take.
-    #[arg(
-        long = "llm-max-output-tokens",
-        env = "REVU_LLM_MAX_OUTPUT_TOKENS",
-        default_value_t = defaults().max_output_tokens
-    )]
-    pub max_output_tokens: u32,
-
-    /// Most input tokens one request may carry (the prompt, counted with
-    /// the model's tokenizer where known, else estimated): a lane over it
-    /// is reviewed in several requests, split by file, then by hunk.
-    #[arg(
-        long = "llm-max-input-tokens",
-        env = "REVU_LLM_MAX_INPUT_TOKENS",
-        default_value_t = defaults().max_input_tokens
-    )]
-    pub max_input_tokens: u64,
-
-    /// More engines on the same server, each a name and a model:
-    /// `light=gpt-4.1-nano` offers engine `light` (lanes choose it with
-    /// `--lane-engine`).
-    #[arg(long = "llm-engine", env = "REVU_LLM_ENGINES", value_delimiter = ',', value_parser = parse_named_model)]
-    #[serde(default)]
-    pub engines: Vec<NamedModel>,
-
-    /// A price table (TOML, dollars per million tokens by model) for the
-    /// lanes' `cost_usd`.
-    #[arg(long = "llm-prices", env = "REVU_LLM_PRICES")]
-    pub prices: Option<PathBuf>,
-
-    /// Ask for answers as server-sent events (`stream: true`), for servers
-    /// and proxies that close a connection idle too long.
-    #[arg(long = "llm-stream", env = "REVU_LLM_STREAM")]
-    #[serde(default)]
-    pub stream: bool,
-
-    /// Seconds one request may take before it is abandoned (transient).
-    #[arg(
-        long = "llm-timeout-secs",
-        env = "REVU_LLM_TIMEOUT_SECS",
-        default_value_t = defaults().timeout_secs
-    )]
-    pub timeout_secs: u64,
-}
-
-fn defaults() -> LlmSettings {
-    LlmSettings::default()
-}
-
-/// The one place the defaults are written; the flags show them.
-impl Default for LlmSettings {
-    fn default() -> Self {
-        LlmSettings {
-            provider: None,
-            base_url: None,
-            model: None,
-            api_key: None,
-            api_key_file: None,
-            max_output_tokens: 2048,
-            max_input_tokens: 32_000,
-            engines: Vec::new(),
-            prices: None,
-            stream: false,
-            timeout_secs: 120,
-        }
-    }
-}
-
-/// `--llm-engine NAME=MODEL`: another engine on the configured server.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NamedModel {
-    pub name: String,
-    pub model: String,
-}
-
-impl Serialize for NamedModel {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{}={}", self.name, self.model))
-    }
-}
-
-impl<'de> Deserialize<'de> for NamedModel {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        parse_named_model(&s).map_err(serde::de::Error::custom)
-    }
-}
-
-fn parse_named_model(s: &str) -> Result<NamedModel, String> {
-    let (name, model) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?}: expected NAME=MODEL, e.g. light=gpt-4.1-nano"))?;
-    let (name, model) = (name.trim(), model.trim());
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-    {
-        return Err(format!(
-            "engine name {name:?} must be a-z, 0-9, '-' and '_'"
-        ));
-    }
-    if model.is_empty() {
-        return Err(format!("engine {name} names no model"));
-    }
-    Ok(NamedModel {
-        name: name.to_owned(),
-        model: model.to_owned(),
-    })
-}
-
-impl LlmSettings {
-    /// The engines these settings describe: `llm` with `--llm-model`, and
-    /// one per `--llm-engine`; none when no provider is set.
-    pub async fn engines(&self) -> Result<Vec<LlmEngine>, String> {
-        let Some(first) = self.engine().await? else {
-            if !self.engines.is_empty() {
-                return Err("--llm-engine needs --llm-provider".to_owned());
-            }
-            return Ok(Vec::new());
-        };
-        let mut all = Vec::new();
-        for named in &self.engines {
-            if named.name == first.name || all.iter().any(|e: &LlmEngine| e.name == named.name) {
-                return Err(format!("engine {} is configured twice", named.name));
-            }
-            all.push(first.named(&named.name, &named.model));
-        }
-        all.insert(0, first);
-        Ok(all)
-    }
-
-    /// The `llm` engine, or `None` when no provider is set. Reads the key
-    /// file and the price table when they are named.
-    pub async fn engine(&self) -> Result<Option<LlmEngine>, String> {
-        let Some(provider) = self.provider else {
-            return Ok(None);
-        };
-        let key = match (&self.api_key, &self.api_key_file) {
-            (Some(key), _) => Some(key.trim().to_owned()),
-            (None, Some(path)) => Some(
-                tokio::fs::read_to_string(path)
-                    .await
-                    .map_err(|e| format!("--llm-api-key-file {}: {e}", path.display()))?
-                    .trim()
-                    .to_owned(),
-            ),
-            (None, None) => None,
-        };
-        let model = self
-            .model
-            .clone()
-            .ok_or("--llm-model (REVU_LLM_MODEL) is needed with --llm-provider")?;
-        let base = self.base_url.clone().unwrap_or_else(|| {
-            match provider {
-                Provider::Openai => "https://api.openai.com/v1",
-                Provider::Anthropic => "https://api.anthropic.com",
-            }
-            .to_owned()
-        });
-        let prices = match &self.prices {
-            Some(path) => {
-                let path = path.clone();
-                tokio::task::spawn_blocking(move || price::PriceTable::load(&path))
-                    .await
-                    .map_err(|e| format!("--llm-prices: {e}"))??
-            }
-            None => price::PriceTable::default(),
-        };
-        let mut engine = LlmEngine::new("llm", provider, &base, &model, key, self)?;
-        engine.price = prices.get(&model);
-        engine.prices = prices;
-        Ok(Some(engine))
-    }
-}
 
 /// A model behind one of the two wire protocols.
 pub struct LlmEngine {
@@ -583,80 +384,6 @@ impl LlmEngine {
     }
 }
 
-/// The section of a lane report that says the engine could not finish it
-/// (the completeness gate's `incomplete`).
-const INCOMPLETE: &str = "incomplete";
-
-/// What one request of a lane gave.
-enum Part {
-    Report(LaneReportBody),
-    /// Cut at the output limit: what could be read, marked incomplete.
-    Cut(Value),
-    /// Not a lane report at all.
-    Other(Value),
-}
-
-/// The lane report assembled from the answers of its requests.
-#[derive(Default)]
-struct Merged {
-    reviewed: Vec<String>,
-    checks: Vec<String>,
-    findings: Vec<revu_common::finding::Finding>,
-    summaries: Vec<String>,
-    decisions: Vec<revu_common::adjudication::Decision>,
-    /// Why the lane is not complete, if it is not.
-    unfinished: Vec<String>,
-}
-
-impl Merged {
-    fn add(&mut self, body: LaneReportBody) {
-        for item in body.reviewed {
-            if !self.reviewed.contains(&item) {
-                self.reviewed.push(item);
-            }
-        }
-        for item in body.checks {
-            if !self.checks.contains(&item) {
-                self.checks.push(item);
-            }
-        }
-        for f in body.findings {
-            let same = |g: &revu_common::finding::Finding| {
-                (&g.file, g.line, &g.summary) == (&f.file, f.line, &f.summary)
-            };
-            if !self.findings.iter().any(same) {
-                self.findings.push(f);
-            }
-        }
-        if !body.summary.trim().is_empty() {
-            self.summaries.push(body.summary);
-        }
-        self.decisions.extend(body.decisions);
-    }
-
-    /// A complete report, or one marked incomplete for the gate to settle.
-    fn output(self) -> EngineOutput {
-        let body = LaneReportBody {
-            reviewed: self.reviewed,
-            checks: self.checks,
-            findings: self.findings,
-            summary: self.summaries.join(" "),
-            decisions: self.decisions,
-        };
-        if self.unfinished.is_empty() {
-            return EngineOutput::Body(body);
-        }
-        let mut raw = serde_json::to_value(&body).unwrap_or_else(|_| json!({}));
-        raw[INCOMPLETE] = json!(self.unfinished.join("; "));
-        EngineOutput::Raw(raw)
-    }
-}
-
-/// A token count as a ledger change.
-fn signed(tokens: u64) -> i64 {
-    i64::try_from(tokens).unwrap_or(i64::MAX)
-}
-
 impl Engine for LlmEngine {
     fn name(&self) -> &str {
         &self.name
@@ -665,56 +392,6 @@ impl Engine for LlmEngine {
     fn review(&self, input: LaneInput) -> Review<'_> {
         Box::pin(self.run(input))
     }
-}
-
-/// How long the server asked to wait: `retry-after-ms`, `Retry-After`
-/// (seconds), or the `x-ratelimit-reset-*` durations (`1s`, `6m0s`,
-/// `20ms`); the longest of them.
-pub fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let mut waits = Vec::new();
-    if let Some(ms) = text("retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok()) {
-        waits.push(Duration::from_secs_f64(ms.max(0.0) / 1000.0));
-    }
-    if let Some(secs) = text("retry-after").and_then(|v| v.trim().parse::<f64>().ok()) {
-        waits.push(Duration::from_secs_f64(secs.max(0.0)));
-    }
-    for name in ["x-ratelimit-reset-requests", "x-ratelimit-reset-tokens"] {
-        if let Some(d) = text(name).and_then(go_duration) {
-            waits.push(d);
-        }
-    }
-    waits.into_iter().max()
-}
-
-/// A duration as OpenAI's rate-limit headers write it: `1s`, `6m0s`,
-/// `20ms`, `1h2m3.5s`.
-fn go_duration(text: &str) -> Option<Duration> {
-    let mut total = 0.0f64;
-    let mut rest = text.trim();
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        let value: f64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit] {
-            "ms" => 0.001,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        total += value * scale;
-        rest = &rest[unit..];
-    }
-    Some(Duration::from_secs_f64(total))
 }
 
 /// reqwest is built without a TLS crypto provider: ring is the process's.

@@ -223,11 +223,9 @@ fn file_text(patch: &FilePatch) -> FileText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engines::LoadedReview;
-    use revu_common::bundle::ReviewBundle;
     use revu_common::diff;
     use revu_common::finding::Dimension;
-    use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
+    use revu_common::lane::LaneSpec;
     use std::sync::Arc;
 
     pub(crate) fn input(kind: LaneKind, patch: &[u8], intent: &str) -> LaneInput {
@@ -240,17 +238,7 @@ mod tests {
             files,
             guidance: vec![],
         };
-        LaneInput::new(
-            Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
-            Arc::new(LoadedReview {
-                bundle: ReviewBundle {
-                    diff: patch.to_vec(),
-                    intent: intent.to_owned(),
-                    ..ReviewBundle::default()
-                },
-                diff,
-            }),
-        )
+        crate::engines::patch_input(lane, patch, intent)
     }
 
     const PATCH: &[u8] = b"diff --git a/app.py b/app.py

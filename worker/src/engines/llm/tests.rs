@@ -4,11 +4,8 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
-use crate::engines::LoadedReview;
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff;
 use revu_common::finding::Dimension;
-use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_common::lane::{LaneKind, LaneSpec};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -155,7 +152,6 @@ const PATCH: &[u8] = b"diff --git a/app.py b/app.py
 ";
 
 fn input() -> LaneInput {
-    let diff = diff::parse(PATCH).unwrap();
     let lane = LaneSpec {
         id: "specialist:security".into(),
         kind: LaneKind::Specialist {
@@ -165,16 +161,7 @@ fn input() -> LaneInput {
         files: vec!["app.py".into()],
         guidance: vec![],
     };
-    LaneInput::new(
-        Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
-        Arc::new(LoadedReview {
-            bundle: ReviewBundle {
-                diff: PATCH.to_vec(),
-                ..ReviewBundle::default()
-            },
-            diff,
-        }),
-    )
+    crate::engines::patch_input(lane, PATCH, "")
 }
 
 fn engine(provider: Provider, server: &Server) -> LlmEngine {
@@ -334,12 +321,12 @@ diff --git a/b.py b/b.py
 +B = 1
 ";
 
-fn wide_input(filler: usize) -> LaneInput {
-    // Pad each file's added line so each is about `filler` bytes.
+/// [`WIDE_PATCH`] with each file's added line padded to about `a` and
+/// `b` bytes.
+fn wide_input_of(a: usize, b: usize) -> LaneInput {
     let patch = WIDE_PATCH
-        .replace("+A = 1", &format!("+A = '{}'", "a".repeat(filler)))
-        .replace("+B = 1", &format!("+B = '{}'", "b".repeat(filler)));
-    let diff = diff::parse(patch.as_bytes()).unwrap();
+        .replace("+A = 1", &format!("+A = '{}'", "a".repeat(a)))
+        .replace("+B = 1", &format!("+B = '{}'", "b".repeat(b)));
     let lane = LaneSpec {
         id: "domain:core".into(),
         kind: LaneKind::Domain {
@@ -349,16 +336,11 @@ fn wide_input(filler: usize) -> LaneInput {
         files: vec!["a.py".into(), "b.py".into()],
         guidance: vec![],
     };
-    LaneInput::new(
-        Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, vec![])),
-        Arc::new(LoadedReview {
-            bundle: ReviewBundle {
-                diff: patch.into_bytes(),
-                ..ReviewBundle::default()
-            },
-            diff,
-        }),
-    )
+    crate::engines::patch_input(lane, patch.as_bytes(), "")
+}
+
+fn wide_input(filler: usize) -> LaneInput {
+    wide_input_of(filler, filler)
 }
 
 fn budgeted(server: &Server, max_input_tokens: u64) -> LlmEngine {
@@ -443,19 +425,7 @@ async fn what_no_request_can_carry_is_named_and_the_lane_is_incomplete() {
     let budget = system_tokens() + 1_200;
     let engine = budgeted(&server, budget);
     // b.py's one hunk is larger than any request may be.
-    let mut input = wide_input(2_400);
-    let patch = String::from_utf8(input.review.bundle.diff.clone())
-        .unwrap()
-        .replace(&"b".repeat(2_400), &"b".repeat(9_000));
-    let diff = diff::parse(patch.as_bytes()).unwrap();
-    input.review = Arc::new(LoadedReview {
-        bundle: ReviewBundle {
-            diff: patch.into_bytes(),
-            ..ReviewBundle::default()
-        },
-        diff,
-    });
-    let out = engine.review(input).await.unwrap();
+    let out = engine.review(wide_input_of(2_400, 9_000)).await.unwrap();
     let EngineOutput::Raw(body) = out else {
         panic!("a lane with a hunk left out read as complete: {out:?}");
     };

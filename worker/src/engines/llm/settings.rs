@@ -1,0 +1,213 @@
+//! How a worker or `revu review` is told about a model server: the `llm`
+//! flags, and the engines they describe.
+
+use super::wire::Provider;
+use super::{LlmEngine, price};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How a worker or `revu review` reaches a model; the `llm` engine is
+/// offered when a provider is set.
+#[derive(Debug, Clone, clap::Args, Serialize, Deserialize)]
+pub struct LlmSettings {
+    /// Wire protocol of the model server: `openai` (OpenAI and any
+    /// compatible server: Azure OpenAI, vLLM, llama.cpp, Ollama, LiteLLM)
+    /// or `anthropic`. Offers the `llm` engine.
+    #[arg(long = "llm-provider", env = "REVU_LLM_PROVIDER", value_enum)]
+    pub provider: Option<Provider>,
+
+    /// Base URL as the provider's SDK takes it: `…/v1` for OpenAI-compatible
+    /// servers, the server root for Anthropic [default: the provider's
+    /// public API].
+    #[arg(long = "llm-base-url", env = "REVU_LLM_BASE_URL")]
+    pub base_url: Option<String>,
+
+    /// Model name.
+    #[arg(long = "llm-model", env = "REVU_LLM_MODEL")]
+    pub model: Option<String>,
+
+    /// API key. Prefer the variable or `--llm-api-key-file`: a flag shows
+    /// in the process list. Never logged or printed.
+    #[arg(long = "llm-api-key", env = "REVU_LLM_API_KEY", hide_env_values = true)]
+    #[serde(skip)]
+    pub api_key: Option<String>,
+
+    /// A file holding the API key (e.g. a mounted secret).
+    #[arg(long = "llm-api-key-file", env = "REVU_LLM_API_KEY_FILE")]
+    pub api_key_file: Option<PathBuf>,
+
+    /// Most tokens one answer may take.
+    #[arg(
+        long = "llm-max-output-tokens",
+        env = "REVU_LLM_MAX_OUTPUT_TOKENS",
+        default_value_t = defaults().max_output_tokens
+    )]
+    pub max_output_tokens: u32,
+
+    /// Most input tokens one request may carry (the prompt, counted with
+    /// the model's tokenizer where known, else estimated): a lane over it
+    /// is reviewed in several requests, split by file, then by hunk.
+    #[arg(
+        long = "llm-max-input-tokens",
+        env = "REVU_LLM_MAX_INPUT_TOKENS",
+        default_value_t = defaults().max_input_tokens
+    )]
+    pub max_input_tokens: u64,
+
+    /// More engines on the same server, each a name and a model:
+    /// `light=gpt-4.1-nano` offers engine `light` (lanes choose it with
+    /// `--lane-engine`).
+    #[arg(long = "llm-engine", env = "REVU_LLM_ENGINES", value_delimiter = ',', value_parser = parse_named_model)]
+    #[serde(default)]
+    pub engines: Vec<NamedModel>,
+
+    /// A price table (TOML, dollars per million tokens by model) for the
+    /// lanes' `cost_usd`.
+    #[arg(long = "llm-prices", env = "REVU_LLM_PRICES")]
+    pub prices: Option<PathBuf>,
+
+    /// Ask for answers as server-sent events (`stream: true`), for servers
+    /// and proxies that close a connection idle too long.
+    #[arg(long = "llm-stream", env = "REVU_LLM_STREAM")]
+    #[serde(default)]
+    pub stream: bool,
+
+    /// Seconds one request may take before it is abandoned (transient).
+    #[arg(
+        long = "llm-timeout-secs",
+        env = "REVU_LLM_TIMEOUT_SECS",
+        default_value_t = defaults().timeout_secs
+    )]
+    pub timeout_secs: u64,
+}
+
+fn defaults() -> LlmSettings {
+    LlmSettings::default()
+}
+
+/// The one place the defaults are written; the flags show them.
+impl Default for LlmSettings {
+    fn default() -> Self {
+        LlmSettings {
+            provider: None,
+            base_url: None,
+            model: None,
+            api_key: None,
+            api_key_file: None,
+            max_output_tokens: 2048,
+            max_input_tokens: 32_000,
+            engines: Vec::new(),
+            prices: None,
+            stream: false,
+            timeout_secs: 120,
+        }
+    }
+}
+
+/// `--llm-engine NAME=MODEL`: another engine on the configured server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedModel {
+    pub name: String,
+    pub model: String,
+}
+
+impl Serialize for NamedModel {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{}={}", self.name, self.model))
+    }
+}
+
+impl<'de> Deserialize<'de> for NamedModel {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_named_model(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+pub(super) fn parse_named_model(s: &str) -> Result<NamedModel, String> {
+    let (name, model) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected NAME=MODEL, e.g. light=gpt-4.1-nano"))?;
+    let (name, model) = (name.trim(), model.trim());
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "engine name {name:?} must be a-z, 0-9, '-' and '_'"
+        ));
+    }
+    if model.is_empty() {
+        return Err(format!("engine {name} names no model"));
+    }
+    Ok(NamedModel {
+        name: name.to_owned(),
+        model: model.to_owned(),
+    })
+}
+
+impl LlmSettings {
+    /// The engines these settings describe: `llm` with `--llm-model`, and
+    /// one per `--llm-engine`; none when no provider is set.
+    pub async fn engines(&self) -> Result<Vec<LlmEngine>, String> {
+        let Some(first) = self.engine().await? else {
+            if !self.engines.is_empty() {
+                return Err("--llm-engine needs --llm-provider".to_owned());
+            }
+            return Ok(Vec::new());
+        };
+        let mut all = Vec::new();
+        for named in &self.engines {
+            if named.name == first.name || all.iter().any(|e: &LlmEngine| e.name == named.name) {
+                return Err(format!("engine {} is configured twice", named.name));
+            }
+            all.push(first.named(&named.name, &named.model));
+        }
+        all.insert(0, first);
+        Ok(all)
+    }
+
+    /// The `llm` engine, or `None` when no provider is set. Reads the key
+    /// file and the price table when they are named.
+    pub async fn engine(&self) -> Result<Option<LlmEngine>, String> {
+        let Some(provider) = self.provider else {
+            return Ok(None);
+        };
+        let key = match (&self.api_key, &self.api_key_file) {
+            (Some(key), _) => Some(key.trim().to_owned()),
+            (None, Some(path)) => Some(
+                tokio::fs::read_to_string(path)
+                    .await
+                    .map_err(|e| format!("--llm-api-key-file {}: {e}", path.display()))?
+                    .trim()
+                    .to_owned(),
+            ),
+            (None, None) => None,
+        };
+        let model = self
+            .model
+            .clone()
+            .ok_or("--llm-model (REVU_LLM_MODEL) is needed with --llm-provider")?;
+        let base = self.base_url.clone().unwrap_or_else(|| {
+            match provider {
+                Provider::Openai => "https://api.openai.com/v1",
+                Provider::Anthropic => "https://api.anthropic.com",
+            }
+            .to_owned()
+        });
+        let prices = match &self.prices {
+            Some(path) => {
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || price::PriceTable::load(&path))
+                    .await
+                    .map_err(|e| format!("--llm-prices: {e}"))??
+            }
+            None => price::PriceTable::default(),
+        };
+        let mut engine = LlmEngine::new("llm", provider, &base, &model, key, self)?;
+        engine.price = prices.get(&model);
+        engine.prices = prices;
+        Ok(Some(engine))
+    }
+}
