@@ -229,6 +229,34 @@ fn prose_never_reads_as_a_clean_lane() {
 }
 
 #[test]
+fn a_spent_token_cap_sends_nothing_more_and_no_lane_reads_as_clean() {
+    let server = serve(200, "", answer("{}"));
+    // Less than any request reserves (its prompt and the output limit).
+    let out = review_with(
+        &server,
+        "secret-and-unwrap.patch",
+        &["--review-token-cap", "100"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&out);
+    assert!(
+        outcomes(&r).iter().all(|o| o == "INCOMPLETE"),
+        "{:?}",
+        outcomes(&r)
+    );
+    for lane in r["lanes"].as_array().into_iter().flatten() {
+        let banner = lane["banner"].as_str().unwrap_or_default();
+        assert!(banner.contains("token cap of 100"), "{lane}");
+    }
+    assert_eq!(r["gate"], "NEEDS-HUMAN");
+}
+
+#[test]
 fn a_rate_limit_that_never_lifts_faults_the_lanes_after_waiting_it_out() {
     let server = serve(
         429,

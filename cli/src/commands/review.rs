@@ -47,6 +47,11 @@ pub struct Args {
     /// with `--llm-provider` and `--llm-model`).
     #[arg(long, value_name = "ENGINE", default_value = "rules")]
     engine: String,
+    /// Most tokens (input and output) the review's lanes may spend together
+    /// on model services; a lane that would go over stops, and is
+    /// INCOMPLETE with what it did not send. No cap when unset.
+    #[arg(long, env = "REVU_REVIEW_TOKEN_CAP", value_name = "TOKENS")]
+    review_token_cap: Option<u64>,
     #[command(flatten)]
     llm: LlmSettings,
 }
@@ -106,6 +111,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let settings = ReviewSettings {
         adjudicate: args.adjudicate,
         engine: args.engine,
+        review_token_cap: args.review_token_cap,
         ..ReviewSettings::default()
     };
     settings.validate().map_err(CliError::Input)?;
