@@ -12,6 +12,7 @@ mod error;
 mod input;
 mod output;
 mod progress;
+mod source;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -2,8 +2,8 @@
 
 use crate::embedded;
 use crate::error::CliError;
-use crate::input::read_diff;
 use crate::output::{FailOn, Format, emit};
+use crate::source::Source;
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::Submission;
@@ -14,9 +14,8 @@ use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The diff to review (`-` for standard input).
-    #[arg(long)]
-    diff: PathBuf,
+    #[command(flatten)]
+    source: Source,
     /// Report format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
@@ -98,10 +97,11 @@ pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let diff = read_diff(&args.diff)?;
-    let repo = read_repo(args.repo.as_deref())?;
+    let change = args.source.read()?;
+    // In a work tree, REVIEW.md and revu.toml come from its top.
+    let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let submission = Submission {
-        diff,
+        diff: change.diff,
         intent: args.intent,
         rigor: args.rigor,
         conventions: repo.review_md,

@@ -3,9 +3,9 @@
 
 use super::review::{RepoFiles, read_repo};
 use crate::error::CliError;
-use crate::input::read_diff;
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
+use crate::source::Source;
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_client::ReviewServiceClient;
@@ -17,9 +17,8 @@ use tonic::transport::Channel;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The diff to review (`-` for standard input).
-    #[arg(long)]
-    diff: PathBuf,
+    #[command(flatten)]
+    source: Source,
     /// Coordinator address.
     #[arg(
         long,
@@ -88,8 +87,10 @@ fn rpc_error(what: &str, status: tonic::Status) -> CliError {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let diff = read_diff(&args.diff)?;
-    let repo = read_repo(args.repo.as_deref())?;
+    let change = args.source.read()?;
+    // In a work tree, REVIEW.md and revu.toml come from its top.
+    let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
+    let diff = change.diff;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let (format, fail_on) = (args.format, args.fail_on);

@@ -1,0 +1,205 @@
+//! `revu review` started in a git work tree, without `--diff`: the change
+//! it finds, the flags that choose another, and what happens outside a
+//! repository. Needs git on PATH.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A scratch repository in a directory of its own, removed on drop.
+struct Scratch {
+    dir: PathBuf,
+    /// A git config with every setting that would change a diff, given to
+    /// every git and revu run as the user's own.
+    hostile: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let root = std::env::temp_dir().join(format!("revu-git-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dir = root.join("repo");
+        std::fs::create_dir_all(dir.join("src")).unwrap_or_else(|e| panic!("{e}"));
+        let hostile = root.join("gitconfig");
+        std::fs::write(
+            &hostile,
+            "[user]\n\tname = t\n\temail = t@example.com\n\
+             [color]\n\tui = always\n\
+             [diff]\n\tnoprefix = true\n\tcontext = 0\n\trenames = false\n\texternal = false\n\
+             \trelative = true\n\tmnemonicPrefix = true\n\
+             [core]\n\tpager = false\n\tquotePath = false\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let s = Scratch { dir, hostile };
+        s.git(&["init", "-q"]);
+        s
+    }
+
+    fn git(&self, args: &[&str]) {
+        let out = Command::new("git")
+            .current_dir(&self.dir)
+            .env("GIT_CONFIG_GLOBAL", &self.hostile)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("running git: {e} (the git-native tests need git on PATH)"));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn write(&self, path: &str, text: &str) {
+        std::fs::write(self.dir.join(path), text).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn commit(&self, message: &str) {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn review(&self, args: &[&str]) -> Output {
+        revu_in(&self.dir, Some(&self.hostile), args)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if let Some(root) = self.dir.parent() {
+            let _ = std::fs::remove_dir_all(root);
+        }
+    }
+}
+
+fn revu_in(dir: &Path, config: Option<&Path>, args: &[&str]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
+    cmd.current_dir(dir)
+        .env_remove("TRACEPARENT")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .arg("review")
+        .args(["--format", "json"])
+        .args(args)
+        .stdin(Stdio::null());
+    if let Some(config) = config {
+        cmd.env("GIT_CONFIG_GLOBAL", config);
+    }
+    cmd.output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Each finding as `file:line rule`.
+fn findings(out: &Output) -> Vec<String> {
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    report["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            format!(
+                "{}:{} {}",
+                f["file"].as_str().unwrap_or(""),
+                f["line"],
+                f["rule"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+const BEFORE: &str = "pub fn limit() -> u32 {\n    7\n}\n";
+const AFTER: &str = "pub fn limit() -> u32 {\n    let raw = std::env::var(\"LIMIT\").unwrap();\n    raw.parse().unwrap_or(7)\n}\n";
+
+#[test]
+fn an_uncommitted_change_is_reviewed_and_the_same_change_committed_reads_the_same() {
+    let s = Scratch::new("same");
+    s.write("src/lib.rs", BEFORE);
+    s.commit("first");
+    s.write("src/lib.rs", AFTER);
+    let uncommitted = s.review(&[]);
+    assert!(
+        matches!(uncommitted.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&uncommitted)
+    );
+    let seen = findings(&uncommitted);
+    assert!(
+        seen.iter().any(|f| f.starts_with("src/lib.rs:2 ")),
+        "the unwrap on line 2 is not reported: {seen:?}"
+    );
+    // Staged, it is still the change reviewed.
+    s.git(&["add", "-A"]);
+    assert_eq!(findings(&s.review(&[])), seen, "staged");
+    s.git(&["commit", "-q", "-m", "second"]);
+    assert_eq!(findings(&s.review(&["--base", "HEAD~1"])), seen, "--base");
+    assert_eq!(findings(&s.review(&["--commit", "HEAD"])), seen, "--commit");
+    // Nothing left uncommitted: the last commit.
+    assert_eq!(findings(&s.review(&[])), seen, "the last commit");
+}
+
+#[test]
+fn staged_worktree_and_paths_choose_what_is_reviewed() {
+    let s = Scratch::new("choose");
+    s.write("src/lib.rs", BEFORE);
+    s.write("src/other.rs", BEFORE);
+    s.commit("first");
+    s.write("src/lib.rs", AFTER);
+    s.git(&["add", "src/lib.rs"]);
+    s.write("src/other.rs", AFTER);
+    let files = |out: &Output| -> Vec<String> {
+        let mut f: Vec<String> = findings(out)
+            .iter()
+            .filter_map(|f| f.split(':').next().map(str::to_owned))
+            .collect();
+        f.dedup();
+        f
+    };
+    assert_eq!(files(&s.review(&["--staged"])), ["src/lib.rs"]);
+    assert_eq!(files(&s.review(&["--worktree"])), ["src/other.rs"]);
+    // The default is the staged change.
+    assert_eq!(files(&s.review(&[])), ["src/lib.rs"]);
+    let narrowed = s.review(&["--staged", "--", "src/other.rs"]);
+    assert_eq!(narrowed.status.code(), Some(2), "{}", stderr(&narrowed));
+    assert!(
+        stderr(&narrowed).contains("nothing to review: the staged change is empty"),
+        "{}",
+        stderr(&narrowed)
+    );
+}
+
+#[test]
+fn outside_a_repository_or_with_a_bad_revision_it_exits_2_with_the_reason() {
+    let outside = std::env::temp_dir().join(format!("revu-git-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    let out = revu_in(&outside, None, &[]);
+    let _ = std::fs::remove_dir_all(&outside);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not inside a git work tree"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+
+    let s = Scratch::new("bad");
+    s.write("src/lib.rs", BEFORE);
+    s.commit("first");
+    for args in [
+        &["--base", "no-such-branch"][..],
+        &["--commit=--output=x"][..],
+    ] {
+        let out = s.review(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("bad revision"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
