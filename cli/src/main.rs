@@ -9,6 +9,7 @@
 mod commands;
 mod embedded;
 mod error;
+mod head;
 mod input;
 mod output;
 mod progress;

@@ -11,6 +11,7 @@
 //! cannot change what it reads.
 
 use crate::error::CliError;
+use crate::head::HeadOf;
 use crate::input::read_diff;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -47,6 +48,8 @@ pub struct Source {
 pub struct Change {
     pub diff: Vec<u8>,
     pub work_tree: Option<PathBuf>,
+    /// Where the head side of a git change lives.
+    pub head_of: Option<HeadOf>,
 }
 
 /// What git is asked for.
@@ -65,24 +68,32 @@ impl Source {
             return Ok(Change {
                 diff: read_diff(path)?,
                 work_tree: None,
+                head_of: None,
             });
         }
         let top = work_tree(Path::new("."))?;
-        let (diff, what) = self.git_change(&top)?;
+        let (diff, range, what) = self.git_change(&top)?;
         if diff.is_empty() {
             return Err(CliError::Input(format!(
                 "nothing to review: {what} is empty"
             )));
         }
+        let head_of = match range {
+            Range::Staged => HeadOf::Index,
+            Range::Worktree => HeadOf::WorkTree,
+            Range::Commits { to, .. } => HeadOf::Commit(to),
+        };
         Ok(Change {
             diff,
             work_tree: Some(top),
+            head_of: Some(head_of),
         })
     }
 
-    /// The diff the flags ask for, and how to name it in an error.
-    fn git_change(&self, top: &Path) -> Result<(Vec<u8>, String), CliError> {
-        let diff = |range: Range| git_diff(top, &range, &self.paths);
+    /// The diff the flags ask for, its range, and how to name it in an
+    /// error.
+    fn git_change(&self, top: &Path) -> Result<(Vec<u8>, Range, String), CliError> {
+        let diff = |range: Range| Ok::<_, CliError>((git_diff(top, &range, &self.paths)?, range));
         if let Some(base) = &self.base {
             let rev = revision(top, base)?;
             let merge_base = git_text(top, &["merge-base", &rev, "HEAD"]).map_err(|e| {
@@ -92,8 +103,10 @@ impl Source {
                 from: merge_base,
                 to: "HEAD".to_owned(),
             };
+            let (found, range) = diff(range)?;
             return Ok((
-                diff(range)?,
+                found,
+                range,
                 format!("the change since the merge base with {base}"),
             ));
         }
@@ -103,22 +116,25 @@ impl Source {
                 from: parent(top, &to),
                 to,
             };
-            return Ok((diff(range)?, format!("commit {commit}")));
+            let (found, range) = diff(range)?;
+            return Ok((found, range, format!("commit {commit}")));
         }
         if self.staged {
-            return Ok((diff(Range::Staged)?, "the staged change".to_owned()));
+            let (found, range) = diff(Range::Staged)?;
+            return Ok((found, range, "the staged change".to_owned()));
         }
         if self.worktree {
-            return Ok((diff(Range::Worktree)?, "the unstaged change".to_owned()));
+            let (found, range) = diff(Range::Worktree)?;
+            return Ok((found, range, "the unstaged change".to_owned()));
         }
         // Neither chosen: the first of these that has something.
         for (range, what) in [
             (Range::Staged, "the staged change"),
             (Range::Worktree, "the unstaged change"),
         ] {
-            let found = diff(range)?;
+            let (found, range) = diff(range)?;
             if !found.is_empty() {
-                return Ok((found, what.to_owned()));
+                return Ok((found, range, what.to_owned()));
             }
         }
         let head = revision(top, "HEAD").map_err(|_| {
@@ -128,7 +144,8 @@ impl Source {
             from: parent(top, &head),
             to: head,
         };
-        Ok((diff(range)?, "the last commit".to_owned()))
+        let (found, range) = diff(range)?;
+        Ok((found, range, "the last commit".to_owned()))
     }
 }
 
@@ -172,7 +189,7 @@ fn parent(top: &Path, commit: &str) -> String {
 }
 
 /// git with the settings that shape its output pinned, in `dir`.
-fn git(dir: &Path) -> Command {
+pub(crate) fn git(dir: &Path) -> Command {
     let mut cmd = Command::new("git");
     cmd.current_dir(dir)
         .env("LC_ALL", "C")

@@ -141,6 +141,13 @@ fn an_uncommitted_change_is_reviewed_and_the_same_change_committed_reads_the_sam
     assert_eq!(findings(&s.review(&["--commit", "HEAD"])), seen, "--commit");
     // Nothing left uncommitted: the last commit.
     assert_eq!(findings(&s.review(&[])), seen, "the last commit");
+    // The commit's file contents are what travel with it.
+    let capped = s.review(&["--commit", "HEAD", "--max-head-bytes", "10"]);
+    assert!(
+        stderr(&capped).contains(&format!("contents are {} bytes", AFTER.len())),
+        "{}",
+        stderr(&capped)
+    );
 }
 
 #[test]
@@ -202,4 +209,38 @@ fn outside_a_repository_or_with_a_bad_revision_it_exits_2_with_the_reason() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn full_contents_travel_within_limits_and_what_is_left_out_is_named() {
+    let s = Scratch::new("heads");
+    s.write("src/lib.rs", BEFORE);
+    s.commit("first");
+    s.write("src/lib.rs", AFTER);
+    std::fs::write(s.dir.join("src/logo.bin"), [0u8, 159, 146, 150, 0, 1])
+        .unwrap_or_else(|e| panic!("{e}"));
+    s.git(&["add", "-A"]);
+    let out = s.review(&["--max-head-file-bytes", "4096"]);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("full contents not sent for 1 file(s)")
+            && stderr(&out).contains("src/logo.bin (binary)"),
+        "{}",
+        stderr(&out)
+    );
+    let small = s.review(&["--max-head-file-bytes", "10"]);
+    assert!(
+        stderr(&small).contains("src/lib.rs (")
+            && stderr(&small).contains("over --max-head-file-bytes 10"),
+        "{}",
+        stderr(&small)
+    );
+    // Over the per-review limit: refused, naming it.
+    let over = s.review(&["--max-head-bytes", "10"]);
+    assert_eq!(over.status.code(), Some(2), "{}", stderr(&over));
+    assert!(
+        stderr(&over).contains("over --max-head-bytes 10"),
+        "{}",
+        stderr(&over)
+    );
 }

@@ -2,6 +2,7 @@
 
 use crate::embedded;
 use crate::error::CliError;
+use crate::head::HeadLimits;
 use crate::output::{FailOn, Format, emit};
 use crate::source::Source;
 use revu_common::report::Rigor;
@@ -16,6 +17,8 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     source: Source,
+    #[command(flatten)]
+    head_limits: HeadLimits,
     /// Report format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
@@ -98,10 +101,13 @@ pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.source.read()?;
+    let heads = change.heads(args.head_limits)?;
+    heads.say_skipped();
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let submission = Submission {
         diff: change.diff,
+        head_files: heads.files,
         intent: args.intent,
         rigor: args.rigor,
         conventions: repo.review_md,

@@ -3,6 +3,7 @@
 
 use super::review::{RepoFiles, read_repo};
 use crate::error::CliError;
+use crate::head::{HeadLimits, Heads};
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
 use crate::source::Source;
@@ -19,6 +20,8 @@ use tonic::transport::Channel;
 pub struct Args {
     #[command(flatten)]
     source: Source,
+    #[command(flatten)]
+    head_limits: HeadLimits,
     /// Coordinator address.
     #[arg(
         long,
@@ -88,17 +91,26 @@ fn rpc_error(what: &str, status: tonic::Status) -> CliError {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.source.read()?;
+    let heads = change.heads(args.head_limits)?;
+    if !args.quiet {
+        heads.say_skipped();
+    }
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let diff = change.diff;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let (format, fail_on) = (args.format, args.fail_on);
-    let report = runtime.block_on(submit(args, diff, repo))?;
+    let report = runtime.block_on(submit(args, diff, heads, repo))?;
     emit(&report, format, fail_on)
 }
 
-async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, CliError> {
+async fn submit(
+    args: Args,
+    diff: Vec<u8>,
+    heads: Heads,
+    repo: RepoFiles,
+) -> Result<String, CliError> {
     let channel = Channel::from_shared(args.coordinator.clone())
         .map_err(|e| {
             CliError::Input(format!(
@@ -125,15 +137,23 @@ async fn submit(args: Args, diff: Vec<u8>, repo: RepoFiles) -> Result<String, Cl
         Some(Rigor::Prototype) => pb::Rigor::Prototype,
         Some(Rigor::Production) => pb::Rigor::Production,
     };
+    let head_files = heads
+        .files
+        .into_iter()
+        .map(|(path, text)| pb::HeadFile {
+            path,
+            content: text.into_bytes(),
+        })
+        .collect();
     let mut request = tonic::Request::new(pb::SubmitReviewRequest {
         diff,
+        head_files,
         intent: args.intent,
         rigor: rigor as i32,
         labels: args.labels,
         idempotency_key: args.idempotency_key,
         conventions: repo.review_md.unwrap_or_default(),
         repo_config: repo.revu_toml.unwrap_or_default(),
-        ..Default::default()
     });
     if let Some(tp) = args.traceparent {
         request.metadata_mut().insert("traceparent", tp);
