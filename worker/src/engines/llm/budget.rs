@@ -7,8 +7,10 @@
 //! at about 3 to 4 bytes a token in the tokenizers of Claude, Llama, Qwen
 //! and Mistral, so the estimate errs on the side of more tokens.
 //!
-//! A lane over budget is split by file, and a file too large for a request
-//! of its own by hunk. A hunk that cannot fit even alone is left out and
+//! The full files after the change go with the hunks when the whole lane
+//! fits one request that way; otherwise the hunks alone. A lane over
+//! budget is split by file, and a file too large for a request of its own
+//! by hunk. A hunk that cannot fit even alone is left out and
 //! named; the lane is then incomplete.
 
 use super::prompt::{FileText, HunkText, Parts, Prompt};
@@ -104,6 +106,18 @@ pub fn fit(parts: &Parts, counter: Counter, budget: u64) -> Fitted {
     // Every request repeats the system message: counted once.
     let system = counter.count(&parts.system) + REQUEST_OVERHEAD;
     let tokens_of = |prompt: &Prompt| system + counter.count(&prompt.user);
+    // Full files too, where they fit beside the hunks in one request.
+    if parts.files.iter().any(|f| f.head.is_some()) {
+        let whole: String = parts.files.iter().map(FileText::text_with_head).collect();
+        let single = parts.prompt(&whole, None);
+        let tokens = tokens_of(&single);
+        if tokens <= budget {
+            return Fitted {
+                requests: vec![(single, tokens)],
+                left_out: Vec::new(),
+            };
+        }
+    }
     let whole: String = parts.files.iter().map(FileText::text).collect();
     let single = parts.prompt(&whole, None);
     let single_tokens = tokens_of(&single);
@@ -199,6 +213,7 @@ mod tests {
         FileText {
             path: path.to_owned(),
             hunks,
+            head: None,
         }
     }
 
@@ -221,6 +236,26 @@ mod tests {
         assert_eq!(fitted.requests.len(), 1);
         assert!(fitted.left_out.is_empty());
         assert!(!fitted.requests[0].0.user.contains("parts"));
+    }
+
+    #[test]
+    fn full_files_go_along_only_while_the_lane_fits_one_request() {
+        let mut with_head = file("a.rs", vec![hunk("@@ -1,1 +1,1 @@", 3)]);
+        with_head.head = Some("     1   let x = 1;\n".repeat(300));
+        let p = parts(vec![with_head]);
+        let counter = Counter::estimate();
+        let roomy = fit(&p, counter, 100_000);
+        assert!(
+            roomy.requests[0]
+                .0
+                .user
+                .contains("## Full file after the change: a.rs")
+        );
+        // Room for the hunks, not the file: the hunks alone, one request.
+        let tight = fit(&p, counter, 400);
+        assert_eq!(tight.requests.len(), 1);
+        assert!(!tight.requests[0].0.user.contains("Full file"));
+        assert!(tight.requests[0].0.user.contains("## File: a.rs"));
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct FileText {
     pub path: String,
     /// Each hunk's header and numbered lines; one note for a binary file.
     pub hunks: Vec<HunkText>,
+    /// The whole file after the change, every line numbered, when the
+    /// review carries it.
+    pub head: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -72,9 +75,22 @@ pub struct HunkText {
 }
 
 impl FileText {
-    /// The whole file as one request shows it.
+    /// The file's hunks as one request shows them.
     pub fn text(&self) -> String {
         self.hunks_text(&self.hunks, false)
+    }
+
+    /// The full file after the change (when the review carries it), then
+    /// its hunks.
+    pub fn text_with_head(&self) -> String {
+        match &self.head {
+            Some(head) => format!(
+                "## Full file after the change: {}\n{head}\n{}",
+                self.path,
+                self.text()
+            ),
+            None => self.text(),
+        }
     }
 
     /// Some of the file's hunks, marked as such when not all of them.
@@ -139,7 +155,16 @@ pub fn parts(input: &LaneInput) -> Parts {
         }
         context.push('\n');
     }
-    let files = input.lane_files().into_iter().map(file_text).collect();
+    let heads = &input.bundle().head_files;
+    let files = input
+        .lane_files()
+        .into_iter()
+        .map(|patch| {
+            let mut file = file_text(patch);
+            file.head = heads.get(patch.path()).map(|text| numbered(text));
+            file
+        })
+        .collect();
     Parts {
         system,
         lead,
@@ -171,11 +196,20 @@ impl Parts {
     }
 }
 
-/// Builds the prompt of `input` as one request.
+/// Builds the prompt of `input` as one request, full files included.
 pub fn build(input: &LaneInput) -> Prompt {
     let parts = parts(input);
-    let data: String = parts.files.iter().map(FileText::text).collect();
+    let data: String = parts.files.iter().map(FileText::text_with_head).collect();
     parts.prompt(&data, None)
+}
+
+/// `text` with its line number before every line, fenced as data.
+fn numbered(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (i, line) in text.lines().enumerate() {
+        let _ = writeln!(out, "{:>6}   {}", i + 1, fence_safe(line));
+    }
+    out
 }
 
 /// The data fence cannot be closed from inside the data.
@@ -194,6 +228,7 @@ fn file_text(patch: &FilePatch) -> FileText {
                 label: "(binary)".to_owned(),
                 text: "(binary file)\n".to_owned(),
             }],
+            head: None,
         };
     }
     let hunks = patch
@@ -217,7 +252,11 @@ fn file_text(patch: &FilePatch) -> FileText {
             HunkText { label, text }
         })
         .collect();
-    FileText { path, hunks }
+    FileText {
+        path,
+        hunks,
+        head: None,
+    }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use revu_common::bundle::ReviewBundle;
 use revu_common::finding::Dimension;
 use revu_common::lane::{LaneKind, LaneSpec};
 use std::sync::{Arc, Mutex};
@@ -232,6 +233,35 @@ async fn openai_findings_come_back_as_a_report_and_the_request_is_structured() {
     assert_eq!(seen[0].body["max_tokens"], 256);
     let user = seen[0].body["messages"][1]["content"].as_str().unwrap();
     assert!(user.contains("     2 + x = eval(input())"), "{user}");
+}
+
+#[tokio::test]
+async fn the_full_file_after_the_change_is_shown_when_the_review_carries_it() {
+    let server = Server::start(vec![ok(openai_answer(&report_json().to_string(), "stop"))]).await;
+    let mut lane = input();
+    let mut review = ReviewBundle::clone(&lane.review.bundle);
+    review.head_files.insert(
+        "app.py".into(),
+        "import os\nx = eval(input())\nprint(x)\n".into(),
+    );
+    lane.review = Arc::new(crate::engines::LoadedReview {
+        bundle: review,
+        diff: lane.review.diff.clone(),
+    });
+    engine(Provider::Openai, &server)
+        .review(lane)
+        .await
+        .unwrap();
+    let user = server.requests()[0].body["messages"][1]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        user.contains("## Full file after the change: app.py"),
+        "{user}"
+    );
+    // Line 3 is in no hunk: only the full file shows it.
+    assert!(user.contains("     3   print(x)"), "{user}");
 }
 
 #[tokio::test]
