@@ -11,6 +11,10 @@
 //! and only a server that knows it answers with it while refusing a
 //! request without it. A child that could not bind exits, and the harness
 //! tries another port.
+//!
+//! One server runs at a time in a test process: a model server takes every
+//! core it is given, and two beside each other on a small machine make each
+//! answer several times slower than the two run one after the other.
 
 use crate::redis_server::{probe_port, uuid_like};
 use std::fs::File;
@@ -18,6 +22,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// Ports offered before giving up.
@@ -31,6 +36,9 @@ const HOW_TO_GET_THEM: &str = "run the tests with `scripts/test`, which gets bot
 `scripts/llama-server`; or run `scripts/llama-server` and set REVU_TEST_LLAMA_SERVER and \
 REVU_TEST_LLM_MODEL to the paths it prints";
 
+/// Held by the one server running in this process.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
 /// A running `llama-server` of this test's own, killed (by its PID) on drop.
 #[derive(Debug)]
 pub struct LlmServer {
@@ -40,6 +48,9 @@ pub struct LlmServer {
     /// Where the server writes its log.
     pub log: PathBuf,
     child: Child,
+    /// This process's one turn to run a server, released after the child
+    /// is killed (fields drop after `drop`).
+    turn: Option<MutexGuard<'static, ()>>,
 }
 
 impl LlmServer {
@@ -59,10 +70,16 @@ impl LlmServer {
         };
         let server = located("REVU_TEST_LLAMA_SERVER", "llama-server");
         let model = located("REVU_TEST_LLM_MODEL", "model file");
+        // A test that failed while holding the turn has still killed its
+        // server; the next one may go.
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let mut last = String::new();
         for _ in 0..PORT_TRIES {
             match Self::spawn_on(&server, &model, probe_port()) {
-                Ok(started) => return started,
+                Ok(mut started) => {
+                    started.turn = Some(turn);
+                    return started;
+                }
                 Err(why) => last = why,
             }
         }
@@ -148,6 +165,7 @@ impl LlmServer {
             key,
             log,
             child,
+            turn: None,
         };
         started.wait_ours()?;
         Ok(started)

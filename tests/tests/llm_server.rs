@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 /// cores.
 const PATCH: &str = "secret-and-unwrap.patch";
 /// Bounds each answer, and so each run's time.
-const MAX_OUTPUT_TOKENS: u64 = 256;
+const MAX_OUTPUT_TOKENS: u64 = 128;
 /// A run still going after this is killed and the test fails.
-const RUN_WITHIN: Duration = Duration::from_secs(300);
+const RUN_WITHIN: Duration = Duration::from_secs(480);
 
 /// What one `revu` run left behind.
 struct Run {
