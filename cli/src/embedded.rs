@@ -48,10 +48,16 @@ pub async fn review(
     if engines.get(&settings.engine).is_none() {
         return Err(unknown("--engine", &settings.engine));
     }
-    if let Some(engine) = &settings.adjudicate
-        && engines.get(engine).is_none()
-    {
-        return Err(unknown("--adjudicate", engine));
+    for (flag, engine) in [
+        ("--adjudicate", &settings.adjudicate),
+        ("--refine-grouping", &settings.refine_grouping),
+        ("--synthesize", &settings.synthesize),
+    ] {
+        if let Some(engine) = engine
+            && engines.get(engine).is_none()
+        {
+            return Err(unknown(flag, engine));
+        }
     }
     let deadline = settings.review_timeout();
     let backend = MemoryBackend::new();

@@ -363,3 +363,131 @@ fn an_answer_cut_at_the_token_limit_is_incomplete_and_not_asked_again() {
     assert_eq!(server.requests().len(), lanes.len());
     assert_eq!(r["gate"], "NEEDS-HUMAN");
 }
+
+/// A server for the grouping and synthesis lanes: review lanes answer
+/// clean; the grouping lane answers `grouping`; the synthesis lane a
+/// walkthrough with a line for each of `files` and one for a file that
+/// is not in the change.
+fn phase_server(grouping: String, files: &'static [&'static str]) -> Server {
+    let clean = serde_json::json!({
+        "reviewed": files, "checks": ["reading"], "findings": [], "summary": "nothing to raise"
+    });
+    let mut notes: Vec<serde_json::Value> = files
+        .iter()
+        .map(|f| serde_json::json!({"path": f, "note": format!("{f} changes")}))
+        .collect();
+    notes.push(serde_json::json!({"path": "src/ghost.rs", "note": "not here"}));
+    let walkthrough = serde_json::json!({
+        "walkthrough": "The change adds a billing client.\n\nRead the client first.",
+        "file_notes": notes,
+        "summary": "walkthrough"
+    });
+    serve_by(200, "", move |request| {
+        if request.contains("planning the review") {
+            answer(&grouping)
+        } else if request.contains("writing the walkthrough") {
+            answer(&walkthrough.to_string())
+        } else {
+            answer(&clean.to_string())
+        }
+    })
+}
+
+/// The files of `multi-file.patch`, in diff order.
+const FILES: &[&str] = &[
+    "db/migrations/0042_drop_legacy_totals.sql",
+    "docs/orders.md",
+    "services/orders/repo.py",
+    "src/lib.rs",
+    "web/src/cart.js",
+];
+
+fn domain_lanes(r: &serde_json::Value) -> Vec<String> {
+    r["lanes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| l["kind"] == "domain")
+        .filter_map(|l| l["id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn llm_grouping_and_synthesis_shape_the_lanes_and_write_the_walkthrough() {
+    let grouping = serde_json::json!({
+        "slices": [
+            {"name": "orders", "files": &FILES[..3]},
+            {"name": "clients", "files": &FILES[3..]}
+        ],
+        "summary": "the orders change and its callers"
+    });
+    let server = phase_server(grouping.to_string(), FILES);
+    let flags = ["--refine-grouping", "llm", "--synthesize", "llm"];
+    let out = review_with(&server, "multi-file.patch", &flags);
+    let r = report(&out);
+    assert_eq!(domain_lanes(&r), ["domain:orders", "domain:clients"], "{r}");
+    assert!(r.get("cover_fallback").is_none(), "{r}");
+    assert!(
+        outcomes(&r).iter().all(|o| o == "COMPLETE"),
+        "{:?}",
+        outcomes(&r)
+    );
+    let w = &r["walkthrough"];
+    assert_eq!(w["engine"], "llm", "{w}");
+    assert!(
+        w["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("billing client")),
+        "{w}"
+    );
+    let paths: Vec<&str> = w["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    let facts: Vec<&str> = r["facts"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(paths, facts, "one line per changed file, in facts order");
+    assert!(
+        w["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("src/ghost.rs")),
+        "{w}"
+    );
+    let grouping = r["lanes"]
+        .as_array()
+        .and_then(|l| l.iter().find(|l| l["id"] == "grouping"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(grouping["checks"], serde_json::json!(["prompt group-v1"]));
+    assert!(
+        grouping["usage"]["requests"].as_u64() >= Some(1),
+        "{grouping}"
+    );
+    assert_key_hidden(&out);
+}
+
+#[test]
+fn an_llm_grouping_that_drops_a_file_is_refused_and_the_proposal_reviewed() {
+    let grouping = serde_json::json!({
+        "slices": [{"name": "orders", "files": &FILES[..4]}],
+        "summary": "forgot one"
+    });
+    let server = phase_server(grouping.to_string(), FILES);
+    let plain = report(&review(&server, "multi-file.patch"));
+    let out = review_with(&server, "multi-file.patch", &["--refine-grouping", "llm"]);
+    let r = report(&out);
+    assert_eq!(domain_lanes(&r), domain_lanes(&plain), "{r}");
+    let note = r["cover_fallback"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("in no slice") && note.contains("web/src/cart.js"),
+        "{note}"
+    );
+    assert_eq!(r["gate"], plain["gate"]);
+    assert_eq!(r["verdict"], plain["verdict"]);
+}

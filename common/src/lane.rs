@@ -31,24 +31,66 @@ impl fmt::Display for ReviewId {
 
 /// What a lane reviews: a domain slice of files, one specialist dimension
 /// across the whole change, or (phase two, when enabled) the verified
-/// BLOCKER and IMPORTANT findings to adjudicate.
+/// BLOCKER and IMPORTANT findings to adjudicate. Two optional lanes
+/// review nothing and have no say over findings or verdict: `grouping`
+/// refines the domain slices before they are dispatched, and `synthesis`
+/// writes the report's walkthrough at the end.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LaneKind {
     Domain { domain: String },
     Specialist { dimension: Dimension },
     Adjudication,
+    Grouping,
+    Synthesis,
 }
 
 impl LaneKind {
-    /// `domain`, `specialist` or `adjudication`, the metric and trace label.
+    /// `domain`, `specialist`, `adjudication`, `grouping` or `synthesis`,
+    /// the metric and trace label.
     pub fn label(&self) -> &'static str {
         match self {
             LaneKind::Domain { .. } => "domain",
             LaneKind::Specialist { .. } => "specialist",
             LaneKind::Adjudication => "adjudication",
+            LaneKind::Grouping => "grouping",
+            LaneKind::Synthesis => "synthesis",
         }
     }
+
+    /// The domain of a domain lane and the dimension of a specialist, for
+    /// span attributes; `None` for the rest.
+    pub fn domain_and_dimension(&self) -> (Option<&str>, Option<&'static str>) {
+        match self {
+            LaneKind::Domain { domain } => (Some(domain.as_str()), None),
+            LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
+            LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => (None, None),
+        }
+    }
+
+    /// Whether the lane reviews the code: its findings are verified and its
+    /// outcome counts for the gate. The grouping and synthesis lanes do
+    /// neither: when they fail, the review goes on without them.
+    pub fn reviews(&self) -> bool {
+        !matches!(self, LaneKind::Grouping | LaneKind::Synthesis)
+    }
+}
+
+/// A domain slice: files reviewed together by one lane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Slice {
+    /// Lane-unique name: the domain, with `#n` when a large domain split.
+    pub name: String,
+    #[serde(default)]
+    pub domain: String,
+    pub files: Vec<String>,
+}
+
+/// The synthesis lane's line on one changed file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileNote {
+    pub path: String,
+    pub note: String,
 }
 
 /// One lane of a review's plan.
@@ -91,9 +133,14 @@ pub struct LaneJob {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
     /// For the adjudication lane: the findings to re-try, which its
-    /// `decisions` refer to by index. Empty for every other lane.
+    /// `decisions` refer to by index; for the synthesis lane: the report's
+    /// findings, to describe. Empty for every other lane.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Finding>,
+    /// For the grouping lane: the deterministic slices to refine. Empty for
+    /// every other lane.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposal: Vec<Slice>,
     /// What the lane's earlier attempts spent on a model service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spent: Option<Usage>,
@@ -184,6 +231,7 @@ impl LaneJob {
             rejected_for: Vec::new(),
             traceparent: None,
             candidates,
+            proposal: Vec::new(),
             spent: None,
             token_cap: None,
         }
@@ -203,6 +251,15 @@ pub struct LaneReportBody {
     /// Adjudication lanes only: one decision per candidate.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<Decision>,
+    /// The grouping lane only: the refined slices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<Slice>,
+    /// The synthesis lane only: a walkthrough of the change, in prose.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub walkthrough: String,
+    /// The synthesis lane only: one line per changed file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_notes: Vec<FileNote>,
 }
 
 /// What a worker writes back for one lane attempt.

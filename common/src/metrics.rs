@@ -50,7 +50,9 @@ impl LaneLabels {
             lane: match &spec.kind {
                 LaneKind::Domain { domain } => domain.clone(),
                 LaneKind::Specialist { dimension } => dimension.as_str().to_owned(),
-                LaneKind::Adjudication => spec.kind.label().to_owned(),
+                LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => {
+                    spec.kind.label().to_owned()
+                }
             },
             engine: spec.engine.clone(),
             outcome: outcome.to_owned(),

@@ -138,6 +138,15 @@ pub struct LaneSummary {
     pub usage: Option<crate::lane::Usage>,
 }
 
+impl LaneSummary {
+    /// Whether the lane's outcome counts for the gate: every lane but the
+    /// grouping and synthesis lanes, whose failure the review survives
+    /// (the proposal stands; the walkthrough is missing).
+    pub fn counts_for_gate(&self) -> bool {
+        !matches!(self.kind.as_str(), "grouping" | "synthesis")
+    }
+}
+
 /// A file's line in the report's facts summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileSummary {
@@ -211,9 +220,14 @@ pub struct Report {
     pub verification: VerificationStats,
     /// The next steps, most important first.
     pub actions: Vec<String>,
-    /// Set when the exact-cover gate rejected a refinement.
+    /// Set when a refinement of the domain slices was not used (the
+    /// grouping lane failed, or its slices were not an exact cover).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cover_fallback: Option<String>,
+    /// The synthesis lane's walkthrough; absent when the review has no
+    /// synthesis step. It has no say over findings or verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub walkthrough: Option<Walkthrough>,
     /// What the repository's `REVIEW.md` and `revu.toml` did to this review.
     #[serde(default)]
     pub conventions: ConventionsReport,
@@ -221,6 +235,24 @@ pub struct Report {
     /// when the review was not adjudicated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<crate::adjudication::AdjudicationReport>,
+}
+
+/// What the synthesis lane wrote: prose for the reader, nothing the
+/// verdict reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Walkthrough {
+    /// Engine that wrote it.
+    pub engine: String,
+    /// The change, in a few paragraphs; empty when the lane failed.
+    pub text: String,
+    /// One line per changed file, in the order of `facts.files`; files the
+    /// lane said nothing about are absent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<crate::lane::FileNote>,
+    /// Why the walkthrough is missing or partial (the lane failed, it named
+    /// files not in the change).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// A repository file a review used, identified by its content.

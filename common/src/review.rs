@@ -4,7 +4,7 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Usage};
+use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Slice, Usage};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +51,42 @@ pub struct ReviewPlan {
     /// services (`--review-token-cap`); every lane job carries it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_cap: Option<u64>,
+    /// Set when the domain slices are refined (`--refine-grouping`): the
+    /// grouping lane runs first, and its slices (or, when it fails or its
+    /// slices are not an exact cover, the proposal) become the domain lanes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grouping: Option<GroupingPlan>,
+    /// Set when the report gets a walkthrough (`--synthesize`): once every
+    /// other lane settled, the synthesis lane is added and dispatched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<SynthesisPlan>,
+}
+
+/// Id of the grouping lane within a review.
+pub const GROUPING_LANE: &str = "grouping";
+/// Id of the synthesis lane within a review.
+pub const SYNTHESIS_LANE: &str = "synthesis";
+
+/// A review's slice refinement: the deterministic proposal it starts from,
+/// and whether the domain lanes have been planned from its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupingPlan {
+    /// Engine that runs the grouping lane.
+    pub engine: String,
+    pub proposal: Vec<Slice>,
+    /// The domain lanes are in the plan.
+    #[serde(default)]
+    pub applied: bool,
+}
+
+/// A review's synthesis step and, once dispatched, the findings it was
+/// given to describe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SynthesisPlan {
+    /// Engine that runs the synthesis lane.
+    pub engine: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
 }
 
 impl ReviewPlan {
@@ -61,8 +97,13 @@ impl ReviewPlan {
     /// Attempt `attempt` of `lane` of review `id`, to start at once, with
     /// what every job of the lane carries (its candidates, the token cap).
     pub fn job(&self, id: &ReviewId, lane: &LaneSpec, attempt: u32, deadline_ms: u64) -> LaneJob {
+        let proposal = match (&lane.kind, &self.grouping) {
+            (LaneKind::Grouping, Some(g)) => g.proposal.clone(),
+            _ => Vec::new(),
+        };
         LaneJob {
             token_cap: self.token_cap,
+            proposal,
             ..LaneJob::new(
                 id.clone(),
                 lane.clone(),
@@ -74,10 +115,12 @@ impl ReviewPlan {
     }
 
     /// The findings every job of `lane` carries: the adjudication
-    /// candidates for the adjudication lane, none for any other.
+    /// candidates for the adjudication lane, the report's findings for the
+    /// synthesis lane, none for any other.
     pub fn candidates_for(&self, lane: &LaneSpec) -> Vec<Finding> {
-        match (&lane.kind, &self.adjudication) {
-            (LaneKind::Adjudication, Some(a)) => a.candidates.clone(),
+        match (&lane.kind, &self.adjudication, &self.synthesis) {
+            (LaneKind::Adjudication, Some(a), _) => a.candidates.clone(),
+            (LaneKind::Synthesis, _, Some(s)) => s.findings.clone(),
             _ => Vec::new(),
         }
     }
@@ -156,6 +199,7 @@ pub enum Stage {
     Plan,
     Dispatch,
     Adjudication,
+    Synthesis,
     Verify,
     Render,
 }
@@ -170,6 +214,7 @@ impl Stage {
             Stage::Plan => "plan",
             Stage::Dispatch => "dispatch",
             Stage::Adjudication => "adjudication",
+            Stage::Synthesis => "synthesis",
             Stage::Verify => "verify",
             Stage::Render => "render",
         }
@@ -247,6 +292,7 @@ mod tests {
             Stage::Plan,
             Stage::Dispatch,
             Stage::Adjudication,
+            Stage::Synthesis,
             Stage::Verify,
             Stage::Render,
         ] {

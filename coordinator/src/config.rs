@@ -68,6 +68,19 @@ pub struct ReviewSettings {
     /// INCOMPLETE with what it did not send. No cap when unset.
     #[arg(long, env = "REVU_REVIEW_TOKEN_CAP")]
     pub review_token_cap: Option<u64>,
+
+    /// Engine of the grouping lane, which refines the deterministic domain
+    /// slices (move, split, merge, rename files between them) before the
+    /// domain lanes are dispatched; slices that are not an exact cover of
+    /// the change are refused and the proposal used. Off when unset.
+    #[arg(long, env = "REVU_REFINE_GROUPING")]
+    pub refine_grouping: Option<String>,
+
+    /// Engine of the synthesis lane, which writes the report's walkthrough
+    /// and a line per changed file once every other lane settled; it has
+    /// no say over findings or verdict. Off when unset.
+    #[arg(long, env = "REVU_SYNTHESIZE")]
+    pub synthesize: Option<String>,
 }
 
 impl ReviewSettings {
@@ -120,8 +133,14 @@ impl ReviewSettings {
         if self.reclaim_idle_secs == 0 {
             return Err("--reclaim-idle-secs must be at least 1".into());
         }
-        if let Some(engine) = &self.adjudicate {
-            valid_engine_name(engine).map_err(|e| format!("--adjudicate: {e}"))?;
+        for (flag, engine) in [
+            ("--adjudicate", &self.adjudicate),
+            ("--refine-grouping", &self.refine_grouping),
+            ("--synthesize", &self.synthesize),
+        ] {
+            if let Some(engine) = engine {
+                valid_engine_name(engine).map_err(|e| format!("{flag}: {e}"))?;
+            }
         }
         Ok(())
     }
@@ -147,6 +166,8 @@ impl Default for ReviewSettings {
             max_inflight: 1000,
             adjudicate: None,
             review_token_cap: None,
+            refine_grouping: None,
+            synthesize: None,
         }
     }
 }

@@ -6,8 +6,9 @@ use crate::service::ServiceError;
 use revu_common::adjudication::AdjudicationPlan;
 use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
+use revu_common::lane::{LaneKind, LaneSpec, Slice};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
-use revu_common::review::ReviewPlan;
+use revu_common::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SynthesisPlan};
 use revu_common::telemetry::names::span;
 use revu_stages::conventions::{RepoConfigError, RepoContext};
 use revu_stages::{cover, grouping::Grouper, plan};
@@ -85,23 +86,19 @@ pub fn prepare(
         let facts = Facts::from_diff(&diff);
         Ok::<_, PrepareError>((diff, facts))
     })?;
-    let paths: Vec<String> = facts.files.iter().map(|f| f.path.clone()).collect();
+    let paths = plan_paths(&facts);
     let grouper = repo.config.grouper(grouper);
     let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose(&paths));
     let outcome = info_span!(span::EXACT_COVER).in_scope(|| cover::settle(&paths, proposal, None));
-    let slice_of: BTreeMap<&str, &str> = outcome
-        .slices
-        .iter()
-        .flat_map(|s| s.files.iter().map(move |f| (f.as_str(), s.name.as_str())))
-        .collect();
     let source_changed = facts.signals.iter().all(|s| *s != Signal::DocsOnly)
         && facts
             .files
             .iter()
             .any(|f| grouper.domain_of(&f.path) != "docs");
+    // The specialists; the domain lanes follow from the slices.
     let mut lane_plan = info_span!(span::PLAN).in_scope(|| {
         plan::plan(
-            &outcome.slices,
+            &[],
             &paths,
             facts.risk_tier,
             &facts.signals,
@@ -129,14 +126,11 @@ pub fn prepare(
                 binary: f.binary,
                 added: f.added,
                 removed: f.removed,
-                slice: slice_of
-                    .get(f.path.as_str())
-                    .map(|s| (*s).to_owned())
-                    .unwrap_or_default(),
+                slice: String::new(),
             })
             .collect(),
     };
-    let plan = ReviewPlan {
+    let mut plan = ReviewPlan {
         lanes: lane_plan.lanes,
         skipped_dimensions: lane_plan.skipped,
         rigor: resolve_rigor(request.rigor, repo.config.rigor),
@@ -149,6 +143,76 @@ pub fn prepare(
             candidates: Vec::new(),
         }),
         token_cap: settings.review_token_cap,
+        grouping: None,
+        synthesis: settings.synthesize.as_ref().map(|engine| SynthesisPlan {
+            engine: engine.clone(),
+            findings: Vec::new(),
+        }),
     };
+    match &settings.refine_grouping {
+        // The grouping lane runs first, beside the specialists; the
+        // domain lanes wait for its slices.
+        Some(engine) => {
+            plan.lanes.insert(
+                0,
+                LaneSpec {
+                    id: GROUPING_LANE.to_owned(),
+                    kind: LaneKind::Grouping,
+                    engine: engine.clone(),
+                    files: paths.clone(),
+                    guidance: Vec::new(),
+                },
+            );
+            name_slices(&mut plan, &outcome.slices);
+            plan.grouping = Some(GroupingPlan {
+                engine: engine.clone(),
+                proposal: outcome.slices,
+                applied: false,
+            });
+        }
+        None => place_domain_lanes(&mut plan, &outcome.slices, settings, &repo),
+    }
     Ok(Prepared { diff, facts, plan })
+}
+
+/// The head-side paths of the change, in the order of its facts.
+fn plan_paths(facts: &Facts) -> Vec<String> {
+    facts.files.iter().map(|f| f.path.clone()).collect()
+}
+
+/// Puts the domain lanes of `slices` into `plan` (after the grouping lane,
+/// before the specialists), each with its engine and the repository's
+/// guidance for its files, and names each file's slice in the facts.
+pub fn place_domain_lanes(
+    plan: &mut ReviewPlan,
+    slices: &[Slice],
+    settings: &ReviewSettings,
+    repo: &RepoContext,
+) {
+    let mut lanes = plan::domain_lanes(slices, &settings.engine);
+    for lane in &mut lanes {
+        lane.engine = settings.engine_for(&lane.id).to_owned();
+        lane.guidance = repo.guidance_for(&lane.files);
+    }
+    let at = plan
+        .lanes
+        .iter()
+        .position(|l| l.kind == LaneKind::Grouping)
+        .map_or(0, |i| i + 1);
+    plan.lanes.splice(at..at, lanes);
+    name_slices(plan, slices);
+}
+
+/// Names, in the facts, the slice each file is reviewed in.
+fn name_slices(plan: &mut ReviewPlan, slices: &[Slice]) {
+    let slice_of: BTreeMap<&str, &str> = slices
+        .iter()
+        .flat_map(|s| s.files.iter().map(move |f| (f.as_str(), s.name.as_str())))
+        .collect();
+    for file in &mut plan.facts.files {
+        file.slice = slice_of
+            .get(file.path.as_str())
+            .map(|s| (*s).to_owned())
+            .unwrap_or_default();
+    }
 }

@@ -98,7 +98,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         checks: vec!["fixture".into()],
         findings: raised,
         summary: "fixture lane".into(),
-        decisions: vec![],
+        ..LaneReportBody::default()
     });
     let results: BTreeMap<String, LaneResult> = prepared
         .plan

@@ -40,7 +40,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
                 checks: vec!["rules".into()],
                 findings: vec![],
                 summary: "clean".into(),
-                decisions: vec![],
+                ..LaneReportBody::default()
             }),
             banner: None,
             fault: None,

@@ -38,8 +38,10 @@ fn describe(p: &Prepared) -> String {
     writeln!(out, "lanes:").unwrap();
     for lane in &plan.lanes {
         let what = match &lane.kind {
+            LaneKind::Specialist { .. } | LaneKind::Grouping | LaneKind::Synthesis => {
+                format!("all {} file(s)", lane.files.len())
+            }
             LaneKind::Domain { .. } | LaneKind::Adjudication => lane.files.join(", "),
-            LaneKind::Specialist { .. } => format!("all {} file(s)", lane.files.len()),
         };
         writeln!(out, "  {} [{}]: {what}", lane.id, lane.engine).unwrap();
         for g in &lane.guidance {

@@ -14,11 +14,11 @@ use revu_common::adjudication::{ADJUDICATION_LANE, is_candidate};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
 use revu_common::finding::Finding;
-use revu_common::lane::{LaneKind, LaneSpec, ReviewId};
+use revu_common::lane::{FileNote, LaneKind, LaneSpec, ReviewId};
 use revu_common::report::{
-    ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION,
+    ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION, Walkthrough,
 };
-use revu_common::review::{LaneResult, ReviewPlan};
+use revu_common::review::{LaneResult, ReviewPlan, SYNTHESIS_LANE};
 use revu_common::telemetry::names::span;
 use std::collections::BTreeMap;
 
@@ -95,8 +95,54 @@ pub fn assemble(
         verification: verified.stats,
         actions: decision.actions,
         cover_fallback: plan.cover_fallback.clone(),
+        walkthrough: plan
+            .synthesis
+            .as_ref()
+            .map(|s| walkthrough(&s.engine, plan, results.get(SYNTHESIS_LANE))),
         conventions,
         adjudication,
+    }
+}
+
+/// The synthesis lane's walkthrough, its file lines kept only for changed
+/// files and put in the order of the facts.
+fn walkthrough(engine: &str, plan: &ReviewPlan, result: Option<&LaneResult>) -> Walkthrough {
+    let body = result
+        .filter(|r| r.outcome == LaneOutcome::Complete)
+        .and_then(|r| r.body.as_ref());
+    let Some(body) = body else {
+        let why = result
+            .and_then(|r| r.banner.clone())
+            .unwrap_or_else(|| "the synthesis lane never settled".to_owned());
+        return Walkthrough {
+            engine: engine.to_owned(),
+            note: Some(format!("no walkthrough: {why}")),
+            ..Walkthrough::default()
+        };
+    };
+    let files: Vec<FileNote> = plan
+        .facts
+        .files
+        .iter()
+        .filter_map(|f| body.file_notes.iter().find(|n| n.path == f.path).cloned())
+        .collect();
+    let unknown: Vec<&str> = body
+        .file_notes
+        .iter()
+        .filter(|n| !plan.facts.files.iter().any(|f| f.path == n.path))
+        .map(|n| n.path.as_str())
+        .collect();
+    Walkthrough {
+        engine: engine.to_owned(),
+        text: body.walkthrough.clone(),
+        files,
+        note: (!unknown.is_empty()).then(|| {
+            format!(
+                "{} line(s) on files not in the change left out: {}",
+                unknown.len(),
+                unknown.join(", ")
+            )
+        }),
     }
 }
 
@@ -126,7 +172,7 @@ fn verify_lanes(
     let mut raised: Vec<Finding> = plan
         .lanes
         .iter()
-        .filter(|spec| spec.kind != LaneKind::Adjudication)
+        .filter(|spec| spec.kind.reviews() && spec.kind != LaneKind::Adjudication)
         .filter_map(|spec| results.get(&spec.id)?.body.as_ref())
         .flat_map(|body| body.findings.iter().cloned())
         .collect();
@@ -145,11 +191,13 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
     let (domain, dimension) = match &spec.kind {
         LaneKind::Domain { domain } => (Some(domain.clone()), None),
         LaneKind::Specialist { dimension } => (None, Some(*dimension)),
-        LaneKind::Adjudication => (None, None),
+        LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => (None, None),
     };
     let raised = match spec.kind {
-        LaneKind::Adjudication => 0,
-        _ => body.map(|b| b.findings.len()).unwrap_or(0),
+        LaneKind::Domain { .. } | LaneKind::Specialist { .. } => {
+            body.map(|b| b.findings.len()).unwrap_or(0)
+        }
+        LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => 0,
     };
     LaneSummary {
         id: spec.id.clone(),
@@ -196,6 +244,8 @@ fn repo_context(bundle: &ReviewBundle) -> (RepoContext, ConventionsReport) {
 }
 
 fn summarize(plan: &ReviewPlan, lanes: &[LaneSummary], findings: usize) -> String {
+    // The grouping and synthesis lanes review nothing.
+    let lanes: Vec<&LaneSummary> = lanes.iter().filter(|l| l.counts_for_gate()).collect();
     let complete = lanes
         .iter()
         .filter(|l| l.outcome == LaneOutcome::Complete)

@@ -1,10 +1,12 @@
 //! The completeness gate: a lane report must carry every mandatory section
 //! and only findings that match the schema; an adjudication lane's report
-//! must also decide every candidate exactly once.
+//! must also decide every candidate exactly once; a grouping lane's must
+//! carry its slices, and a synthesis lane's its walkthrough, and neither
+//! may raise a finding.
 
 use revu_common::adjudication::{Action, Decision};
 use revu_common::finding::Finding;
-use revu_common::lane::{LaneKind, LaneReportBody, LaneSpec};
+use revu_common::lane::{FileNote, LaneKind, LaneReportBody, LaneSpec, Slice};
 use revu_common::review::ReviewPlan;
 use serde_json::Value;
 
@@ -13,6 +15,10 @@ pub const MANDATORY_SECTIONS: [&str; 4] = ["reviewed", "checks", "findings", "su
 
 /// The section an adjudication lane's report adds.
 pub const DECISIONS: &str = "decisions";
+/// The section a grouping lane's report adds.
+pub const SLICES: &str = "slices";
+/// The sections a synthesis lane's report adds.
+pub const WALKTHROUGH: [&str; 2] = ["walkthrough", "file_notes"];
 
 /// An optional section by which an engine says it could not finish the
 /// lane (its answer was cut at a token limit, a budget ran out): the
@@ -26,6 +32,11 @@ pub enum Expected {
     Review,
     /// The adjudication lane: also `decisions`, one per candidate.
     Decisions { candidates: usize },
+    /// The grouping lane: also `slices`, and no findings.
+    Slices,
+    /// The synthesis lane: also `walkthrough` and `file_notes`, and no
+    /// findings.
+    Walkthrough,
 }
 
 impl Expected {
@@ -35,7 +46,19 @@ impl Expected {
             LaneKind::Adjudication => Expected::Decisions {
                 candidates: plan.adjudication.as_ref().map_or(0, |a| a.candidates.len()),
             },
+            LaneKind::Grouping => Expected::Slices,
+            LaneKind::Synthesis => Expected::Walkthrough,
             LaneKind::Domain { .. } | LaneKind::Specialist { .. } => Expected::Review,
+        }
+    }
+
+    /// The sections this kind of report has besides the mandatory ones.
+    fn extra(self) -> &'static [&'static str] {
+        match self {
+            Expected::Review => &[],
+            Expected::Decisions { .. } => &[DECISIONS],
+            Expected::Slices => &[SLICES],
+            Expected::Walkthrough => &WALKTHROUGH,
         }
     }
 }
@@ -49,8 +72,7 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         )]);
     };
     let mut problems = Vec::new();
-    let adjudicating = matches!(expected, Expected::Decisions { .. });
-    let extra: &[&str] = if adjudicating { &[DECISIONS] } else { &[] };
+    let extra = expected.extra();
     for section in MANDATORY_SECTIONS.iter().chain(extra) {
         if !obj.contains_key(*section) {
             problems.push(format!("missing section `{section}`"));
@@ -107,6 +129,12 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         Some(other) => problems.push(format!("`findings` is {}, not a list", kind(other))),
         None => {}
     }
+    if matches!(expected, Expected::Slices | Expected::Walkthrough) && !findings.is_empty() {
+        problems.push(format!(
+            "`findings` must be empty: this lane reviews nothing ({} raised)",
+            findings.len()
+        ));
+    }
     let summary = match obj.get("summary") {
         Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Value::String(_)) => {
@@ -125,6 +153,30 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         }
         _ => Vec::new(),
     };
+    let slices = match (expected, obj.get(SLICES)) {
+        (Expected::Slices, Some(section)) => listed::<Slice>(section, SLICES, &mut problems),
+        _ => Vec::new(),
+    };
+    let (walkthrough, file_notes) = match expected {
+        Expected::Walkthrough => (
+            match obj.get(WALKTHROUGH[0]) {
+                Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
+                Some(Value::String(_)) => {
+                    problems.push("`walkthrough` is empty".to_owned());
+                    String::new()
+                }
+                Some(other) => {
+                    problems.push(format!("`walkthrough` is {}, not a string", kind(other)));
+                    String::new()
+                }
+                None => String::new(),
+            },
+            obj.get(WALKTHROUGH[1])
+                .map(|section| listed::<FileNote>(section, WALKTHROUGH[1], &mut problems))
+                .unwrap_or_default(),
+        ),
+        _ => (String::new(), Vec::new()),
+    };
     if problems.is_empty() {
         Ok(LaneReportBody {
             reviewed,
@@ -132,10 +184,38 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
             findings,
             summary,
             decisions,
+            slices,
+            walkthrough,
+            file_notes,
         })
     } else {
         Err(problems)
     }
+}
+
+/// Reads `section` as a list of `T`, naming each item that is not one.
+fn listed<T: serde::de::DeserializeOwned>(
+    section: &Value,
+    name: &str,
+    problems: &mut Vec<String>,
+) -> Vec<T> {
+    let Some(items) = section.as_array() else {
+        problems.push(format!("`{name}` is {}, not a list", kind(section)));
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(
+            |(i, item)| match serde_json::from_value::<T>(item.clone()) {
+                Ok(v) => Some(v),
+                Err(e) => {
+                    problems.push(format!("`{name}[{i}]`: {e}"));
+                    None
+                }
+            },
+        )
+        .collect()
 }
 
 /// Checks an adjudication report's `decisions`: a list deciding each of
@@ -224,8 +304,9 @@ pub fn salvage(body: &Value) -> LaneReportBody {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned(),
-        // A twice-rejected adjudication report is never applied.
-        decisions: Vec::new(),
+        // A twice-rejected adjudication, grouping or synthesis report is
+        // never applied.
+        ..LaneReportBody::default()
     }
 }
 

@@ -89,6 +89,65 @@ pub fn settle(
     }
 }
 
+/// Longest slice name a refinement may give (it becomes a lane id).
+pub const MAX_SLICE_NAME: usize = 64;
+
+/// The slices a review runs with after its grouping lane: the lane's
+/// refinement when it names its slices well and covers the change exactly,
+/// else the proposal, with why. `refined` is `Err` with the lane's banner
+/// when the lane failed.
+pub fn after_grouping(
+    files: &[String],
+    proposal: Vec<Slice>,
+    refined: Result<Vec<Slice>, String>,
+) -> CoverOutcome {
+    let refined = refined.and_then(|slices| {
+        let slices: Vec<Slice> = slices
+            .into_iter()
+            .filter(|s| !s.files.is_empty())
+            .map(|mut s| {
+                s.name = s.name.trim().to_owned();
+                if s.domain.trim().is_empty() {
+                    s.domain.clone_from(&s.name);
+                }
+                s
+            })
+            .collect();
+        named_well(&slices).map(|()| slices)
+    });
+    match refined {
+        Ok(slices) => settle(files, proposal, Some(slices)),
+        Err(why) => CoverOutcome {
+            slices: proposal,
+            fallback: Some(format!(
+                "refined grouping not used ({why}); used the deterministic proposal"
+            )),
+        },
+    }
+}
+
+/// Slice names become lane ids (`domain:{name}`): each must be short,
+/// printable without spaces, and unique.
+fn named_well(slices: &[Slice]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for s in slices {
+        let printable = s
+            .name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "-_./#:".contains(c));
+        if s.name.is_empty() || s.name.len() > MAX_SLICE_NAME || !printable {
+            return Err(format!(
+                "slice name {:?} is not 1 to {MAX_SLICE_NAME} letters, digits or -_./#:",
+                s.name
+            ));
+        }
+        if !seen.insert(s.name.as_str()) {
+            return Err(format!("slice name {:?} is used twice", s.name));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -102,6 +161,41 @@ mod tests {
             domain: name.into(),
             files: files.iter().map(|f| (*f).to_owned()).collect(),
         }
+    }
+
+    #[test]
+    fn a_grouping_lane_moves_renames_and_splits_within_the_cover() {
+        let files: Vec<String> = ["a/x.rs", "a/y.rs", "b/z.rs"].map(String::from).to_vec();
+        let proposal = vec![slice("a", &["a/x.rs", "a/y.rs"]), slice("b", &["b/z.rs"])];
+        let refined = vec![
+            Slice {
+                domain: String::new(),
+                ..slice(" parser ", &["a/x.rs", "b/z.rs"])
+            },
+            slice("cli", &["a/y.rs"]),
+            slice("empty", &[]),
+        ];
+        let out = after_grouping(&files, proposal.clone(), Ok(refined));
+        assert_eq!(out.fallback, None);
+        let names: Vec<(&str, &str)> = out
+            .slices
+            .iter()
+            .map(|s| (s.name.as_str(), s.domain.as_str()))
+            .collect();
+        assert_eq!(names, [("parser", "parser"), ("cli", "cli")]);
+
+        let twice = vec![slice("a", &["a/x.rs"]), slice("a", &["a/y.rs", "b/z.rs"])];
+        let out = after_grouping(&files, proposal.clone(), Ok(twice));
+        assert_eq!(out.slices, proposal);
+        assert!(out.fallback.unwrap().contains("used twice"));
+
+        let spaced = vec![slice("two words", &["a/x.rs", "a/y.rs", "b/z.rs"])];
+        let out = after_grouping(&files, proposal.clone(), Ok(spaced));
+        assert!(out.fallback.unwrap().contains("two words"));
+
+        let failed = after_grouping(&files, proposal.clone(), Err("lane faulted".into()));
+        assert_eq!(failed.slices, proposal);
+        assert!(failed.fallback.unwrap().contains("lane faulted"));
     }
 
     #[test]

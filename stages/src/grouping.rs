@@ -124,14 +124,7 @@ pub fn default_domains() -> Vec<DomainRule> {
 /// Name of the domain that takes files no rule matches.
 pub const FALLBACK_DOMAIN: &str = "core";
 
-/// A domain slice: files reviewed together by one lane.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Slice {
-    /// Lane-unique name: the domain, with `#n` when a large domain split.
-    pub name: String,
-    pub domain: String,
-    pub files: Vec<String>,
-}
+pub use revu_common::lane::Slice;
 
 /// A glob that does not compile.
 #[derive(Debug, thiserror::Error)]

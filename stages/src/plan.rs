@@ -85,18 +85,7 @@ pub fn plan(
     source_changed: bool,
     engine: &str,
 ) -> LanePlan {
-    let mut lanes: Vec<LaneSpec> = slices
-        .iter()
-        .map(|s| LaneSpec {
-            id: format!("domain:{}", s.name),
-            kind: LaneKind::Domain {
-                domain: s.domain.clone(),
-            },
-            engine: engine.to_owned(),
-            files: s.files.clone(),
-            guidance: Vec::new(),
-        })
-        .collect();
+    let mut lanes = domain_lanes(slices, engine);
     let picked = triage(tier, signals, source_changed);
     let mut skipped = Vec::new();
     for d in Dimension::ALL {
@@ -119,6 +108,22 @@ pub fn plan(
         }
     }
     LanePlan { lanes, skipped }
+}
+
+/// One domain lane per slice, `domain:{name}`.
+pub fn domain_lanes(slices: &[Slice], engine: &str) -> Vec<LaneSpec> {
+    slices
+        .iter()
+        .map(|s| LaneSpec {
+            id: format!("domain:{}", s.name),
+            kind: LaneKind::Domain {
+                domain: s.domain.clone(),
+            },
+            engine: engine.to_owned(),
+            files: s.files.clone(),
+            guidance: Vec::new(),
+        })
+        .collect()
 }
 
 fn tier_name(tier: RiskTier) -> &'static str {

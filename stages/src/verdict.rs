@@ -167,7 +167,7 @@ impl<'a> Tally<'a> {
         let mut unsettled: Vec<&LaneSummary> = input
             .lanes
             .iter()
-            .filter(|l| l.outcome != LaneOutcome::Complete)
+            .filter(|l| l.counts_for_gate() && l.outcome != LaneOutcome::Complete)
             .collect();
         unsettled.sort_by(|a, b| a.id.cmp(&b.id));
         Tally {

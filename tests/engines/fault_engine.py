@@ -11,6 +11,11 @@ Reads the lane as JSON on stdin and, by MODE:
   adjudicate-drop-first
                      as an adjudication lane: drops the first candidate
                      with a reason and confirms the rest
+  group-merge        as a grouping lane: every file in one slice, `all`
+  group-invent       as a grouping lane: the proposal plus a file that is
+                     not in the change
+  synthesize-finding as a synthesis lane: a walkthrough, and a finding,
+                     which a synthesis lane may not raise
 """
 import json
 import random
@@ -57,6 +62,36 @@ def main(argv):
             if i == 0
             else {"index": i, "action": "confirm", "reason": ""}
             for i, _ in enumerate(lane.get("candidates", []))
+        ]
+        json.dump(report, sys.stdout)
+        return 0
+    if mode in ("group-merge", "group-invent"):
+        report = clean_report(lane)
+        if mode == "group-merge":
+            report["slices"] = [{"name": "all", "files": lane.get("files", [])}]
+        else:
+            report["slices"] = lane.get("proposal", []) + [
+                {"name": "ghost", "files": ["src/ghost.rs"]}
+            ]
+        json.dump(report, sys.stdout)
+        return 0
+    if mode == "synthesize-finding":
+        report = clean_report(lane)
+        report["walkthrough"] = "The change does several things."
+        report["file_notes"] = []
+        report["findings"] = [
+            {
+                "rule": "engine:narrator",
+                "severity": "BLOCKER",
+                "file": lane.get("files", ["x"])[0],
+                "line": 1,
+                "dimension": "correctness",
+                "summary": "a synthesis lane has no say",
+                "why": "w",
+                "fix": "f",
+                "confidence": 99,
+                "blast_radius": "local",
+            }
         ]
         json.dump(report, sys.stdout)
         return 0

@@ -107,6 +107,29 @@ pub fn report_json(r: &pb::GetReviewResponse) -> Value {
         .unwrap_or_else(|e| panic!("report JSON: {e}: {}", r.report_json))
 }
 
+/// Reviews the example `patch` on a fresh cluster (a coordinator with
+/// `coordinator` flags, one worker with `worker` flags) and returns the
+/// report, checked against the published report schema.
+pub fn review_checked(
+    patch: &str,
+    coordinator: &[&str],
+    worker: &[&str],
+    within: Duration,
+) -> Value {
+    let mut s = Scenario::start(coordinator, &[worker]);
+    let id = s.submit(patch, "");
+    let report = s.report(&id, within);
+    let schema: Value = serde_json::from_str(revu_common::report_schema::REPORT_SCHEMA)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
+    let errors: Vec<String> = validator
+        .iter_errors(&report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{report}");
+    report
+}
+
 /// The report's lanes.
 pub fn lanes(report: &Value) -> Vec<Value> {
     report["lanes"].as_array().cloned().unwrap_or_default()

@@ -3,9 +3,8 @@
 //! malformed adjudicator leaving the findings as verified and the gate
 //! NEEDS-HUMAN.
 
-use revu_common::report_schema::REPORT_SCHEMA;
 use revu_tests::fault_engine;
-use revu_tests::scenario::{Scenario, citations, lanes};
+use revu_tests::scenario::{citations, lanes, review_checked};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -15,18 +14,12 @@ const PATCH: &str = "examples/multi-file.patch";
 /// Reviews `PATCH` on a fresh cluster and returns the report, checked
 /// against the published report schema.
 fn review(coordinator: &[&str], worker: &[&str]) -> Value {
-    let mut s = Scenario::start(coordinator, &[worker]);
-    let name = PATCH.trim_start_matches("examples/");
-    let id = s.submit(name, "");
-    let report = s.report(&id, WAIT);
-    let schema: Value = serde_json::from_str(REPORT_SCHEMA).unwrap_or_else(|e| panic!("{e}"));
-    let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
-    let errors: Vec<String> = validator
-        .iter_errors(&report)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{errors:#?}\n{report}");
-    report
+    review_checked(
+        PATCH.trim_start_matches("examples/"),
+        coordinator,
+        worker,
+        WAIT,
+    )
 }
 
 fn adjudication_lane(report: &Value) -> Value {

@@ -84,7 +84,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
                 checks: vec!["rules".into()],
                 findings: vec![],
                 summary: "clean".into(),
-                decisions: vec![],
+                ..LaneReportBody::default()
             }),
             banner: None,
             fault: None,

@@ -45,6 +45,17 @@ pub struct Args {
     /// downgrades or drops each, with reasons).
     #[arg(long, value_name = "ENGINE")]
     adjudicate: Option<String>,
+    /// Refine the domain slices in a grouping lane run by this engine
+    /// before the domain lanes start (`rules`: keep the deterministic
+    /// slices; `llm`: a model moves, splits, merges and renames them);
+    /// slices that are not an exact cover of the change are refused.
+    #[arg(long, value_name = "ENGINE")]
+    refine_grouping: Option<String>,
+    /// Write the report's walkthrough and a line per changed file in a
+    /// synthesis lane run by this engine (`rules`: from the diff and the
+    /// findings; `llm`: a model); it has no say over findings or verdict.
+    #[arg(long, value_name = "ENGINE")]
+    synthesize: Option<String>,
     /// Engine of every lane: `rules` (built in, offline) or `llm` (a model,
     /// with `--llm-provider` and `--llm-model`).
     #[arg(long, value_name = "ENGINE", default_value = "rules")]
@@ -116,6 +127,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let settings = ReviewSettings {
         adjudicate: args.adjudicate,
+        refine_grouping: args.refine_grouping,
+        synthesize: args.synthesize,
         engine: args.engine,
         review_token_cap: args.review_token_cap,
         ..ReviewSettings::default()

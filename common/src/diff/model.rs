@@ -21,6 +21,19 @@ pub enum FileStatus {
 }
 
 impl FileStatus {
+    /// The status in words, as the report serializes it (`type_changed`
+    /// reads `type changed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileStatus::Added => "added",
+            FileStatus::Modified => "modified",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Renamed => "renamed",
+            FileStatus::Copied => "copied",
+            FileStatus::TypeChanged => "type changed",
+        }
+    }
+
     /// The one-letter code of `git diff --name-status`.
     pub fn letter(self) -> char {
         match self {

@@ -2,7 +2,7 @@
 //! verified BLOCKER and IMPORTANT findings go to one adjudication lane, and
 //! the review finalizes when that lane settles.
 
-use super::{Coordinator, ServiceError, blocking, observe};
+use super::{Coordinator, ServiceError, blocking};
 use revu_common::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
@@ -11,7 +11,6 @@ use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, Stage};
 use revu_stages::assemble::adjudication_candidates;
 use std::collections::{BTreeMap, BTreeSet};
-use tracing::Instrument;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Dispatches the adjudication lane of a review whose planned lanes have
@@ -59,16 +58,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             engine: adjudication.engine.clone(),
             candidates: candidates.clone(),
         });
-        let mut job = next.plan.job(&record.id, &lane, 1, record.deadline_ms);
-        let publish = observe::publish_span(&mut job, &self.messaging);
-        let sent = self
-            .backend
-            .add_lane(&next, &job)
-            .instrument(publish.clone())
-            .await?;
-        observe::record_sent(&publish, sent);
-        if sent {
-            tracing::info!(review_id = %record.id, candidates = job.candidates.len(), engine = %job.lane.engine, "adjudication dispatched");
+        if self.add_and_announce(&next, &lane).await? {
+            tracing::info!(review_id = %record.id, candidates = candidates.len(), "adjudication dispatched");
             self.backend
                 .push_event(
                     &record.id,
@@ -77,7 +68,6 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     },
                 )
                 .await?;
-            self.announce_dispatch(&job).await?;
         }
         // Not sent: another coordinator dispatched it, or the review ended.
         Ok(true)

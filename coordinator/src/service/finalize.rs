@@ -5,7 +5,7 @@ use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::Report;
-use revu_common::review::{ProgressEvent, Stage};
+use revu_common::review::{GROUPING_LANE, ProgressEvent, Stage};
 use revu_common::telemetry::names::{attr, span};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
@@ -14,7 +14,8 @@ use tracing::field::Empty;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Finalizes the review if it is running and every planned lane settled
-    /// (first dispatching the adjudication lane, when the review has one).
+    /// (first dispatching the domain lanes of a refined review, then the
+    /// adjudication lane and the synthesis lane, when the review has them).
     /// Safe to call repeatedly and from several coordinators: the report is
     /// a pure function of stored state, so a second writer writes the same.
     pub(super) async fn try_finalize(&self, id: &ReviewId) -> Result<(), ServiceError> {
@@ -25,6 +26,23 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return Ok(());
         }
         let results = self.backend.lane_results(id).await?;
+        let load_bundle = || async {
+            self.backend
+                .load_bundle(id)
+                .await?
+                .ok_or_else(|| ServiceError::Internal(format!("review {id} has no stored bundle")))
+        };
+        // The domain lanes of a refined review start when its grouping
+        // lane settled, whatever else is still running.
+        if let Some(grouping) = &record.plan.grouping
+            && results.contains_key(GROUPING_LANE)
+        {
+            if !grouping.applied {
+                let bundle = load_bundle().await?;
+                return self.plan_domain_lanes(&record, &results, &bundle).await;
+            }
+            self.dispatch_undispatched(&record, &results).await?;
+        }
         if record
             .plan
             .lanes
@@ -33,12 +51,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         {
             return Ok(());
         }
-        let Some(bundle) = self.backend.load_bundle(id).await? else {
-            return Err(ServiceError::Internal(format!(
-                "review {id} has no stored bundle"
-            )));
-        };
-        if self.start_adjudication(&record, &results, &bundle).await? {
+        let bundle = load_bundle().await?;
+        if self.start_adjudication(&record, &results, &bundle).await?
+            || self.start_synthesis(&record, &results, &bundle).await?
+        {
             return Ok(());
         }
         self.backend

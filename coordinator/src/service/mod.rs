@@ -10,6 +10,7 @@ mod finalize;
 mod gather;
 mod lane_state;
 mod observe;
+mod phases;
 mod query;
 mod submit;
 mod sweep;

@@ -3,7 +3,7 @@
 //! reads as the pipeline it is.
 
 use super::Coordinator;
-use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::lane::{FaultKind, LaneJob, LaneReport, LaneSpec, ReviewId};
 use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::{LaneOutcome, Report};
@@ -25,11 +25,7 @@ fn outcome_label(outcome: LaneOutcome) -> &'static str {
 }
 
 fn kind_fields(spec: &LaneSpec) -> (Option<&str>, Option<&str>) {
-    match &spec.kind {
-        LaneKind::Domain { domain } => (Some(domain.as_str()), None),
-        LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
-        LaneKind::Adjudication => (None, None),
-    }
+    spec.kind.domain_and_dimension()
 }
 
 /// The producer span of one lane attempt, a child of the current span.

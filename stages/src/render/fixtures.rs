@@ -1,6 +1,7 @@
-//! The two hand-built reports every renderer's golden tests read: a clean
+//! The hand-built reports every renderer's golden tests read: a clean
 //! docs-only review, and a blocked one with a faulted lane, a merged finding,
-//! a file-level finding and text that needs escaping.
+//! a file-level finding and text that needs escaping; and variants of them
+//! (adjudicated, with a walkthrough).
 
 use revu_common::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationReport, AdjudicationStatus,
@@ -8,11 +9,12 @@ use revu_common::adjudication::{
 use revu_common::diff::FileStatus;
 use revu_common::facts::{RiskTier, Signal};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::lane::FileNote;
 use revu_common::report::{
     FactsSummary, FileSummary, Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorChoice,
-    RigorSource, SCHEMA_VERSION, Verdict, VerificationStats,
+    RigorSource, SCHEMA_VERSION, Verdict, VerificationStats, Walkthrough,
 };
-use revu_common::review::SkippedDimension;
+use revu_common::review::{SYNTHESIS_LANE, SkippedDimension};
 
 pub fn lane(
     id: &str,
@@ -112,6 +114,7 @@ pub fn clean_docs_report() -> Report {
         verification: VerificationStats::default(),
         actions: vec!["merge when CI is green".into()],
         cover_fallback: None,
+        walkthrough: None,
         conventions: Default::default(),
         adjudication: None,
     }
@@ -236,6 +239,7 @@ pub fn blocked_report() -> Report {
         cover_fallback: Some(
             "refinement listed src/api/routes.rs twice; kept the deterministic proposal".into(),
         ),
+        walkthrough: None,
         conventions: Default::default(),
         adjudication: None,
     }
@@ -282,6 +286,36 @@ pub fn adjudicated_report() -> Report {
             },
         ],
         warnings: vec!["second decision for candidate 0 ignored".into()],
+    });
+    r
+}
+
+/// [`clean_docs_report`] with a synthesis lane's walkthrough, one of whose
+/// paragraphs would open a heading.
+pub fn synthesized_report() -> Report {
+    let mut r = clean_docs_report();
+    r.review_id = "rv-0004".into();
+    r.lanes.push(lane(
+        SYNTHESIS_LANE,
+        "synthesis",
+        LaneOutcome::Complete,
+        0,
+        "walkthrough of 1 file",
+    ));
+    r.walkthrough = Some(Walkthrough {
+        engine: "rules".into(),
+        text: "The change rewrites the install guide.\n\n# It is docs only, so no code\nchanges behaviour."
+            .into(),
+        files: r
+            .facts
+            .files
+            .iter()
+            .map(|f| FileNote {
+                path: f.path.clone(),
+                note: "install steps | reordered".into(),
+            })
+            .collect(),
+        note: Some("1 line(s) on files not in the change left out: src/ghost.rs".into()),
     });
     r
 }

@@ -6,10 +6,10 @@
 //! [`crate::verdict`]), so the headings agree with the verdict.
 mod adjudication;
 mod conventions;
+mod walkthrough;
 
 use super::{outcome_name, rigor_name};
 use crate::verdict::{folded_severity, signal_name};
-use revu_common::diff::FileStatus;
 use revu_common::facts::RiskTier;
 use revu_common::finding::{Finding, Severity};
 use revu_common::report::{Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorSource};
@@ -44,6 +44,7 @@ fn write_report(out: &mut String, r: &Report) -> fmt::Result {
     {
         writeln!(out, "> [!WARNING]\n> {}\n", lane_warning(lane))?;
     }
+    walkthrough::write(out, r)?;
     write_findings(out, r)?;
     if !r.cross_cutting.is_empty() {
         writeln!(out, "## Cross-cutting notes\n")?;
@@ -248,9 +249,9 @@ fn write_facts(out: &mut String, r: &Report) -> fmt::Result {
             _ => code(&file.path),
         };
         let status = if file.binary {
-            format!("{} (binary)", status_name(file.status))
+            format!("{} (binary)", file.status.as_str())
         } else {
-            status_name(file.status).to_owned()
+            file.status.as_str().to_owned()
         };
         writeln!(
             out,
@@ -331,17 +332,6 @@ fn tier_name(tier: RiskTier) -> &'static str {
         RiskTier::Local => "LOCAL",
         RiskTier::Broad => "BROAD",
         RiskTier::HighRisk => "HIGH_RISK",
-    }
-}
-
-fn status_name(status: FileStatus) -> &'static str {
-    match status {
-        FileStatus::Added => "added",
-        FileStatus::Modified => "modified",
-        FileStatus::Deleted => "deleted",
-        FileStatus::Renamed => "renamed",
-        FileStatus::Copied => "copied",
-        FileStatus::TypeChanged => "type changed",
     }
 }
 

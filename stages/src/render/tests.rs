@@ -2,7 +2,7 @@
 //! the same bytes for the same report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report};
+use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report, synthesized_report};
 use super::*;
 use revu_common::finding::Dimension;
 use revu_common::report_schema::REPORT_SCHEMA;
@@ -55,6 +55,7 @@ fn reports() -> Vec<Report> {
         blocked_report(),
         full,
         adjudicated_report(),
+        synthesized_report(),
     ]
 }
 

@@ -61,8 +61,13 @@ impl ExecEngine {
             "intent": bundle.intent,
             "conventions": bundle.conventions,
         });
-        if input.job.lane.kind == LaneKind::Adjudication {
-            request["candidates"] = serde_json::json!(input.job.candidates);
+        match input.job.lane.kind {
+            LaneKind::Adjudication => {
+                request["candidates"] = serde_json::json!(input.job.candidates);
+            }
+            LaneKind::Grouping => request["proposal"] = serde_json::json!(input.job.proposal),
+            LaneKind::Synthesis => request["findings"] = serde_json::json!(input.job.candidates),
+            LaneKind::Domain { .. } | LaneKind::Specialist { .. } => {}
         }
         serde_json::to_vec(&request).map_err(|e| {
             EngineError::permanent(

@@ -252,12 +252,19 @@ impl Engine for RulesEngine {
 /// The lane report of the rules on `input`.
 fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
     let job = &input.job;
-    if job.lane.kind == LaneKind::Adjudication {
-        return EngineOutput::Body(rules::adjudicator::adjudicate(
-            rules,
-            &job.candidates,
-            input.diff(),
-        ));
+    match job.lane.kind {
+        LaneKind::Adjudication => {
+            return EngineOutput::Body(rules::adjudicator::adjudicate(
+                rules,
+                &job.candidates,
+                input.diff(),
+            ));
+        }
+        LaneKind::Grouping => return EngineOutput::Body(rules::phases::group(&job.proposal)),
+        LaneKind::Synthesis => {
+            return EngineOutput::Body(rules::phases::synthesize(input.diff(), &job.candidates));
+        }
+        LaneKind::Domain { .. } | LaneKind::Specialist { .. } => {}
     }
     let files = input.lane_files();
     let ctx = RuleContext {
@@ -268,8 +275,8 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
         .iter()
         .map(|r| r.as_ref())
         .filter(|r| match &job.lane.kind {
-            LaneKind::Domain { .. } | LaneKind::Adjudication => true,
             LaneKind::Specialist { dimension } => r.dimension() == *dimension,
+            _ => true,
         })
         .collect();
     let mut findings: Vec<Finding> = Vec::new();
@@ -288,7 +295,7 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
         checks: selected.iter().map(|r| r.code().to_owned()).collect(),
         findings,
         summary,
-        decisions: Vec::new(),
+        ..LaneReportBody::default()
     })
 }
 

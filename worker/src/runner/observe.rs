@@ -3,7 +3,7 @@
 //! metrics.
 
 use crate::metrics::WorkerMetrics;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport};
+use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
 use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::telemetry::MessagingTarget;
 use revu_common::telemetry::names::{attr, span};
@@ -17,11 +17,7 @@ pub(super) fn attempt_span(
     messaging: &MessagingTarget,
     worker: &str,
 ) -> tracing::Span {
-    let (domain, dimension) = match &job.lane.kind {
-        LaneKind::Domain { domain } => (Some(domain.as_str()), None),
-        LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
-        LaneKind::Adjudication => (None, None),
-    };
+    let (domain, dimension) = job.lane.kind.domain_and_dimension();
     let s = tracing::info_span!(
         span::PROCESS,
         otel.kind = "consumer",

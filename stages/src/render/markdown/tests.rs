@@ -1,7 +1,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::render::fixtures::{blocked_report, clean_docs_report, finding};
+use crate::render::fixtures::{blocked_report, clean_docs_report, finding, synthesized_report};
 use revu_common::finding::Dimension;
 
 #[test]
@@ -12,6 +12,11 @@ fn clean_docs_only_review() {
 #[test]
 fn blocked_review_with_faulted_lane() {
     insta::assert_snapshot!(markdown(&blocked_report()));
+}
+
+#[test]
+fn review_with_a_walkthrough() {
+    insta::assert_snapshot!(markdown(&synthesized_report()));
 }
 
 #[test]

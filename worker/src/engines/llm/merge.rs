@@ -64,6 +64,7 @@ impl Merged {
             findings: self.findings,
             summary: self.summaries.join(" "),
             decisions: self.decisions,
+            ..LaneReportBody::default()
         };
         if self.unfinished.is_empty() {
             return EngineOutput::Body(body);

@@ -12,6 +12,7 @@
 
 pub mod budget;
 mod merge;
+pub mod phase;
 pub mod price;
 pub mod prompt;
 pub mod rate_limit;
@@ -109,13 +110,14 @@ impl LlmEngine {
 
     async fn run(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
         let kind = input.job.lane.kind.clone();
+        if !kind.reviews() {
+            return self.run_phase(input).await;
+        }
         let schema = reply::schema(
             (kind == LaneKind::Adjudication).then_some(input.job.candidates.len()),
             self.max_output_tokens,
         );
-        let cap = input.job.token_cap;
-        let ledger = input.ledger.clone();
-        let meter = input.meter.clone();
+        let spend = Spend::of(&input);
         // Building and counting the prompt of a wide lane is CPU work (and
         // the first count loads a tokenizer): off the runtime.
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
@@ -140,31 +142,19 @@ impl LlmEngine {
             ));
         }
         for (index, (prompt, tokens)) in fitted.requests.iter().enumerate() {
-            let reserved = tokens.saturating_add(u64::from(self.max_output_tokens));
-            if let (Some(cap), Some(ledger)) = (cap, &ledger) {
-                let total = ledger.charge(signed(reserved)).await.map_err(|e| {
-                    EngineError::transient(FaultKind::EngineError, format!("token ledger: {e}"))
-                })?;
-                if total > cap {
-                    let _ = ledger.charge(-signed(reserved)).await;
+            let answer = match self
+                .ask_within_cap(&spend, prompt, *tokens, &schema)
+                .await?
+            {
+                Asked::Answer(answer) => answer,
+                Asked::CapSpent(why) => {
                     merged.unfinished.push(format!(
-                        "the review's token cap of {cap} is spent ({} used): {} of {parts} \
-                         request(s) of this lane not sent",
-                        total.saturating_sub(reserved),
+                        "{why}: {} of {parts} request(s) of this lane not sent",
                         parts - index
                     ));
                     break;
                 }
-            }
-            let answer = self.ask(prompt, &schema, &meter).await;
-            if let (Some(_), Some(ledger)) = (cap, &ledger) {
-                let used = answer
-                    .as_ref()
-                    .map(|a| a.input_tokens.unwrap_or(*tokens) + a.output_tokens.unwrap_or(0))
-                    .unwrap_or(0);
-                let _ = ledger.charge(signed(used) - signed(reserved)).await;
-            }
-            let answer = answer?;
+            };
             let part = (parts > 1).then_some(index + 1);
             match self.read(answer, part) {
                 Part::Report(body) => merged.add(body),
@@ -189,7 +179,7 @@ impl LlmEngine {
         }
         merged
             .checks
-            .push(format!("prompt {}", prompt::PROMPT_VERSION));
+            .push(format!("prompt {}", prompt::version(&kind)));
         if parts > 1 {
             merged.checks.push(format!(
                 "{parts} requests within {budget} input tokens ({})",
@@ -197,6 +187,86 @@ impl LlmEngine {
             ));
         }
         Ok(merged.output())
+    }
+
+    /// One request of `tokens` input tokens, unless it would take the
+    /// review past its token cap: the request's most (its input and the
+    /// output limit) is reserved on the review's ledger first, and settled
+    /// to what the server counted after.
+    async fn ask_within_cap(
+        &self,
+        spend: &Spend,
+        prompt: &prompt::Prompt,
+        tokens: u64,
+        schema: &Value,
+    ) -> Result<Asked, EngineError> {
+        let reserved = tokens.saturating_add(u64::from(self.max_output_tokens));
+        let ledger = spend.cap.zip(spend.ledger.as_ref());
+        if let Some((cap, ledger)) = ledger {
+            let total = ledger.charge(signed(reserved)).await.map_err(|e| {
+                EngineError::transient(FaultKind::EngineError, format!("token ledger: {e}"))
+            })?;
+            if total > cap {
+                let _ = ledger.charge(-signed(reserved)).await;
+                return Ok(Asked::CapSpent(format!(
+                    "the review's token cap of {cap} is spent ({} used)",
+                    total.saturating_sub(reserved)
+                )));
+            }
+        }
+        let answer = self.ask(prompt, schema, &spend.meter).await;
+        if let Some((_, ledger)) = ledger {
+            let used = answer
+                .as_ref()
+                .map(|a| a.input_tokens.unwrap_or(tokens) + a.output_tokens.unwrap_or(0))
+                .unwrap_or(0);
+            let _ = ledger.charge(signed(used) - signed(reserved)).await;
+        }
+        answer.map(Asked::Answer)
+    }
+
+    /// A grouping or synthesis lane: one request, whose answer becomes a
+    /// report without findings (see [`phase`]).
+    async fn run_phase(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
+        let kind = input.job.lane.kind.clone();
+        let files = input.job.lane.files.clone();
+        let schema = phase::schema(&kind, files.len());
+        let spend = Spend::of(&input);
+        let (model, budget) = (self.model.clone(), self.max_input_tokens);
+        let (prompt, tokens) = tokio::task::spawn_blocking(move || {
+            let counter = budget::Counter::for_model(&model);
+            let prompt = phase::build(&input, counter, budget);
+            let tokens = counter.count(&prompt.system) + counter.count(&prompt.user);
+            (prompt, tokens)
+        })
+        .await
+        .map_err(|e| {
+            EngineError::transient(FaultKind::Crash, format!("building the prompt: {e}"))
+        })?;
+        let answer = match self
+            .ask_within_cap(&spend, &prompt, tokens, &schema)
+            .await?
+        {
+            Asked::Answer(answer) => answer,
+            Asked::CapSpent(why) => {
+                return Ok(EngineOutput::Raw(
+                    json!({ INCOMPLETE: format!("{why}: not sent") }),
+                ));
+            }
+        };
+        let truncated = answer.truncated;
+        let parsed = match answer.content {
+            Content::Json(v) => Some(v),
+            Content::Text(t) => reply::read_json(&t).or(Some(Value::String(t))),
+        };
+        let mut body = phase::body(&kind, parsed.unwrap_or(Value::Null), &files);
+        if truncated && body.is_object() {
+            body[INCOMPLETE] = json!(format!(
+                "the answer was cut at the output token limit ({} tokens)",
+                self.max_output_tokens
+            ));
+        }
+        Ok(EngineOutput::Raw(body))
     }
 
     /// One request and its answer; what it spent goes on `meter`, and on
@@ -392,6 +462,31 @@ impl Engine for LlmEngine {
     fn review(&self, input: LaneInput) -> Review<'_> {
         Box::pin(self.run(input))
     }
+}
+
+/// What a lane's requests spend against: the review's token cap and its
+/// ledger, and the meter of the lane.
+struct Spend {
+    cap: Option<u64>,
+    ledger: Option<std::sync::Arc<dyn super::Ledger>>,
+    meter: std::sync::Arc<Meter>,
+}
+
+impl Spend {
+    fn of(input: &LaneInput) -> Spend {
+        Spend {
+            cap: input.job.token_cap,
+            ledger: input.ledger.clone(),
+            meter: input.meter.clone(),
+        }
+    }
+}
+
+/// A request's fate under the review's token cap.
+enum Asked {
+    Answer(wire::Answer),
+    /// Not sent: the cap is spent, as this says.
+    CapSpent(String),
 }
 
 /// reqwest is built without a TLS crypto provider: ring is the process's.

@@ -19,7 +19,9 @@ const ADJUDICATE: &str = include_str!("../../../prompts/adjudicate-v1.md");
 pub fn version(kind: &LaneKind) -> &'static str {
     match kind {
         LaneKind::Adjudication => ADJUDICATION_PROMPT_VERSION,
-        _ => PROMPT_VERSION,
+        LaneKind::Grouping => super::phase::GROUP_PROMPT_VERSION,
+        LaneKind::Synthesis => super::phase::SYNTHESIS_PROMPT_VERSION,
+        LaneKind::Domain { .. } | LaneKind::Specialist { .. } => PROMPT_VERSION,
     }
 }
 
@@ -40,6 +42,8 @@ fn lane_words(kind: &LaneKind) -> String {
             format!("the {dimension} dimension, across every changed file")
         }
         LaneKind::Adjudication => "adjudication of earlier findings".to_owned(),
+        LaneKind::Grouping => "the grouping of the change into slices".to_owned(),
+        LaneKind::Synthesis => "the walkthrough of the change".to_owned(),
     }
 }
 
@@ -213,13 +217,13 @@ fn numbered(text: &str) -> String {
 }
 
 /// The data fence cannot be closed from inside the data.
-fn fence_safe(text: &str) -> String {
+pub(super) fn fence_safe(text: &str) -> String {
     text.replace("</data>", "</ data>")
 }
 
 /// One file's hunks, each line led by its new-side number (blank for a
 /// removed line) and its kind, the way the contract asks findings to cite.
-fn file_text(patch: &FilePatch) -> FileText {
+pub(super) fn file_text(patch: &FilePatch) -> FileText {
     let path = patch.path().to_owned();
     if patch.binary {
         return FileText {

@@ -182,6 +182,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
         findings,
         summary: report.summary,
         decisions: report.decisions,
+        ..LaneReportBody::default()
     })
 }
 

@@ -47,6 +47,7 @@ pub(crate) fn adjudicate(
             count(Action::Drop)
         ),
         decisions,
+        ..LaneReportBody::default()
     }
 }
 

@@ -10,6 +10,7 @@ mod interpolation;
 mod lang;
 mod paths;
 mod pattern;
+pub(crate) mod phases;
 mod scope;
 mod secrets;
 #[cfg(test)]
