@@ -72,6 +72,11 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         )]);
     };
     let mut problems = Vec::new();
+    // Why the engine gave up comes first: it explains what is missing.
+    if let Some(why) = obj.get(INCOMPLETE) {
+        let why = why.as_str().map_or_else(|| why.to_string(), str::to_owned);
+        problems.push(format!("the engine could not finish the lane: {why}"));
+    }
     let extra = expected.extra();
     for section in MANDATORY_SECTIONS.iter().chain(extra) {
         if !obj.contains_key(*section) {
@@ -85,10 +90,6 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
         {
             problems.push(format!("unknown section `{key}`"));
         }
-    }
-    if let Some(why) = obj.get(INCOMPLETE) {
-        let why = why.as_str().map_or_else(|| why.to_string(), str::to_owned);
-        problems.push(format!("the engine could not finish the lane: {why}"));
     }
     let strings = |name: &str, problems: &mut Vec<String>| -> Vec<String> {
         match obj.get(name) {

@@ -230,7 +230,7 @@ impl LlmEngine {
     async fn run_phase(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
         let kind = input.job.lane.kind.clone();
         let files = input.job.lane.files.clone();
-        let schema = phase::schema(&kind, files.len());
+        let schema = phase::schema(&kind, &files, self.max_output_tokens);
         let spend = Spend::of(&input);
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
         let (prompt, tokens) = tokio::task::spawn_blocking(move || {
@@ -256,11 +256,15 @@ impl LlmEngine {
         };
         let truncated = answer.truncated;
         let parsed = match answer.content {
-            Content::Json(v) => Some(v),
-            Content::Text(t) => reply::read_json(&t).or(Some(Value::String(t))),
+            Content::Json(v) => v,
+            Content::Text(t) => reply::read_json(&t).unwrap_or(Value::String(t)),
         };
-        let mut body = phase::body(&kind, parsed.unwrap_or(Value::Null), &files);
-        if truncated && body.is_object() {
+        let mut body = phase::body(&kind, parsed, &files);
+        // Asking again with the same limit would only be cut again.
+        if truncated {
+            if !body.is_object() {
+                body = json!({});
+            }
             body[INCOMPLETE] = json!(format!(
                 "the answer was cut at the output token limit ({} tokens)",
                 self.max_output_tokens

@@ -18,6 +18,9 @@ pub const GROUP_PROMPT_VERSION: &str = "group-v1";
 /// The version of the synthesis prompt.
 pub const SYNTHESIS_PROMPT_VERSION: &str = "synthesize-v1";
 
+/// Longest slice name the coordinator accepts (it becomes a lane id).
+pub const SLICE_NAME_MAX: usize = 64;
+
 const GROUP: &str = include_str!("../../../prompts/group-v1.md");
 const SYNTHESIZE: &str = include_str!("../../../prompts/synthesize-v1.md");
 
@@ -115,10 +118,28 @@ fn stat(f: &FilePatch) -> String {
     )
 }
 
-/// The JSON Schema of the answer, bounded like the review answer's.
-pub fn schema(kind: &LaneKind, files: usize) -> Value {
+/// Most changed files whose paths the answer's schema lists as an enum
+/// (a grammar-constrained server then writes only real paths); beyond
+/// this, paths are plain bounded strings.
+const PATH_ENUM_MAX: usize = 200;
+
+/// The JSON Schema of the answer, bounded (like the review answer's) so
+/// that a full answer fits in `max_output_tokens`. JSON with its quotes,
+/// paths and indentation runs at about 2 characters a token (a small model
+/// measured at 2.5); a third of that room goes to prose, a third to the
+/// lists, a sixth to the summary.
+pub fn schema(kind: &LaneKind, files: &[String], max_output_tokens: u32) -> Value {
     let text = |max: usize| json!({"type": "string", "maxLength": max});
-    let files = files.max(1);
+    let room = usize::try_from(max_output_tokens)
+        .unwrap_or(usize::MAX)
+        .saturating_mul(2);
+    let count = files.len().max(1);
+    let longest = files.iter().map(String::len).max().unwrap_or(1);
+    let path = if files.len() <= PATH_ENUM_MAX && !files.is_empty() {
+        json!({"enum": files})
+    } else {
+        text(longest)
+    };
     if *kind == LaneKind::Grouping {
         return json!({
             "type": "object",
@@ -128,38 +149,44 @@ pub fn schema(kind: &LaneKind, files: usize) -> Value {
                 "slices": {
                     "type": "array",
                     "minItems": 1,
-                    "maxItems": files,
+                    "maxItems": count.min(50),
                     "items": {
                         "type": "object",
                         "additionalProperties": false,
                         "required": ["name", "files"],
                         "properties": {
-                            "name": text(64),
-                            "files": {"type": "array", "minItems": 1, "maxItems": files, "items": text(500)},
+                            "name": text(SLICE_NAME_MAX),
+                            "files": {"type": "array", "minItems": 1, "maxItems": count, "items": path},
                         }
                     }
                 },
-                "summary": text(300),
+                "summary": text((room / 6).clamp(60, 300)),
             }
         });
     }
+    let prose = (room / 3).clamp(200, 3000);
+    // A file's share of the lists' room holds its path, its note and the
+    // JSON around them.
+    let overhead = longest + 20;
+    let note = (room / 3 / count).saturating_sub(overhead).clamp(40, 300);
+    let notes = (room / 3 / (note + overhead)).clamp(1, count);
     json!({
         "type": "object",
         "additionalProperties": false,
         "required": ["walkthrough", "file_notes", "summary"],
         "properties": {
-            "walkthrough": text(3000),
+            "walkthrough": text(prose),
             "file_notes": {
                 "type": "array",
-                "maxItems": files,
+                "maxItems": notes,
                 "items": {
                     "type": "object",
                     "additionalProperties": false,
                     "required": ["path", "note"],
-                    "properties": {"path": text(500), "note": text(300)},
+                    "properties": {"path": path, "note": text(note)},
                 }
             },
-            "summary": text(300),
+            "summary": text((room / 6).clamp(60, 300)),
         }
     })
 }
@@ -254,6 +281,26 @@ mod tests {
             "{}",
             tight.user
         );
+    }
+
+    #[test]
+    fn the_schema_names_only_changed_paths_and_fits_the_output_limit() {
+        let files = vec!["src/a.rs".to_owned(), "src/b.rs".to_owned()];
+        let g = schema(&LaneKind::Grouping, &files, 256);
+        let items = &g["properties"]["slices"]["items"]["properties"]["files"]["items"];
+        assert_eq!(items["enum"], json!(files));
+        let s = schema(&LaneKind::Synthesis, &files, 256);
+        let prose = s["properties"]["walkthrough"]["maxLength"]
+            .as_u64()
+            .unwrap();
+        let notes = &s["properties"]["file_notes"];
+        let note = notes["items"]["properties"]["note"]["maxLength"]
+            .as_u64()
+            .unwrap();
+        let items = notes["maxItems"].as_u64().unwrap();
+        // At about 2 characters a token, with room for the JSON around it.
+        assert!(prose + items * (note + 8) <= 256 * 2, "{s}");
+        assert_eq!(items, 2, "{s}");
     }
 
     #[test]
