@@ -8,8 +8,9 @@ use revu_common::queue::memory::MemoryBackend;
 use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, ServiceError, Submission};
-use revu_worker::engines::Engines;
+use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
+use revu_worker::engines::{Engines, RulesEngine};
 use revu_worker::runner::Worker;
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,10 +22,10 @@ use tokio::sync::watch;
 /// one (finalizing keeps failing).
 const VERDICT_GRACE: Duration = Duration::from_secs(30);
 
-/// The engines of the embedded mode: the rules, and the `llm` engines
-/// when `llm` names a provider.
-pub async fn engines(llm: &LlmSettings) -> Result<Engines, CliError> {
-    let mut engines = Engines::default();
+/// The engines of the embedded mode: the rules (with the linters `lint`
+/// turns on), and the `llm` engines when `llm` names a provider.
+pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, CliError> {
+    let mut engines = Engines::default().with(Arc::new(RulesEngine::with_linters(lint)));
     for engine in llm.engines().await.map_err(CliError::Input)? {
         engines = engines.with(Arc::new(engine));
     }

@@ -32,9 +32,9 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Review a diff in this process: no servers, no Redis.
-    Review(commands::review::Args),
+    Review(Box<commands::review::Args>),
     /// Submit a diff to a coordinator and print its report.
-    Submit(commands::submit::Args),
+    Submit(Box<commands::submit::Args>),
     /// Print the facts of a diff as JSON.
     Facts(commands::facts::Args),
     /// Render a canonical report JSON as md, sarif, rdjson or json.
@@ -54,8 +54,8 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Review(args) => commands::review::run(args),
-        Command::Submit(args) => commands::submit::run(args),
+        Command::Review(args) => commands::review::run(*args),
+        Command::Submit(args) => commands::submit::run(*args),
         Command::Facts(args) => commands::facts::run(args),
         Command::Render(args) => commands::render::run(args),
         Command::Verdict(args) => commands::verdict::run(args),

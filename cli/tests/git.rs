@@ -2,89 +2,10 @@
 //! it finds, the flags that choose another, and what happens outside a
 //! repository. Needs git on PATH.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod scratch;
 
-/// A scratch repository in a directory of its own, removed on drop.
-struct Scratch {
-    dir: PathBuf,
-    /// A git config with every setting that would change a diff, given to
-    /// every git and revu run as the user's own.
-    hostile: PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let root = std::env::temp_dir().join(format!("revu-git-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let dir = root.join("repo");
-        std::fs::create_dir_all(dir.join("src")).unwrap_or_else(|e| panic!("{e}"));
-        let hostile = root.join("gitconfig");
-        std::fs::write(
-            &hostile,
-            "[user]\n\tname = t\n\temail = t@example.com\n\
-             [color]\n\tui = always\n\
-             [diff]\n\tnoprefix = true\n\tcontext = 0\n\trenames = false\n\texternal = false\n\
-             \trelative = true\n\tmnemonicPrefix = true\n\
-             [core]\n\tpager = false\n\tquotePath = false\n",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let s = Scratch { dir, hostile };
-        s.git(&["init", "-q"]);
-        s
-    }
-
-    fn git(&self, args: &[&str]) {
-        let out = Command::new("git")
-            .current_dir(&self.dir)
-            .env("GIT_CONFIG_GLOBAL", &self.hostile)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .args(args)
-            .output()
-            .unwrap_or_else(|e| panic!("running git: {e} (the git-native tests need git on PATH)"));
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-
-    fn write(&self, path: &str, text: &str) {
-        std::fs::write(self.dir.join(path), text).unwrap_or_else(|e| panic!("{e}"));
-    }
-
-    fn commit(&self, message: &str) {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
-    }
-
-    fn review(&self, args: &[&str]) -> Output {
-        revu_in(&self.dir, Some(&self.hostile), args)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if let Some(root) = self.dir.parent() {
-            let _ = std::fs::remove_dir_all(root);
-        }
-    }
-}
-
-fn revu_in(dir: &Path, config: Option<&Path>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
-    cmd.current_dir(dir)
-        .env_remove("TRACEPARENT")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .arg("review")
-        .args(["--format", "json"])
-        .args(args)
-        .stdin(Stdio::null());
-    if let Some(config) = config {
-        cmd.env("GIT_CONFIG_GLOBAL", config);
-    }
-    cmd.output().unwrap_or_else(|e| panic!("{e}"))
-}
+use scratch::{Scratch, revu_in};
+use std::process::Output;
 
 /// Each finding as `file:line rule`.
 fn findings(out: &Output) -> Vec<String> {

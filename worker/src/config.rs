@@ -54,6 +54,9 @@ pub struct WorkerConfig {
     pub llm: LlmSettings,
 
     #[command(flatten)]
+    pub lint: crate::engines::lint::LintSettings,
+
+    #[command(flatten)]
     #[serde(skip)]
     pub source: ConfigSource,
 }
@@ -113,7 +116,8 @@ impl WorkerConfig {
 
     /// The built-in engines plus the configured exec and llm engines.
     pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
-        let mut engines = crate::engines::Engines::default();
+        let rules = crate::engines::RulesEngine::with_linters(&self.lint);
+        let mut engines = crate::engines::Engines::default().with(std::sync::Arc::new(rules));
         for llm in self.llm.engines().await? {
             engines = engines.with(std::sync::Arc::new(llm));
         }

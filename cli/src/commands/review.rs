@@ -9,6 +9,7 @@ use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::Submission;
 use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
+use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -67,6 +68,8 @@ pub struct Args {
     review_token_cap: Option<u64>,
     #[command(flatten)]
     llm: LlmSettings,
+    #[command(flatten)]
+    lint: LintSettings,
 }
 
 /// A repository's `REVIEW.md` and `revu.toml`, each when present.
@@ -137,7 +140,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let report = runtime.block_on(async {
-        let engines = embedded::engines(&args.llm).await?;
+        let engines = embedded::engines(&args.llm, &args.lint).await?;
         embedded::review(submission, settings, engines, args.workers.max(1)).await
     })?;
     emit(&report, args.format, args.fail_on)

@@ -91,10 +91,10 @@ impl Engine for ExecEngine {
 }
 
 /// What a command left behind when it exited.
-struct Finished {
-    status: ExitStatus,
-    stdout: Result<Vec<u8>, String>,
-    stderr: String,
+pub(crate) struct Finished {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: Result<Vec<u8>, String>,
+    pub(crate) stderr: String,
 }
 
 impl ExecEngine {
@@ -173,7 +173,7 @@ impl ExecEngine {
 /// Feeds `request` to the child's stdin while reading its stdout and
 /// stderr, all at once, so that no pipe fills up and stalls it; then
 /// waits for it to exit.
-async fn finish(child: &mut Child, request: Vec<u8>) -> std::io::Result<Finished> {
+pub(crate) async fn finish(child: &mut Child, request: Vec<u8>) -> std::io::Result<Finished> {
     let stdin = child.stdin.take();
     let write = async move {
         if let Some(mut pipe) = stdin {

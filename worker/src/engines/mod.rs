@@ -9,6 +9,7 @@
 //! lease, a passed deadline or a drain that runs out stops a lane.
 
 pub mod exec;
+pub mod lint;
 pub mod llm;
 pub mod rules;
 
@@ -208,12 +209,15 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
 /// [`rules::adjudicator`]).
 pub struct RulesEngine {
     rules: Arc<Vec<Box<dyn Rule>>>,
+    /// The linters run on domain lanes beside the rules, when on.
+    linters: Option<Arc<lint::Linters>>,
 }
 
 impl std::fmt::Debug for RulesEngine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RulesEngine")
             .field("rules", &self.rules.len())
+            .field("linters", &self.linters.is_some())
             .finish()
     }
 }
@@ -222,6 +226,17 @@ impl Default for RulesEngine {
     fn default() -> Self {
         RulesEngine {
             rules: Arc::new(all_rules()),
+            linters: None,
+        }
+    }
+}
+
+impl RulesEngine {
+    /// The rules, with the linters `settings` turn on.
+    pub fn with_linters(settings: &lint::LintSettings) -> Self {
+        RulesEngine {
+            linters: lint::Linters::new(settings).map(Arc::new),
+            ..RulesEngine::default()
         }
     }
 }
@@ -237,14 +252,29 @@ impl Engine for RulesEngine {
     fn review(&self, input: LaneInput) -> Review<'_> {
         let rules = self.rules.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || Ok(run_rules(&rules, &input)))
+            let linting = matches!(input.job.lane.kind, LaneKind::Domain { .. });
+            let lane = input.clone();
+            let output = tokio::task::spawn_blocking(move || run_rules(&rules, &lane))
                 .await
-                .unwrap_or_else(|e| {
-                    Err(EngineError::transient(
-                        FaultKind::Crash,
-                        format!("rules engine crashed: {e}"),
-                    ))
-                })
+                .map_err(|e| {
+                    EngineError::transient(FaultKind::Crash, format!("rules engine crashed: {e}"))
+                })?;
+            match (&self.linters, output) {
+                (Some(linters), EngineOutput::Body(mut body)) if linting => {
+                    let linted = linters.run(&input).await;
+                    if !linted.checks.is_empty() {
+                        body.summary
+                            .push_str(&format!(" Linters: {} finding(s).", linted.findings.len()));
+                    }
+                    body.checks.extend(linted.checks);
+                    body.findings.extend(linted.findings);
+                    body.findings.sort_by(|a, b| {
+                        (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule))
+                    });
+                    Ok(EngineOutput::Body(body))
+                }
+                (_, output) => Ok(output),
+            }
         })
     }
 }
