@@ -48,7 +48,12 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
             worker: "w".into(),
             duration_ms: 1,
         };
-        assert!(backend.settle_lane(id, &result).await.unwrap());
+        let finished = ProgressEvent::LaneFinished {
+            lane_id: result.lane_id.clone(),
+            attempt: 1,
+            findings: 0,
+        };
+        assert!(backend.settle_lane(id, &result, &finished).await.unwrap());
     }
 }
 

@@ -188,21 +188,28 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         worker: "w".into(),
         duration_ms: 1,
     };
-    assert!(b.settle_lane(&first, &result).await.or_fail());
+    let finished = ProgressEvent::LaneFinished {
+        lane_id: "domain:a".into(),
+        attempt: 1,
+        findings: 0,
+    };
+    assert!(b.settle_lane(&first, &result, &finished).await.or_fail());
     assert!(
-        !b.settle_lane(&first, &result).await.or_fail(),
+        !b.settle_lane(&first, &result, &finished).await.or_fail(),
         "second settle ignored"
     );
     assert_eq!(b.lane_results(&first).await.or_fail().len(), 1);
 
+    // The settle's event was written with it, once.
     let events = [
+        finished,
         ProgressEvent::LaneDispatched {
             lane_id: "domain:a".into(),
             attempt: 1,
         },
         ProgressEvent::Cancelled,
     ];
-    for e in &events {
+    for e in &events[1..] {
         b.push_event(&first, e).await.or_fail();
     }
     let all = b.read_events(&first, "0", SHORT).await.or_fail();
@@ -211,7 +218,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         events
     );
     let after_first = b.read_events(&first, &all[0].0, SHORT).await.or_fail();
-    assert_eq!(after_first.len(), 1);
+    assert_eq!(after_first.len(), 2);
 
     b.finish_review(&record(&first), "{\"report\":1}")
         .await

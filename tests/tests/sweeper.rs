@@ -5,7 +5,7 @@ use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::ReviewStore;
 use revu_common::queue::redis::RedisBackend;
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ReviewRecord, ReviewState};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_tests::RedisServer;
@@ -92,7 +92,12 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
             worker: "w".into(),
             duration_ms: 1,
         };
-        assert!(backend.settle_lane(&healthy, &result).await.or_fail());
+        let finished = ProgressEvent::LaneFinished {
+            lane_id: result.lane_id.clone(),
+            attempt: 1,
+            findings: 0,
+        };
+        assert!(backend.settle_lane(&healthy, &result, &finished).await.or_fail());
     }
 
     coordinator.sweep_once().await.or_fail();

@@ -379,13 +379,21 @@ impl ReviewStore for MemoryBackend {
         Ok(self.lock().bundles.get(id).cloned())
     }
 
-    async fn settle_lane(&self, id: &ReviewId, result: &LaneResult) -> Result<bool, QueueError> {
+    async fn settle_lane(
+        &self,
+        id: &ReviewId,
+        result: &LaneResult,
+        event: &ProgressEvent,
+    ) -> Result<bool, QueueError> {
         let mut s = self.lock();
         let lanes = s.lanes.entry(id.clone()).or_default();
         if lanes.contains_key(&result.lane_id) {
             return Ok(false);
         }
         lanes.insert(result.lane_id.clone(), result.clone());
+        s.events.entry(id.clone()).or_default().push(event.clone());
+        drop(s);
+        self.events_ready.notify_waiters();
         Ok(true)
     }
 

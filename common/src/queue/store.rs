@@ -44,12 +44,16 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<Option<ReviewBundle>, QueueError>> + Send;
 
-    /// Records the settled result of a lane. Returns `false`, storing nothing,
-    /// when the lane already has one (a duplicate report).
+    /// Records the settled result of a lane and, in the same atomic step,
+    /// appends `event` (the lane's finished or faulted event) to the
+    /// review's events, so that a coordinator stopped in between cannot
+    /// leave a settled lane its watchers never hear of. Returns `false`,
+    /// storing nothing, when the lane already has one (a duplicate report).
     fn settle_lane(
         &self,
         id: &ReviewId,
         result: &LaneResult,
+        event: &ProgressEvent,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
     fn lane_results(

@@ -314,14 +314,13 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             },
         };
         observe::record_settled(&result);
-        if self.backend.settle_lane(&record.id, &result).await? {
+        if self.backend.settle_lane(&record.id, &result, &event).await? {
             self.observe_settled(record, &result);
             if result.outcome == LaneOutcome::PipelineFault {
                 tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");
                 self.dead_letter(record, &result).await?;
             }
             self.count("lanes_settled", 1).await;
-            self.backend.push_event(&record.id, &event).await?;
         } else {
             self.count("duplicates_suppressed", 1).await;
         }

@@ -131,6 +131,21 @@ return 1
     )
 });
 
+/// Settles lane ARGV[1] with the result ARGV[2] in the lanes hash KEYS[1]
+/// unless it has one, and then appends the event ARGV[3] to the events
+/// stream KEYS[2] (capped near ARGV[4] entries). Returns 1 if it settled.
+pub(super) static SETTLE_AND_ANNOUNCE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+  return 0
+end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'payload', ARGV[3])
+return 1
+"#,
+    )
+});
+
 /// Moves the jobs that are due (score at most ARGV[1], now in ms; at most
 /// ARGV[2] of them per engine) from each delayed set KEYS[2i-1] to its job
 /// stream KEYS[2i]. Returns the earliest score still waiting in any of

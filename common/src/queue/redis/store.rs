@@ -4,6 +4,7 @@ use super::RedisBackend;
 use super::conn::block_ms;
 use super::scripts::{
     ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH, GATE_REJECTED_SUFFIX,
+    SETTLE_AND_ANNOUNCE,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
@@ -105,15 +106,23 @@ impl ReviewStore for RedisBackend {
         Ok(Some(bundle))
     }
 
-    async fn settle_lane(&self, id: &ReviewId, result: &LaneResult) -> Result<bool, QueueError> {
+    async fn settle_lane(
+        &self,
+        id: &ReviewId,
+        result: &LaneResult,
+        event: &ProgressEvent,
+    ) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
-        let set: bool = redis::cmd("HSETNX")
-            .arg(self.review_key(id, "lanes"))
+        let set: i64 = SETTLE_AND_ANNOUNCE
+            .key(self.review_key(id, "lanes"))
+            .key(self.review_key(id, "events"))
             .arg(&result.lane_id)
             .arg(encode("lane result", result)?)
-            .query_async(&mut conn)
+            .arg(encode("progress event", event)?)
+            .arg(EVENTS_MAX)
+            .invoke_async(&mut conn)
             .await?;
-        Ok(set)
+        Ok(set == 1)
     }
 
     async fn lane_results(
