@@ -87,9 +87,10 @@ impl fmt::Display for Dimension {
     }
 }
 
-/// How far the damage of a finding reaches if it ships.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// How far the damage of a finding reaches if it ships: one of four words,
+/// or, as the review contract writes it, free text (`3 direct callers, 12
+/// transitive importers`). Written as a string either way.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum BlastRadius {
     /// The changed lines only.
     Local,
@@ -99,19 +100,74 @@ pub enum BlastRadius {
     Service,
     /// Users, data or systems beyond the service.
     System,
+    /// In the engine's own words.
+    Described(String),
+}
+
+/// Longest blast radius text kept; longer text is cut on a character
+/// boundary.
+pub const MAX_BLAST_RADIUS: usize = 300;
+
+impl BlastRadius {
+    pub fn as_str(&self) -> &str {
+        match self {
+            BlastRadius::Local => "local",
+            BlastRadius::Module => "module",
+            BlastRadius::Service => "service",
+            BlastRadius::System => "system",
+            BlastRadius::Described(text) => text,
+        }
+    }
+
+    /// The word `text` names, else `text` itself (trimmed, bounded; empty
+    /// text reads as `local`).
+    pub fn parse(text: &str) -> BlastRadius {
+        let text = text.trim();
+        match text.to_ascii_lowercase().as_str() {
+            "local" | "" => BlastRadius::Local,
+            "module" => BlastRadius::Module,
+            "service" => BlastRadius::Service,
+            "system" => BlastRadius::System,
+            _ => {
+                let mut cut = text.len().min(MAX_BLAST_RADIUS);
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                BlastRadius::Described(text[..cut].to_owned())
+            }
+        }
+    }
+}
+
+impl Serialize for BlastRadius {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for BlastRadius {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(BlastRadius::parse(&String::deserialize(d)?))
+    }
 }
 
 /// One finding, as engines emit it and as the report carries it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Finding {
-    /// Stable id of what produced it: a rule code (`RV-SEC-001`), a ledger
-    /// id (`MISS-012`) or `engine:<name>`.
+    /// Stable id of what produced it: a rule code (`RV-SEC-001`), a linter's
+    /// `TOOL:CODE`, a ledger id (`MISS-012`) or `engine:<name>`. An engine
+    /// may leave it out, as the review contract's own finding schema does:
+    /// the coordinator then writes `engine:<name>`.
+    #[serde(default)]
     pub rule: String,
     pub severity: Severity,
     /// Path of the file on the head side (the old path for a deleted file).
     pub file: String,
-    /// Head-side line number; `0` cites the file as a whole.
+    /// Head-side line number, 1 or more: a finding on a whole file cites
+    /// its first changed line ([`crate::diff::FilePatch::anchor_line`]).
+    /// Verification moves a `0` from an engine there; reports written
+    /// before this rule may still hold `0` for the whole file.
     pub line: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u32>,
@@ -151,6 +207,32 @@ mod tests {
             serde_json::to_string(&Severity::Blocker).ok().as_deref(),
             Some("\"BLOCKER\"")
         );
+    }
+
+    #[test]
+    fn a_finding_in_the_review_contracts_schema_is_read() {
+        // No rule id, and the blast radius in the contract's words.
+        let f: Finding = serde_json::from_value(serde_json::json!({
+            "severity": "IMPORTANT", "file": "src/a.rs", "line": 3,
+            "dimension": "correctness", "summary": "s", "why": "w", "fix": "f",
+            "confidence": 80,
+            "blast_radius": "2 direct callers, 5 transitive importers"
+        }))
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(f.rule, "");
+        assert_eq!(
+            f.blast_radius,
+            BlastRadius::Described("2 direct callers, 5 transitive importers".into())
+        );
+        let back = serde_json::to_value(&f).unwrap_or_default();
+        assert_eq!(back["blast_radius"], "2 direct callers, 5 transitive importers");
+        assert_eq!(BlastRadius::parse(" Service "), BlastRadius::Service);
+        assert_eq!(
+            serde_json::to_value(BlastRadius::Module).unwrap_or_default(),
+            "module"
+        );
+        let long = "é".repeat(MAX_BLAST_RADIUS);
+        assert!(BlastRadius::parse(&long).as_str().len() <= MAX_BLAST_RADIUS);
     }
 
     #[test]

@@ -194,6 +194,14 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
     }
 }
 
+/// Attributes each finding of `body` that names no rule (the review
+/// contract's own finding schema has none) to `engine:{engine}`.
+pub fn attribute(body: &mut LaneReportBody, engine: &str) {
+    for f in body.findings.iter_mut().filter(|f| f.rule.trim().is_empty()) {
+        f.rule = format!("engine:{engine}");
+    }
+}
+
 /// Reads `section` as a list of `T`, naming each item that is not one.
 fn listed<T: serde::de::DeserializeOwned>(
     section: &Value,
@@ -329,6 +337,17 @@ mod tests {
     use serde_json::json;
 
     const REVIEW: Expected = Expected::Review;
+
+    #[test]
+    fn findings_without_a_rule_are_the_engines() {
+        let body = json!({"reviewed": ["a.rs"], "checks": [], "summary": "one",
+            "findings": [{"severity": "IMPORTANT", "file": "a.rs", "line": 1,
+                "dimension": "correctness", "summary": "s", "why": "w", "fix": "f",
+                "confidence": 80, "blast_radius": "1 direct caller"}]});
+        let mut checked = check(&body, REVIEW).unwrap();
+        attribute(&mut checked, "lint-bot");
+        assert_eq!(checked.findings[0].rule, "engine:lint-bot");
+    }
 
     #[test]
     fn clean_report_with_every_section_passes() {

@@ -4,7 +4,9 @@
 //! check that fails, so that `kept + drops + merged == raised` always holds:
 //!
 //! 1. the file must be one the change touched;
-//! 2. the line must exist on the head side (`0` cites the whole file);
+//! 2. the line must exist on the head side (a `0`, the whole file, moves to
+//!    the file's first changed line; a file with no head-side line, binary
+//!    or deleted, is cited at line 1);
 //! 3. the repo's conventions (`REVIEW.md` severity overrides, then allowed
 //!    nits) set the severity the later checks judge; they never lower or
 //!    silence a BLOCKER (see [`crate::conventions::apply`]);
@@ -68,14 +70,22 @@ pub fn verify_with(
             stats.dropped_unknown_file += 1;
             continue;
         };
+        // A finding on the whole file cites its first changed line; a
+        // file with no head-side line to show (binary, deleted) is cited
+        // at line 1 and has no line to check.
+        let on_file = finding.line == 0;
+        if on_file {
+            finding.line = patch.anchor_line();
+        }
+        let whole_file = patch.first_head_line().is_none() && finding.line == 1;
         let head = HeadSide::of(patch, bundle);
-        if finding.line != 0 && !head.has_line(finding.line) {
+        if !whole_file && !head.has_line(finding.line) {
             stats.dropped_missing_line += 1;
             continue;
         }
         // A bad range is an imprecise citation, not a wrong one: keep the line.
         if let Some(end) = finding.end_line
-            && (finding.line == 0 || end < finding.line || !head.has_line(end))
+            && (whole_file || end < finding.line || !head.has_line(end))
         {
             finding.end_line = None;
         }
@@ -96,7 +106,7 @@ pub fn verify_with(
                 f
             }
         };
-        if finding.line != 0 && !patch.is_added_line(finding.line) {
+        if !whole_file && !on_file && !patch.is_added_line(finding.line) {
             if finding.severity != Severity::Blocker {
                 stats.dropped_untouched_line += 1;
                 continue;
@@ -123,7 +133,12 @@ pub fn verify_with(
     let mut rules_on_line: BTreeMap<(String, u32), Vec<String>> = BTreeMap::new();
     for ((file, line, rule), group) in by_root_cause {
         stats.merged_duplicates += group.len() - 1;
-        if line != 0 {
+        // A file with no head-side line (binary, deleted) has no line of
+        // code two findings could share.
+        let has_lines = patches
+            .get(file.as_str())
+            .is_some_and(|p| p.first_head_line().is_some());
+        if line != 0 && has_lines {
             rules_on_line.entry((file, line)).or_default().push(rule);
         }
         findings.extend(merge(group));
@@ -228,9 +243,9 @@ fn merge(mut group: Vec<Finding>) -> Option<Finding> {
         .unwrap_or(merged.confidence);
     merged.blast_radius = group
         .iter()
-        .map(|f| f.blast_radius)
+        .map(|f| f.blast_radius.clone())
         .max()
-        .unwrap_or(merged.blast_radius);
+        .unwrap_or_else(|| merged.blast_radius.clone());
     let said: BTreeSet<(Reverse<Severity>, Dimension)> = group
         .iter()
         .map(|f| (Reverse(f.severity), f.dimension))
@@ -261,7 +276,7 @@ fn precedence(a: &Finding, b: &Finding) -> Ordering {
             Reverse(f.severity),
             Reverse(f.confidence),
             f.dimension,
-            f.blast_radius,
+            f.blast_radius.clone(),
             f.end_line,
         )
     };

@@ -107,6 +107,26 @@ impl FilePatch {
         })
     }
 
+    /// The first head-side line the hunks show (added or context), if any.
+    pub fn first_head_line(&self) -> Option<u32> {
+        self.hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .find(|l| l.kind != LineKind::Removed)
+            .and_then(|l| l.new_line)
+    }
+
+    /// The line a finding on the whole file cites: its first added line,
+    /// else the first head-side line its hunks show, else 1 (a binary or
+    /// deleted file has no line to show).
+    pub fn anchor_line(&self) -> u32 {
+        self.added_lines()
+            .next()
+            .map(|(n, _)| n)
+            .or_else(|| self.first_head_line())
+            .unwrap_or(1)
+    }
+
     /// Whether `line` is an added line of this patch.
     pub fn is_added_line(&self, line: u32) -> bool {
         self.added_lines().any(|(n, _)| n == line)

@@ -188,12 +188,19 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     body,
                     completeness::Expected::of(&record.plan, spec),
                 ) {
-                    Ok(body) => Reported::Passed(body),
-                    Err(problems) => Reported::FailedGate {
-                        problems,
-                        salvaged: completeness::salvage(body),
-                        unfinished: body.get(completeness::INCOMPLETE).is_some(),
-                    },
+                    Ok(mut body) => {
+                        completeness::attribute(&mut body, &spec.engine);
+                        Reported::Passed(body)
+                    }
+                    Err(problems) => {
+                        let mut salvaged = completeness::salvage(body);
+                        completeness::attribute(&mut salvaged, &spec.engine);
+                        Reported::FailedGate {
+                            problems,
+                            salvaged,
+                            unfinished: body.get(completeness::INCOMPLETE).is_some(),
+                        }
+                    }
                 }
             }
             LaneAttemptOutcome::Failed {

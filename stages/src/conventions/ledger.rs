@@ -114,7 +114,7 @@ impl LedgerEntry {
             },
             fix: self.fix.clone(),
             confidence: self.confidence,
-            blast_radius: self.blast_radius,
+            blast_radius: self.blast_radius.clone(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The hand-built reports every renderer's golden tests read: a clean
 //! docs-only review, and a blocked one with a faulted lane, a merged finding,
-//! a file-level finding and text that needs escaping; and variants of them
+//! a finding on a whole file (cited at its first changed line) and text that
+//! needs escaping; and variants of them
 //! (adjudicated, with a walkthrough).
 
 use revu_common::adjudication::{
@@ -153,7 +154,7 @@ pub fn blocked_report() -> Report {
             "RV-TST-002",
             Severity::Important,
             "src/api/routes.rs",
-            0,
+            1,
             Dimension::Testing,
         )
     };

@@ -18,7 +18,7 @@ pub use rdjson::rdjson;
 pub use sarif::sarif;
 
 use crate::verdict::folded_severity;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::finding::{Dimension, Finding, Severity};
 use revu_common::report::{LaneOutcome, Report, Rigor};
 use serde::Serialize;
 
@@ -64,14 +64,6 @@ fn message(f: &Finding) -> String {
     out
 }
 
-fn blast_radius_name(radius: BlastRadius) -> &'static str {
-    match radius {
-        BlastRadius::Local => "local",
-        BlastRadius::Module => "module",
-        BlastRadius::Service => "service",
-        BlastRadius::System => "system",
-    }
-}
 
 pub(crate) fn outcome_name(outcome: LaneOutcome) -> &'static str {
     match outcome {

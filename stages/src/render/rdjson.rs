@@ -138,6 +138,8 @@ mod tests {
     fn severity_follows_rigor_and_file_level_findings_have_no_range() {
         let mut report = blocked_report();
         report.rigor.level = Rigor::Poc;
+        // A report written before every finding cited a line (line 0).
+        report.findings[2].line = 0;
         let out: serde_json::Value = serde_json::from_str(&rdjson(&report)).unwrap();
         let diags = out["diagnostics"].as_array().unwrap();
         // A security BLOCKER stays an ERROR at poc rigor; IMPORTANTs fold to

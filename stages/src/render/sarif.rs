@@ -14,7 +14,7 @@
 //! partial review never reads as a clean one in a code-scanning UI.
 mod model;
 
-use super::{blast_radius_name, counted_severity, dimensions, message, rigor_name};
+use super::{counted_severity, dimensions, message, rigor_name};
 use model::{
     ArtifactLocation, BaseId, Configuration, DescriptorReference, Driver, Fingerprints, Invocation,
     Level, Location, Log, Notification, NotificationProperties, OriginalUriBaseIds,
@@ -55,7 +55,7 @@ pub fn sarif(report: &Report) -> String {
                 severity: f.severity.as_str(),
                 confidence: f.confidence,
                 dimensions: dimensions(f).iter().map(|d| d.as_str()).collect(),
-                blast_radius: blast_radius_name(f.blast_radius),
+                blast_radius: f.blast_radius.as_str().to_owned(),
             },
         })
         .collect();

@@ -105,14 +105,21 @@ fn drops_finding_on_file_outside_the_change() {
 }
 
 #[test]
-fn line_zero_cites_the_whole_file_even_when_deleted() {
+fn line_zero_moves_to_the_first_changed_line_and_a_deleted_file_is_cited_at_line_1() {
     let out = run(vec![
         finding("R", Important, "src/gone.rs", 0, Design),
-        finding("R", Blocker, "src/gone.rs", 1, Design),
+        finding("S", Blocker, "src/gone.rs", 2, Design),
+        finding("T", Important, "src/a.rs", 0, Design),
     ]);
-    assert_eq!(out.findings.len(), 1);
-    assert_eq!(out.findings[0].line, 0);
+    let kept: Vec<(&str, u32)> = out
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.line))
+        .collect();
+    // src/a.rs first adds line 11; a deleted file has only line 1.
+    assert_eq!(kept, [("T", 11), ("R", 1)]);
     assert_eq!(out.stats.dropped_missing_line, 1);
+    assert!(out.findings.iter().all(|f| f.line >= 1));
 }
 
 #[test]
@@ -221,6 +228,8 @@ fn distinct_rules_on_one_line_stay_apart_and_are_noted() {
     let out = run(vec![
         finding("RV-SEC-004", Important, "src/a.rs", 12, Security),
         finding("RV-COR-001", Important, "src/a.rs", 12, Correctness),
+        // Two findings on a deleted file, both at its line 1: no line of
+        // code to share, so no note.
         finding("RV-A", Important, "src/gone.rs", 0, Design),
         finding("RV-B", Important, "src/gone.rs", 0, Design),
     ]);

@@ -170,7 +170,7 @@ pub struct ResultProperties {
     pub severity: &'static str,
     pub confidence: u8,
     pub dimensions: Vec<&'static str>,
-    pub blast_radius: &'static str,
+    pub blast_radius: String,
 }
 
 #[derive(Debug, Serialize)]

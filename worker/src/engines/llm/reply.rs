@@ -86,6 +86,15 @@ struct ModelFinding {
     severity: Severity,
     file: String,
     line: u32,
+    /// The review contract's finding schema also has these; a model may
+    /// write them even when the schema it was given leaves them out.
+    #[serde(default)]
+    end_line: Option<u32>,
+    #[serde(default)]
+    blast_radius: Option<String>,
+    /// The engine attributes every finding to itself whatever this says.
+    #[serde(default, rename = "rule")]
+    _rule: Option<String>,
     summary: String,
     why: String,
     fix: String,
@@ -166,14 +175,17 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
             severity: f.severity,
             file: f.file,
             line: f.line,
-            end_line: None,
+            end_line: f.end_line.filter(|e| *e > f.line),
             dimension: f.dimension,
             dimensions: Vec::new(),
             summary: f.summary,
             why: f.why,
             fix: f.fix,
             confidence: f.confidence.min(100),
-            blast_radius: BlastRadius::Local,
+            blast_radius: f
+                .blast_radius
+                .as_deref()
+                .map_or(BlastRadius::Local, BlastRadius::parse),
         })
         .collect();
     Ok(LaneReportBody {

@@ -78,7 +78,7 @@ impl Rule for LargeBinary {
                       the path in `.gitignore`."
                     .into(),
             };
-            out.push(finding(self, path, 0, BlastRadius::Service, msg));
+            out.push(finding(self, path, patch.anchor_line(), BlastRadius::Service, msg));
         }
     }
 }
@@ -115,9 +115,9 @@ mod tests {
         assert_eq!(
             cited(&found),
             vec![
-                ("assets/intro.mp4", 0),
-                ("dist/app-1.4.2.jar", 0),
-                ("assets/logo.png", 0)
+                ("assets/intro.mp4", 1),
+                ("dist/app-1.4.2.jar", 1),
+                ("assets/logo.png", 1)
             ]
         );
         assert_eq!(

@@ -88,7 +88,8 @@ pub(crate) struct Message {
     pub fix: String,
 }
 
-/// A finding of `rule` at `file:line` (`0` for the whole file).
+/// A finding of `rule` at `file:line` (a finding on the whole file cites
+/// [`revu_common::diff::FilePatch::anchor_line`]).
 pub(crate) fn finding(
     rule: &dyn Rule,
     file: &str,

@@ -63,7 +63,7 @@ impl Rule for OversizedFile {
                      {LIMIT} lines per file) behind a small public interface."
                 ),
             };
-            out.push(finding(self, path, 0, BlastRadius::Module, msg));
+            out.push(finding(self, path, patch.anchor_line(), BlastRadius::Module, msg));
         }
     }
 }
@@ -83,7 +83,7 @@ mod tests {
         let big = lines(1001);
         let big: Vec<&str> = big.iter().map(String::as_str).collect();
         let found = run(&OversizedFile, &[added_file("app/billing.py", &big)]);
-        assert_eq!(cited(&found), vec![("app/billing.py", 0)]);
+        assert_eq!(cited(&found), vec![("app/billing.py", 1)]);
         assert_eq!(
             found[0].summary,
             "New file `app/billing.py` has 1001 lines."

@@ -73,7 +73,7 @@ impl Rule for SourceWithoutTests {
                   code or a case in the existing test suite)."
                 .into(),
         };
-        out.push(finding(self, path, 0, BlastRadius::Module, msg));
+        out.push(finding(self, path, first.anchor_line(), BlastRadius::Module, msg));
     }
 }
 
@@ -142,7 +142,7 @@ mod tests {
     fn flags_the_first_source_file_in_its_lane_only() {
         let change = change_without_tests();
         let found = run_lane(&change, &[0, 1, 2]);
-        assert_eq!(cited(&found), vec![("billing/pricing.py", 0)]);
+        assert_eq!(cited(&found), vec![("billing/pricing.py", 11)]);
         assert_eq!(
             found[0].summary,
             "Source changed in `billing/pricing.py` and 1 other source file without any test change."
