@@ -225,7 +225,10 @@ mod tests {
             BlastRadius::Described("2 direct callers, 5 transitive importers".into())
         );
         let back = serde_json::to_value(&f).unwrap_or_default();
-        assert_eq!(back["blast_radius"], "2 direct callers, 5 transitive importers");
+        assert_eq!(
+            back["blast_radius"],
+            "2 direct callers, 5 transitive importers"
+        );
         assert_eq!(BlastRadius::parse(" Service "), BlastRadius::Service);
         assert_eq!(
             serde_json::to_value(BlastRadius::Module).unwrap_or_default(),

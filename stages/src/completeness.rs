@@ -197,7 +197,11 @@ pub fn check(body: &Value, expected: Expected) -> Result<LaneReportBody, Vec<Str
 /// Attributes each finding of `body` that names no rule (the review
 /// contract's own finding schema has none) to `engine:{engine}`.
 pub fn attribute(body: &mut LaneReportBody, engine: &str) {
-    for f in body.findings.iter_mut().filter(|f| f.rule.trim().is_empty()) {
+    for f in body
+        .findings
+        .iter_mut()
+        .filter(|f| f.rule.trim().is_empty())
+    {
         f.rule = format!("engine:{engine}");
     }
 }

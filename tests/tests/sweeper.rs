@@ -97,7 +97,12 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
             attempt: 1,
             findings: 0,
         };
-        assert!(backend.settle_lane(&healthy, &result, &finished).await.or_fail());
+        assert!(
+            backend
+                .settle_lane(&healthy, &result, &finished)
+                .await
+                .or_fail()
+        );
     }
 
     coordinator.sweep_once().await.or_fail();

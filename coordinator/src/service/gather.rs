@@ -321,7 +321,11 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             },
         };
         observe::record_settled(&result);
-        if self.backend.settle_lane(&record.id, &result, &event).await? {
+        if self
+            .backend
+            .settle_lane(&record.id, &result, &event)
+            .await?
+        {
             self.observe_settled(record, &result);
             if result.outcome == LaneOutcome::PipelineFault {
                 tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");

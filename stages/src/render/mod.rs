@@ -64,7 +64,6 @@ fn message(f: &Finding) -> String {
     out
 }
 
-
 pub(crate) fn outcome_name(outcome: LaneOutcome) -> &'static str {
     match outcome {
         LaneOutcome::Complete => "COMPLETE",
