@@ -228,6 +228,9 @@ pub struct Report {
     /// synthesis step. It has no say over findings or verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub walkthrough: Option<Walkthrough>,
+    /// What the review read of the change.
+    #[serde(default)]
+    pub coverage: Coverage,
     /// What the repository's `REVIEW.md` and `revu.toml` did to this review.
     #[serde(default)]
     pub conventions: ConventionsReport,
@@ -235,6 +238,43 @@ pub struct Report {
     /// when the review was not adjudicated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<crate::adjudication::AdjudicationReport>,
+}
+
+/// What the review read: every changed file with the lanes that reviewed
+/// it, the files left out and why, and the lanes that could not finish
+/// what they were given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// In the order of `facts.files`.
+    pub files: Vec<FileCoverage>,
+    /// `lane: why` for each lane that reported without finishing (a budget
+    /// spent, an answer cut, hunks left out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub truncated: Vec<String>,
+}
+
+/// One changed file in the coverage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileCoverage {
+    pub path: String,
+    /// Lanes that reported on it (complete or incomplete).
+    pub lanes: Vec<String>,
+    pub read: FileRead,
+    /// Why no lane reviewed it, when none did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// What the lanes had of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRead {
+    /// Its whole content after the change, and its hunks.
+    Full,
+    /// Its hunks only.
+    Diff,
+    /// Nothing to read: binary, or given to no lane.
+    None,
 }
 
 /// What the synthesis lane wrote: prose for the reader, nothing the

@@ -60,6 +60,16 @@ pub struct ReviewPlan {
     /// other lane settled, the synthesis lane is added and dispatched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synthesis: Option<SynthesisPlan>,
+    /// Changed files given to no lane (`--skip-files`), each with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_files: Vec<SkippedFile>,
+}
+
+/// A changed file the review left out of its lanes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub kind: crate::facts::SkipKind,
 }
 
 /// Id of the grouping lane within a review.
@@ -92,6 +102,17 @@ pub struct SynthesisPlan {
 impl ReviewPlan {
     pub fn lane(&self, id: &str) -> Option<&LaneSpec> {
         self.lanes.iter().find(|l| l.id == id)
+    }
+
+    /// The changed files the lanes review: every one but the skipped, in
+    /// the order of the facts.
+    pub fn reviewed_paths(&self) -> Vec<String> {
+        self.facts
+            .files
+            .iter()
+            .filter(|f| !self.skipped_files.iter().any(|s| s.path == f.path))
+            .map(|f| f.path.clone())
+            .collect()
     }
 
     /// Attempt `attempt` of `lane` of review `id`, to start at once, with

@@ -4,6 +4,7 @@
 
 use clap::Args;
 use revu_common::config::{ConfigSource, Layered, ServiceSettings};
+use revu_common::facts::SkipFiles;
 use revu_common::retry::RetryPolicy;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -68,6 +69,12 @@ pub struct ReviewSettings {
     /// INCOMPLETE with what it did not send. No cap when unset.
     #[arg(long, env = "REVU_REVIEW_TOKEN_CAP")]
     pub review_token_cap: Option<u64>,
+
+    /// Changed files left out of the lanes (and listed in the report's
+    /// coverage): `generated`, `vendored`, `lock` (dependency lock files),
+    /// comma-separated, or `none` to review every file.
+    #[arg(long, env = "REVU_SKIP_FILES", default_value_t = defaults().skip_files)]
+    pub skip_files: SkipFiles,
 
     /// Engine of the grouping lane, which refines the deterministic domain
     /// slices (move, split, merge, rename files between them) before the
@@ -168,6 +175,7 @@ impl Default for ReviewSettings {
             review_token_cap: None,
             refine_grouping: None,
             synthesize: None,
+            skip_files: SkipFiles::default(),
         }
     }
 }

@@ -8,7 +8,7 @@ use revu_common::diff::{self, Diff, DiffError};
 use revu_common::facts::{Facts, Signal};
 use revu_common::lane::{LaneKind, LaneSpec, Slice};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
-use revu_common::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SynthesisPlan};
+use revu_common::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SkippedFile, SynthesisPlan};
 use revu_common::telemetry::names::span;
 use revu_stages::conventions::{RepoConfigError, RepoContext};
 use revu_stages::{cover, grouping::Grouper, plan};
@@ -86,7 +86,22 @@ pub fn prepare(
         let facts = Facts::from_diff(&diff);
         Ok::<_, PrepareError>((diff, facts))
     })?;
-    let paths = plan_paths(&facts);
+    let skipped_files: Vec<SkippedFile> = facts
+        .files
+        .iter()
+        .filter_map(|f| {
+            let kind = settings.skip_files.skips(&f.path)?;
+            Some(SkippedFile {
+                path: f.path.clone(),
+                kind,
+            })
+        })
+        .collect();
+    // The lanes review the rest.
+    let paths: Vec<String> = plan_paths(&facts)
+        .into_iter()
+        .filter(|p| !skipped_files.iter().any(|s| s.path == *p))
+        .collect();
     let grouper = repo.config.grouper(grouper);
     let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose(&paths));
     let outcome = info_span!(span::EXACT_COVER).in_scope(|| cover::settle(&paths, proposal, None));
@@ -148,6 +163,7 @@ pub fn prepare(
             engine: engine.clone(),
             findings: Vec::new(),
         }),
+        skipped_files,
     };
     match &settings.refine_grouping {
         // The grouping lane runs first, beside the specialists; the

@@ -16,7 +16,8 @@ use revu_common::diff::Diff;
 use revu_common::finding::Finding;
 use revu_common::lane::{FileNote, LaneKind, LaneSpec, ReviewId};
 use revu_common::report::{
-    ConventionsReport, GuidanceGiven, LaneOutcome, LaneSummary, Report, SCHEMA_VERSION, Walkthrough,
+    ConventionsReport, Coverage, FileCoverage, FileRead, GuidanceGiven, LaneOutcome, LaneSummary,
+    Report, SCHEMA_VERSION, Walkthrough,
 };
 use revu_common::review::{LaneResult, ReviewPlan, SYNTHESIS_LANE};
 use revu_common::telemetry::names::span;
@@ -99,9 +100,75 @@ pub fn assemble(
             .synthesis
             .as_ref()
             .map(|s| walkthrough(&s.engine, plan, results.get(SYNTHESIS_LANE))),
+        coverage: coverage(plan, results, diff, bundle),
         conventions,
         adjudication,
     }
+}
+
+/// Which lanes reviewed which files and what they read of them, what was
+/// skipped and why, and what the lanes could not finish.
+fn coverage(
+    plan: &ReviewPlan,
+    results: &BTreeMap<String, LaneResult>,
+    diff: &Diff,
+    bundle: &ReviewBundle,
+) -> Coverage {
+    let reported = |spec: &&LaneSpec| {
+        spec.kind.reviews()
+            && spec.kind != LaneKind::Adjudication
+            && results.get(&spec.id).is_some_and(|r| {
+                matches!(r.outcome, LaneOutcome::Complete | LaneOutcome::Incomplete)
+            })
+    };
+    let files = plan
+        .facts
+        .files
+        .iter()
+        .map(|f| {
+            let lanes: Vec<String> = plan
+                .lanes
+                .iter()
+                .filter(reported)
+                .filter(|spec| spec.files.contains(&f.path))
+                .map(|spec| spec.id.clone())
+                .collect();
+            let skipped = match plan.skipped_files.iter().find(|s| s.path == f.path) {
+                Some(s) => Some(format!("{} file (--skip-files)", s.kind)),
+                None if lanes.is_empty() => Some("every lane given it failed to report".to_owned()),
+                None => None,
+            };
+            let binary = diff.files.iter().any(|p| p.path() == f.path && p.binary);
+            let read = if skipped.is_some() || binary {
+                FileRead::None
+            } else if bundle.head_files.contains_key(&f.path) {
+                FileRead::Full
+            } else {
+                FileRead::Diff
+            };
+            FileCoverage {
+                path: f.path.clone(),
+                lanes,
+                read,
+                skipped,
+            }
+        })
+        .collect();
+    let truncated = plan
+        .lanes
+        .iter()
+        .filter_map(|spec| {
+            let r = results.get(&spec.id)?;
+            (r.outcome == LaneOutcome::Incomplete).then(|| {
+                format!(
+                    "{}: {}",
+                    spec.id,
+                    r.banner.as_deref().unwrap_or("incomplete")
+                )
+            })
+        })
+        .collect();
+    Coverage { files, truncated }
 }
 
 /// The synthesis lane's walkthrough, its file lines kept only for changed

@@ -5,6 +5,7 @@ use crate::error::CliError;
 use crate::head::HeadLimits;
 use crate::output::{FailOn, Format, emit};
 use crate::source::Source;
+use revu_common::facts::SkipFiles;
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::Submission;
@@ -57,6 +58,11 @@ pub struct Args {
     /// findings; `llm`: a model); it has no say over findings or verdict.
     #[arg(long, value_name = "ENGINE")]
     synthesize: Option<String>,
+    /// Changed files left out of the lanes and listed in the report's
+    /// coverage: `generated`, `vendored`, `lock`, comma-separated, or
+    /// `none` to review every file.
+    #[arg(long, env = "REVU_SKIP_FILES", value_name = "KINDS", default_value_t = SkipFiles::default())]
+    skip_files: SkipFiles,
     /// Engine of every lane: `rules` (built in, offline) or `llm` (a model,
     /// with `--llm-provider` and `--llm-model`).
     #[arg(long, value_name = "ENGINE", default_value = "rules")]
@@ -132,6 +138,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         adjudicate: args.adjudicate,
         refine_grouping: args.refine_grouping,
         synthesize: args.synthesize,
+        skip_files: args.skip_files,
         engine: args.engine,
         review_token_cap: args.review_token_cap,
         ..ReviewSettings::default()

@@ -8,9 +8,11 @@
 mod risk;
 mod scan;
 mod signals;
+mod skip;
 
 pub use risk::{RiskTier, risk_tier};
 pub use signals::{Signal, detect_signals};
+pub use skip::{SkipFiles, SkipKind};
 
 use crate::diff::{Diff, FilePatch, FileStatus, LineKind};
 use serde::{Deserialize, Serialize};

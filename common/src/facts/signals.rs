@@ -88,10 +88,6 @@ pub(crate) fn signals_of<'a>(files: impl Iterator<Item = Surface<'a>>) -> Vec<Si
     out
 }
 
-fn segments(path: &str) -> impl Iterator<Item = &str> {
-    path.split('/')
-}
-
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
@@ -191,11 +187,10 @@ fn is_dependency_manifest(path: &str) -> bool {
 }
 
 fn is_generated_or_vendored(path: &str) -> bool {
-    segments(path).any(|s| matches!(s, "vendor" | "third_party" | "node_modules" | "generated"))
-        || path.contains(".generated.")
-        || path.ends_with(".pb.go")
-        || path.ends_with("_pb2.py")
-        || path.ends_with(".min.js")
+    matches!(
+        super::SkipKind::of(path),
+        Some(super::SkipKind::Generated | super::SkipKind::Vendored)
+    )
 }
 
 pub(crate) fn is_docs_path(path: &str) -> bool {

@@ -49,13 +49,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 result.banner.as_deref().unwrap_or("no usable report")
             )),
         };
-        let paths: Vec<String> = record
-            .plan
-            .facts
-            .files
-            .iter()
-            .map(|f| f.path.clone())
-            .collect();
+        let paths = record.plan.reviewed_paths();
         let outcome = cover::after_grouping(&paths, grouping.proposal.clone(), refined);
         let repo = RepoContext::load(bundle.conventions.as_deref(), bundle.repo_config.as_deref())
             .unwrap_or_default();

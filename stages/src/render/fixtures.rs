@@ -12,8 +12,9 @@ use revu_common::facts::{RiskTier, Signal};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::lane::FileNote;
 use revu_common::report::{
-    FactsSummary, FileSummary, Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorChoice,
-    RigorSource, SCHEMA_VERSION, Verdict, VerificationStats, Walkthrough,
+    Coverage, FactsSummary, FileCoverage, FileRead, FileSummary, Gate, LaneOutcome, LaneSummary,
+    Report, Rigor, RigorChoice, RigorSource, SCHEMA_VERSION, Verdict, VerificationStats,
+    Walkthrough,
 };
 use revu_common::review::{SYNTHESIS_LANE, SkippedDimension};
 
@@ -116,6 +117,10 @@ pub fn clean_docs_report() -> Report {
         actions: vec!["merge when CI is green".into()],
         cover_fallback: None,
         walkthrough: None,
+        coverage: Coverage {
+            files: vec![covered("docs/guide.md", &["domain:docs"], FileRead::Diff)],
+            truncated: vec![],
+        },
         conventions: Default::default(),
         adjudication: None,
     }
@@ -241,6 +246,32 @@ pub fn blocked_report() -> Report {
             "refinement listed src/api/routes.rs twice; kept the deterministic proposal".into(),
         ),
         walkthrough: None,
+        coverage: Coverage {
+            files: vec![
+                covered(
+                    "src/auth/session.rs",
+                    &["domain:auth", "specialist:correctness"],
+                    FileRead::Full,
+                ),
+                covered(
+                    "src/api/client.rs",
+                    &["specialist:correctness"],
+                    FileRead::Diff,
+                ),
+                covered(
+                    "src/api/routes.rs",
+                    &["specialist:correctness"],
+                    FileRead::Diff,
+                ),
+                FileCoverage {
+                    skipped: Some("every lane given it failed to report".into()),
+                    ..covered("docs/odd|name`.png", &[], FileRead::None)
+                },
+            ],
+            truncated: vec![
+                "specialist:correctness: the review's token cap of 9000 is spent".into(),
+            ],
+        },
         conventions: Default::default(),
         adjudication: None,
     }
@@ -289,6 +320,16 @@ pub fn adjudicated_report() -> Report {
         warnings: vec!["second decision for candidate 0 ignored".into()],
     });
     r
+}
+
+/// One file's coverage.
+fn covered(path: &str, lanes: &[&str], read: FileRead) -> FileCoverage {
+    FileCoverage {
+        path: path.into(),
+        lanes: lanes.iter().map(|l| (*l).to_owned()).collect(),
+        read,
+        skipped: None,
+    }
 }
 
 /// [`clean_docs_report`] with a synthesis lane's walkthrough, one of whose

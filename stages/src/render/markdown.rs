@@ -6,6 +6,7 @@
 //! [`crate::verdict`]), so the headings agree with the verdict.
 mod adjudication;
 mod conventions;
+mod coverage;
 mod walkthrough;
 
 use super::{outcome_name, rigor_name};
@@ -60,6 +61,7 @@ fn write_report(out: &mut String, r: &Report) -> fmt::Result {
     writeln!(out)?;
     write_lanes(out, r)?;
     write_facts(out, r)?;
+    coverage::write(out, r)?;
     write_verification(out, r)?;
     adjudication::write(out, r)?;
     conventions::write(out, r)?;
