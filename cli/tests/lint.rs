@@ -217,3 +217,28 @@ fn linters_off_runs_none() {
     );
     assert!(found(&r, "shellcheck").is_empty(), "{r}");
 }
+
+#[test]
+fn in_file_mode_an_older_problem_is_shown_as_pre_existing_and_not_counted() {
+    require("shellcheck");
+    let s = Scratch::new("lint-file-mode");
+    s.write("deploy.sh", "#!/bin/sh\nold=$1\necho $old\n");
+    s.commit("start");
+    s.write("deploy.sh", "#!/bin/sh\nold=$1\necho $old\necho done\n");
+    let r = review(&s, &["--lint-filter-mode", "file"]);
+    let old = r["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["rule"] == "shellcheck:SC2086"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(old["line"], 3, "{r}");
+    assert_eq!(old["pre_existing"], true, "{r}");
+    assert!(
+        old["summary"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("[pre-existing] ")),
+        "{old}"
+    );
+    assert_eq!(r["verification"]["pre_existing"], 1, "{r}");
+    assert_eq!(r["verdict"], "APPROVE", "{r}");
+}

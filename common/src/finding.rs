@@ -182,6 +182,11 @@ pub struct Finding {
     /// 0–100.
     pub confidence: u8,
     pub blast_radius: BlastRadius,
+    /// Set by verification on a finding below BLOCKER that cites a line
+    /// the change did not add: kept for the reader (its summary starts
+    /// `[pre-existing]`), never counted by the verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pre_existing: bool,
 }
 
 impl Finding {
@@ -253,6 +258,7 @@ mod tests {
             fix: String::new(),
             confidence: 90,
             blast_radius: BlastRadius::Local,
+            pre_existing: false,
         };
         assert_eq!(f.citation(), "src/a.rs:3");
         f.end_line = Some(5);

@@ -183,8 +183,13 @@ pub struct VerificationStats {
     pub dropped_missing_line: usize,
     /// Dropped: confidence below the floor of its severity.
     pub dropped_low_confidence: usize,
-    /// Dropped: a non-BLOCKER on a line the change did not touch.
+    /// Dropped: a non-BLOCKER on a line the change did not touch (reports
+    /// written before such findings were kept as pre-existing).
     pub dropped_untouched_line: usize,
+    /// Kept below BLOCKER on a line the change did not add, marked
+    /// `pre_existing` and not counted by the verdict.
+    #[serde(default)]
+    pub pre_existing: usize,
     /// Merged into another finding on the same line with the same root cause.
     pub merged_duplicates: usize,
     /// Dropped: a SUGGESTION the repo's `REVIEW.md` lists as an allowed nit.

@@ -38,6 +38,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, summary: &str)
         fix: "fix".into(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 

@@ -91,8 +91,13 @@ pub fn fold(severity: Severity, dimension: Dimension, rigor: Rigor) -> Option<Se
 }
 
 /// The severity a finding counts with: the most severe fold across every
-/// dimension that raised it. `None` when the rigor discards it.
+/// dimension that raised it. `None` when it does not count: the rigor
+/// discards it, or it is pre-existing and below BLOCKER.
 pub fn folded_severity(finding: &Finding, rigor: Rigor) -> Option<Severity> {
+    // A pre-existing finding is for the reader; the change did not add it.
+    if finding.pre_existing && finding.severity < Severity::Blocker {
+        return None;
+    }
     std::iter::once(finding.dimension)
         .chain(finding.dimensions.iter().copied())
         .filter_map(|d| fold(finding.severity, d, rigor))

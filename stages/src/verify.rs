@@ -10,8 +10,9 @@
 //! 3. the repo's conventions (`REVIEW.md` severity overrides, then allowed
 //!    nits) set the severity the later checks judge; they never lower or
 //!    silence a BLOCKER (see [`crate::conventions::apply`]);
-//! 4. a line the change did not add survives only as a BLOCKER, marked
-//!    `[pre-existing]`;
+//! 4. a finding on a line the change did not add is marked `[pre-existing]`;
+//!    below BLOCKER it is also `pre_existing`, which the verdict does not
+//!    count;
 //! 5. confidence must reach the floor of the severity;
 //! 6. findings with the same rule on the same line are one root cause and
 //!    merge; different rules on one line stay apart and get a cross-cutting
@@ -73,6 +74,8 @@ pub fn verify_with(
         // A finding on the whole file cites its first changed line; a
         // file with no head-side line to show (binary, deleted) is cited
         // at line 1 and has no line to check.
+        // Only verification says what is pre-existing.
+        finding.pre_existing = false;
         let on_file = finding.line == 0;
         if on_file {
             finding.line = patch.anchor_line();
@@ -108,8 +111,7 @@ pub fn verify_with(
         };
         if !whole_file && !on_file && !patch.is_added_line(finding.line) {
             if finding.severity != Severity::Blocker {
-                stats.dropped_untouched_line += 1;
-                continue;
+                finding.pre_existing = true;
             }
             if !finding.summary.starts_with(PRE_EXISTING) {
                 finding.summary.insert_str(0, PRE_EXISTING);
@@ -119,6 +121,7 @@ pub fn verify_with(
             stats.dropped_low_confidence += 1;
             continue;
         }
+        stats.pre_existing += usize::from(finding.pre_existing);
         survivors.push(finding);
     }
 

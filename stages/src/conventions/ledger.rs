@@ -115,6 +115,7 @@ impl LedgerEntry {
             fix: self.fix.clone(),
             confidence: self.confidence,
             blast_radius: self.blast_radius.clone(),
+            pre_existing: false,
         }
     }
 }

@@ -20,6 +20,7 @@ fn finding(rule: &str, severity: Severity, file: &str) -> Finding {
         fix: String::new(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 

@@ -74,6 +74,7 @@ pub fn finding(
         fix: String::new(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 

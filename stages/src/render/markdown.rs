@@ -95,6 +95,18 @@ fn write_findings(out: &mut String, r: &Report) -> fmt::Result {
         }
         writeln!(out)?;
     }
+    let uncounted: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| folded_severity(f, rigor).is_none())
+        .collect();
+    if !uncounted.is_empty() {
+        writeln!(out, "### Pre-existing, not counted ({})\n", uncounted.len())?;
+        for f in uncounted {
+            write_finding(out, f, f.severity, rigor)?;
+        }
+        writeln!(out)?;
+    }
     Ok(())
 }
 

@@ -38,7 +38,11 @@ fn to_pretty_json<T: Serialize>(value: &T) -> String {
 
 /// The severity a finding counts with at `rigor`, as the verdict counts it.
 fn counted_severity(f: &Finding, rigor: Rigor) -> Severity {
-    folded_severity(f, rigor).unwrap_or(f.severity)
+    match folded_severity(f, rigor) {
+        Some(s) => s,
+        // Not counted: shown at the lowest level.
+        None => Severity::Suggestion,
+    }
 }
 
 /// Every dimension that raised the finding, the primary one first.

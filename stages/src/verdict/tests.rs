@@ -20,6 +20,7 @@ fn finding(rule: &str, severity: Severity, line: u32, dimension: Dimension) -> F
         fix: String::new(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 
@@ -54,6 +55,29 @@ fn decide_on(
         rigor: Rigor::Production,
         failed_citations: failed,
     })
+}
+
+#[test]
+fn pre_existing_findings_below_blocker_do_not_count() {
+    let mut old = finding("RV-COR-001", Important, 3, Correctness);
+    old.pre_existing = true;
+    let d = decide_on(
+        &[old],
+        &[lane("domain:api", LaneOutcome::Complete, None)],
+        &[],
+        0,
+    );
+    assert_eq!(d.verdict, Verdict::Approve);
+    assert_eq!(d.gate, Gate::MergeReady);
+    assert_eq!(d.actions, ["merge when CI is green"]);
+    let mut blocker = finding("RV-SEC-001", Blocker, 3, Security);
+    blocker.pre_existing = true;
+    let d = decide_on(&[blocker], &[], &[], 0);
+    assert_eq!(
+        d.verdict,
+        Verdict::RequestChanges,
+        "a BLOCKER always counts"
+    );
 }
 
 #[test]

@@ -86,6 +86,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, dimension: Dim
         fix: "fix it".into(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 
@@ -154,20 +155,34 @@ fn bad_end_line_is_cleared_without_dropping() {
 }
 
 #[test]
-fn untouched_line_keeps_only_blockers_marked_once() {
+fn untouched_lines_are_marked_pre_existing_once_and_only_blockers_count() {
     let mut marked = finding("B", Blocker, "src/a.rs", 13, Security);
     marked.summary = "[pre-existing] already".into();
+    // An engine cannot mark its own finding pre-existing.
+    let mut claimed = finding("D", Important, "src/a.rs", 11, Design);
+    claimed.pre_existing = true;
     let out = run(vec![
         finding("A", Blocker, "src/a.rs", 10, Security),
         marked,
         finding("C", Important, "src/a.rs", 10, Design),
+        claimed,
     ]);
-    let summaries: Vec<&str> = out.findings.iter().map(|f| f.summary.as_str()).collect();
+    let got: Vec<(&str, &str, bool)> = out
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.summary.as_str(), f.pre_existing))
+        .collect();
     assert_eq!(
-        summaries,
-        ["[pre-existing] A summary", "[pre-existing] already"]
+        got,
+        [
+            ("A", "[pre-existing] A summary", false),
+            ("B", "[pre-existing] already", false),
+            ("C", "[pre-existing] C summary", true),
+            ("D", "D summary", false),
+        ]
     );
-    assert_eq!(out.stats.dropped_untouched_line, 1);
+    assert_eq!(out.stats.dropped_untouched_line, 0);
+    assert_eq!(out.stats.pre_existing, 1);
 }
 
 #[test]

@@ -15,6 +15,7 @@ fn finding(rule: &str, severity: Severity, file: &str, summary: &str) -> Finding
         fix: String::new(),
         confidence: 90,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 

@@ -237,6 +237,7 @@ fn finding(tool: &str, r: Raw) -> Finding {
         }),
         confidence: CONFIDENCE,
         blast_radius: BlastRadius::Local,
+        pre_existing: false,
     }
 }
 

@@ -328,6 +328,7 @@ mod tests {
             fix: "parse it".into(),
             confidence: 90,
             blast_radius: BlastRadius::System,
+            pre_existing: false,
         };
         let mut job = (*lane.job).clone();
         job.candidates = vec![candidate];

@@ -186,6 +186,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
                 .blast_radius
                 .as_deref()
                 .map_or(BlastRadius::Local, BlastRadius::parse),
+            pre_existing: false,
         })
         .collect();
     Ok(LaneReportBody {

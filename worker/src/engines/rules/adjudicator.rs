@@ -112,6 +112,7 @@ mod tests {
             fix: String::new(),
             confidence: 90,
             blast_radius: revu_common::finding::BlastRadius::Local,
+            pre_existing: false,
         });
         f.line = line;
         f

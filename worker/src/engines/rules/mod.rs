@@ -110,6 +110,7 @@ pub(crate) fn finding(
         fix: msg.fix,
         confidence: rule.confidence(),
         blast_radius,
+        pre_existing: false,
     }
 }
 
