@@ -8,9 +8,9 @@ use revu_common::queue::memory::MemoryBackend;
 use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, ServiceError, Submission};
+use revu_worker::engines::Engines;
 use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
-use revu_worker::engines::{Engines, RulesEngine};
 use revu_worker::runner::Worker;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,7 +25,7 @@ const VERDICT_GRACE: Duration = Duration::from_secs(30);
 /// The engines of the embedded mode: the rules (with the linters `lint`
 /// turns on), and the `llm` engines when `llm` names a provider.
 pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, CliError> {
-    let mut engines = Engines::default().with(Arc::new(RulesEngine::with_linters(lint)));
+    let mut engines = Engines::built_in(lint);
     for engine in llm.engines().await.map_err(CliError::Input)? {
         engines = engines.with(Arc::new(engine));
     }
@@ -42,7 +42,7 @@ pub async fn review(
     // A lane whose engine no worker offers would only fault; say so now.
     let unknown = |flag: &str, engine: &str| {
         CliError::Input(format!(
-            "{flag} {engine}: not an engine of the embedded mode (use rules, or llm with \
+            "{flag} {engine}: not an engine of the embedded mode (use rules, lint, or llm with \
              --llm-provider and --llm-model, or a name given by --llm-engine)"
         ))
     };

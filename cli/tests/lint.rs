@@ -242,3 +242,39 @@ fn in_file_mode_an_older_problem_is_shown_as_pre_existing_and_not_counted() {
     assert_eq!(r["verification"]["pre_existing"], 1, "{r}");
     assert_eq!(r["verdict"], "APPROVE", "{r}");
 }
+
+#[test]
+fn the_lint_engine_runs_the_linters_alone_on_domain_lanes() {
+    require("shellcheck");
+    let s = Scratch::new("lint-engine");
+    s.write("deploy.sh", "#!/bin/sh\nold=$1\n");
+    s.commit("start");
+    s.write("deploy.sh", "#!/bin/sh\nold=$1\nrm -rf $old\n");
+    let r = review(&s, &["--engine", "lint"]);
+    assert_eq!(
+        found(&r, "shellcheck"),
+        ["shellcheck:SC2086 deploy.sh:3"],
+        "{r}"
+    );
+    for lane in r["lanes"].as_array().into_iter().flatten() {
+        assert_eq!(lane["engine"], "lint", "{lane}");
+        let checks = lane["checks"].to_string();
+        if lane["kind"] == "domain" {
+            assert!(checks.contains("shellcheck (1 file(s))"), "{lane}");
+            assert!(!checks.contains("RV-"), "no built-in rule ran: {lane}");
+        } else {
+            assert!(checks.contains("domain lanes only"), "{lane}");
+        }
+    }
+    let off = revu_with(
+        &s.dir,
+        Some(&s.hostile),
+        &["--engine", "lint", "--linters", "off"],
+        &[],
+    );
+    assert_eq!(
+        off.status.code(),
+        Some(2),
+        "no lint engine with the linters off"
+    );
+}

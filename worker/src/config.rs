@@ -116,8 +116,7 @@ impl WorkerConfig {
 
     /// The built-in engines plus the configured exec and llm engines.
     pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
-        let rules = crate::engines::RulesEngine::with_linters(&self.lint);
-        let mut engines = crate::engines::Engines::default().with(std::sync::Arc::new(rules));
+        let mut engines = crate::engines::Engines::built_in(&self.lint);
         for llm in self.llm.engines().await? {
             engines = engines.with(std::sync::Arc::new(llm));
         }

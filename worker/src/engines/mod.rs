@@ -241,6 +241,21 @@ impl RulesEngine {
     }
 }
 
+impl Engines {
+    /// The built-in engines with the linters `settings` turn on: `rules`
+    /// (the rules and the linters) and, when on, `lint` (the linters
+    /// alone).
+    pub fn built_in(settings: &lint::LintSettings) -> Self {
+        let rules = RulesEngine::with_linters(settings);
+        let lint = rules.linters.clone();
+        let engines = Engines::default().with(Arc::new(rules));
+        match lint {
+            Some(linters) => engines.with(Arc::new(lint::LintEngine::new(linters))),
+            None => engines,
+        }
+    }
+}
+
 impl Engine for RulesEngine {
     fn name(&self) -> &'static str {
         "rules"

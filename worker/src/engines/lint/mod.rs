@@ -6,9 +6,11 @@
 //! modes. A tool that is missing, fails or times out is named in the
 //! lane's checks: never silent.
 
+mod engine;
 pub mod settings;
 mod tools;
 
+pub use engine::{LINT_ENGINE, LintEngine};
 pub use settings::{FilterMode, LintSettings, ToolSpec};
 
 use super::LaneInput;
