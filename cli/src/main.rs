@@ -9,6 +9,7 @@
 mod commands;
 mod embedded;
 mod error;
+mod follow;
 mod head;
 mod input;
 mod output;

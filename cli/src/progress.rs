@@ -62,6 +62,13 @@ impl<W: Write> Progress<W> {
         }
     }
 
+    /// A line of its own (a reconnection, say), unless quiet.
+    pub fn note(&mut self, text: &str) {
+        if self.mode != Mode::Quiet {
+            self.line(text);
+        }
+    }
+
     /// The review the progress is about.
     pub fn review(&mut self, id: &str, existing: bool) {
         let note = if existing { " (existing)" } else { "" };

@@ -119,6 +119,7 @@ impl Client {
             .inner
             .watch_review(pb::WatchReviewRequest {
                 review_id: id.to_owned(),
+                after_event_id: String::new(),
             })
             .await
             .unwrap_or_else(|e| panic!("watch {id}: {e}"))
@@ -146,6 +147,7 @@ impl Client {
             .inner
             .watch_review(pb::WatchReviewRequest {
                 review_id: id.to_owned(),
+                after_event_id: String::new(),
             })
             .await
         else {

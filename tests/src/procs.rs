@@ -292,12 +292,34 @@ impl Cluster {
         self.addr = self.coordinator.announced("coordinator serving");
     }
 
+    /// SIGKILLs the coordinator and starts a new incarnation on the same
+    /// address, as a restart behind one service address looks to clients.
+    pub fn restart_coordinator_in_place(&mut self) {
+        self.coordinator.kill();
+        self.coordinator = Self::spawn_coordinator_at(
+            &self.redis,
+            &self.addr,
+            &self.coordinator_args,
+            &self.coordinator_env,
+        );
+        self.addr = self.coordinator.announced("coordinator serving");
+    }
+
     fn spawn_coordinator(redis: &RedisServer, args: &[String], env: &[(String, String)]) -> Proc {
+        Self::spawn_coordinator_at(redis, "127.0.0.1:0", args, env)
+    }
+
+    fn spawn_coordinator_at(
+        redis: &RedisServer,
+        listen: &str,
+        args: &[String],
+        env: &[(String, String)],
+    ) -> Proc {
         let mut cmd = Command::new(bin("revu-coordinator"));
         cmd.env_clear_revu()
             .envs(env.iter().map(|(k, v)| (k, v)))
             .arg("--listen")
-            .arg("127.0.0.1:0")
+            .arg(listen)
             .arg("--redis")
             .arg(&redis.url)
             .arg("--key-prefix")
@@ -363,4 +385,21 @@ pub fn wait_bounded(
     let _ = child.kill();
     let _ = child.wait();
     None
+}
+
+/// Reads a child's pipe to the end on a thread of its own (so that neither
+/// pipe can fill and stall the child); [`joined`] gives what it read.
+pub fn drain(pipe: Option<impl std::io::Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// What a [`drain`] thread read (empty if it panicked).
+pub fn joined(reader: std::thread::JoinHandle<String>) -> String {
+    reader.join().unwrap_or_default()
 }

@@ -189,6 +189,17 @@ impl RedisServer {
         .unwrap_or(0)
     }
 
+    /// How many reviews the store holds (their hashes `{prefix}:review:ID`).
+    pub fn review_count(&self) -> usize {
+        let head = format!("{}:review:", self.prefix);
+        let keys: Vec<String> = self
+            .query(redis::cmd("KEYS").arg(format!("{head}*")))
+            .unwrap_or_default();
+        keys.iter()
+            .filter(|k| k.strip_prefix(&head).is_some_and(|id| !id.contains(':')))
+            .count()
+    }
+
     /// Entries on the stream `{prefix}:{stream}` (0 if unreadable).
     pub fn stream_len(&self, stream: &str) -> u64 {
         self.query(redis::cmd("XLEN").arg(format!("{}:{stream}", self.prefix)))

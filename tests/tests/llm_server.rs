@@ -6,12 +6,12 @@
 //! to the model's judgment.
 
 use revu_tests::llm_server::MODEL_ALIAS;
+use revu_tests::procs::{drain, joined};
 use revu_tests::{LlmServer, bin, example};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::{Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// The diff reviewed: a domain lane and two specialist lanes. The larger
@@ -416,19 +416,4 @@ fn clear_revu_env(cmd: &mut Command) {
             cmd.env_remove(&key);
         }
     }
-}
-
-/// Reads a child's pipe to the end on a thread of its own.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        String::from_utf8_lossy(&bytes).into_owned()
-    })
-}
-
-fn joined(reader: JoinHandle<String>) -> String {
-    reader.join().unwrap_or_default()
 }

@@ -2,12 +2,11 @@
 //! toolchain (grpcio-tools) submits and fetches a review from a real
 //! coordinator with two workers.
 
+use revu_tests::procs::{drain, joined};
 use revu_tests::{Cluster, RedisServer, example};
 use serde_json::Value;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
@@ -55,17 +54,6 @@ fn require_python_grpc() {
     );
 }
 
-/// Reads a child's pipe to the end on a thread of its own.
-fn drain(pipe: Option<impl Read + Send + 'static>) -> JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_string(&mut text);
-        }
-        text
-    })
-}
-
 /// Runs the Python client against `target`; returns its exit status (None
 /// when it timed out), stdout and stderr.
 fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String) {
@@ -86,8 +74,7 @@ fn run_client(target: &str, diff: &Path) -> (Option<ExitStatus>, String, String)
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     let status = revu_tests::procs::wait_bounded(&mut child, CLIENT_TIMEOUT, "the Python client");
-    let join = |h: JoinHandle<String>| h.join().unwrap_or_else(|_| String::new());
-    (status, join(stdout), join(stderr))
+    (status, joined(stdout), joined(stderr))
 }
 
 #[test]

@@ -3,18 +3,16 @@
 
 use super::review::{RepoFiles, read_repo};
 use crate::error::CliError;
+use crate::follow::{self, Link};
 use crate::head::{HeadLimits, Heads};
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
 use crate::source::Source;
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
-use revu_proto::v1::review_service_client::ReviewServiceClient;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
-use tonic::Code;
-use tonic::transport::Channel;
+use std::time::{Duration, Instant};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,9 +40,21 @@ pub struct Args {
     /// What the change is meant to do.
     #[arg(long, default_value = "")]
     intent: String,
-    /// Resubmitting with the same key returns the same review.
+    /// Resubmitting with the same key returns the same review. Without
+    /// one, each run makes a key of its own, under which its own retries
+    /// resubmit.
     #[arg(long, default_value = "")]
     idempotency_key: String,
+    /// Seconds to wait for the verdict, riding out coordinator restarts
+    /// (reconnecting to the same address, resuming the watch); after
+    /// that, exit 3.
+    #[arg(
+        long,
+        env = "REVU_SUBMIT_TIMEOUT_SECS",
+        default_value_t = 1800,
+        value_name = "SECS"
+    )]
+    timeout: u64,
     /// Labels to attach (repeatable).
     #[arg(long = "label")]
     labels: Vec<String>,
@@ -79,16 +89,6 @@ fn parse_traceparent(
     }
 }
 
-fn rpc_error(what: &str, status: tonic::Status) -> CliError {
-    let msg = format!("{what}: {}", status.message());
-    match status.code() {
-        Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
-            CliError::Input(msg)
-        }
-        _ => CliError::Unavailable(format!("{msg} ({:?})", status.code())),
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.source.read()?;
     let heads = change.heads(args.head_limits)?;
@@ -111,26 +111,11 @@ async fn submit(
     heads: Heads,
     repo: RepoFiles,
 ) -> Result<String, CliError> {
-    let channel = Channel::from_shared(args.coordinator.clone())
-        .map_err(|e| {
-            CliError::Input(format!(
-                "bad coordinator address {:?}: {e}",
-                args.coordinator
-            ))
-        })?
-        .connect_timeout(Duration::from_secs(5))
-        .connect()
-        .await
-        .map_err(|e| {
-            CliError::Unavailable(format!(
-                "cannot reach coordinator {}: {e}",
-                args.coordinator
-            ))
-        })?;
-    let limit = 256 * 1024 * 1024;
-    let mut client = ReviewServiceClient::new(channel)
-        .max_decoding_message_size(limit)
-        .max_encoding_message_size(limit);
+    let deadline = Instant::now() + Duration::from_secs(args.timeout);
+    let mut link = Link::new(&args.coordinator, deadline)?;
+    // The first connection is not retried: nothing was submitted yet, and
+    // an address that never answers is a mistake to report at once.
+    let client = link.connect().await?;
     let rigor = match args.rigor {
         None => pb::Rigor::Unspecified,
         Some(Rigor::Poc) => pb::Rigor::Poc,
@@ -145,60 +130,30 @@ async fn submit(
             content: text.into_bytes(),
         })
         .collect();
-    let mut request = tonic::Request::new(pb::SubmitReviewRequest {
+    // A retried submission must find the review the first one made.
+    let idempotency_key = if args.idempotency_key.is_empty() {
+        format!("revu-submit-{}", revu_common::lane::ReviewId::new())
+    } else {
+        args.idempotency_key
+    };
+    let request = pb::SubmitReviewRequest {
         diff,
         head_files,
         intent: args.intent,
         rigor: rigor as i32,
         labels: args.labels,
-        idempotency_key: args.idempotency_key,
+        idempotency_key,
         conventions: repo.review_md.unwrap_or_default(),
         repo_config: repo.revu_toml.unwrap_or_default(),
-    });
-    if let Some(tp) = args.traceparent {
-        request.metadata_mut().insert("traceparent", tp);
-    }
-    let submitted = client
-        .submit_review(request)
-        .await
-        .map_err(|s| rpc_error("submit", s))?
-        .into_inner();
-    let id = submitted.review_id;
+    };
     let mut progress = Progress::stderr(args.quiet);
-    progress.review(&id, submitted.existing);
-    let mut events = client
-        .watch_review(pb::WatchReviewRequest {
-            review_id: id.clone(),
-        })
-        .await
-        .map_err(|s| rpc_error("watch", s))?
-        .into_inner();
-    loop {
-        match events.message().await {
-            Ok(Some(e)) => progress.event(&e),
-            Ok(None) => break,
-            Err(s) => {
-                progress.finish();
-                return Err(rpc_error("watch", s));
-            }
-        }
+    let followed = async {
+        let (client, submitted) =
+            follow::submit(&mut link, client, request, args.traceparent, &mut progress).await?;
+        progress.review(&submitted.review_id, submitted.existing);
+        follow::report(&mut link, client, &submitted.review_id, &mut progress).await
     }
+    .await;
     progress.finish();
-    let got = client
-        .get_review(pb::GetReviewRequest {
-            review_id: id.clone(),
-        })
-        .await
-        .map_err(|s| rpc_error("get", s))?
-        .into_inner();
-    match pb::ReviewState::try_from(got.state) {
-        Ok(pb::ReviewState::Finished) => Ok(got.report_json),
-        Ok(pb::ReviewState::Cancelled) => {
-            Err(CliError::Unavailable(format!("review {id} was cancelled")))
-        }
-        _ => Err(CliError::Unavailable(format!(
-            "review {id} is still running ({}/{} lanes settled); the event stream ended early",
-            got.lanes_settled, got.lanes_total
-        ))),
-    }
+    followed
 }

@@ -34,6 +34,22 @@ fn review_id(raw: String) -> Result<ReviewId, Status> {
     Ok(ReviewId(raw))
 }
 
+/// Where a watch starts: after `raw`, an event id the watcher saw (`ms-n`
+/// on Redis, a position in memory), or from the start when empty.
+fn event_cursor(raw: String) -> Result<String, Status> {
+    if raw.is_empty() {
+        return Ok("0".to_owned());
+    }
+    let parts: Vec<&str> = raw.split('-').collect();
+    let digits = |p: &&str| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit());
+    if parts.len() > 2 || !parts.iter().all(digits) {
+        return Err(Status::invalid_argument(format!(
+            "malformed after_event_id {raw:?}: an event_id of this review's events"
+        )));
+    }
+    Ok(raw)
+}
+
 /// The server span of a `SubmitReview` call: the root of the review's trace
 /// inside revu, a child of the caller's span when it sent a `traceparent`.
 fn submit_span(metadata: &tonic::metadata::MetadataMap) -> tracing::Span {
@@ -94,13 +110,14 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::WatchReviewRequest>,
     ) -> Result<Response<Self::WatchReviewStream>, Status> {
-        let id = review_id(request.into_inner().review_id)?;
+        let request = request.into_inner();
+        let id = review_id(request.review_id)?;
+        let mut after = event_cursor(request.after_event_id)?;
         // Fail fast on an unknown id, before the stream starts.
         self.coordinator.status(&id).await?;
         let coordinator = self.coordinator.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
-            let mut after = "0".to_owned();
             loop {
                 let batch = match coordinator
                     .events(&id, &after, Duration::from_secs(5))
@@ -150,5 +167,28 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         Ok(Response::new(pb::CancelReviewResponse {
             state: convert::state(state) as i32,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::event_cursor;
+
+    #[test]
+    fn a_watch_resumes_after_an_event_id_of_either_backend() {
+        assert_eq!(event_cursor(String::new()).ok().as_deref(), Some("0"));
+        assert_eq!(
+            event_cursor("1733051234567-3".into()).ok().as_deref(),
+            Some("1733051234567-3")
+        );
+        assert_eq!(event_cursor("12".into()).ok().as_deref(), Some("12"));
+        for bad in ["$", "1-2-3", "-1", "12a", "+"] {
+            let status = event_cursor(bad.into()).err();
+            assert_eq!(
+                status.map(|s| s.code()),
+                Some(tonic::Code::InvalidArgument),
+                "{bad}"
+            );
+        }
     }
 }

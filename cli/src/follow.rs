@@ -1,0 +1,230 @@
+//! Following a submitted review to its report, across dropped connections.
+//!
+//! A review lives in the coordinators' store, not in the connection: when
+//! the coordinator `revu submit` talks to restarts or fails over mid-review,
+//! the connection drops but the review goes on. So a transient failure
+//! (the stream broke, the coordinator is unreachable for a moment) is met
+//! by reconnecting to the same address with backoff, resuming the watch
+//! after the last event seen, and fetching the report, all within the
+//! command's `--timeout`. The submission itself is retried under its
+//! idempotency key, so a retry never makes a second review.
+
+use crate::error::CliError;
+use crate::progress::Progress;
+use revu_proto::v1 as pb;
+use revu_proto::v1::review_service_client::ReviewServiceClient;
+use std::io::Write;
+use std::time::{Duration, Instant};
+use tonic::Code;
+use tonic::transport::{Channel, Endpoint};
+
+pub type Client = ReviewServiceClient<Channel>;
+
+/// Largest message either way (a large diff, a large report).
+const MESSAGE_LIMIT: usize = 256 * 1024 * 1024;
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Whether a failed call may succeed if made again: the connection broke
+/// or the coordinator is (for now) unreachable.
+pub fn transient(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable
+            | Code::Unknown
+            | Code::Cancelled
+            | Code::Aborted
+            | Code::DeadlineExceeded
+    )
+}
+
+/// A call's failure as the CLI reports it.
+pub fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
+    let msg = format!("{what}: {}", status.message());
+    match status.code() {
+        Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
+            CliError::Input(msg)
+        }
+        _ => CliError::Unavailable(format!("{msg} ({:?})", status.code())),
+    }
+}
+
+/// One coordinator address, connected to again after a failure.
+#[derive(Debug)]
+pub struct Link {
+    endpoint: Endpoint,
+    address: String,
+    deadline: Instant,
+    backoff: Duration,
+}
+
+impl Link {
+    /// The coordinator at `address`, followed until `deadline`.
+    pub fn new(address: &str, deadline: Instant) -> Result<Link, CliError> {
+        let endpoint = Endpoint::from_shared(address.to_owned())
+            .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?
+            .connect_timeout(Duration::from_secs(5))
+            // A peer that vanishes without closing the connection is
+            // noticed, not waited on until the deadline.
+            .http2_keep_alive_interval(Duration::from_secs(10))
+            .keep_alive_timeout(Duration::from_secs(10))
+            .keep_alive_while_idle(true);
+        Ok(Link {
+            endpoint,
+            address: address.to_owned(),
+            deadline,
+            backoff: FIRST_BACKOFF,
+        })
+    }
+
+    /// Connects once.
+    pub async fn connect(&self) -> Result<Client, CliError> {
+        let channel = self.endpoint.connect().await.map_err(|e| {
+            CliError::Unavailable(format!("cannot reach coordinator {}: {e}", self.address))
+        })?;
+        Ok(ReviewServiceClient::new(channel)
+            .max_decoding_message_size(MESSAGE_LIMIT)
+            .max_encoding_message_size(MESSAGE_LIMIT))
+    }
+
+    /// After a transient failure (`why`): waits a backoff and connects
+    /// again, until it connects or the deadline passes.
+    pub async fn reconnect<W: Write>(
+        &mut self,
+        why: &str,
+        progress: &mut Progress<W>,
+    ) -> Result<Client, CliError> {
+        progress.note(&format!(
+            "connection to {} lost ({why}); reconnecting",
+            self.address
+        ));
+        let mut last = why.to_owned();
+        loop {
+            let now = Instant::now();
+            if now >= self.deadline {
+                return Err(CliError::Unavailable(format!(
+                    "{last}; the coordinator did not answer again within --timeout"
+                )));
+            }
+            tokio::time::sleep(self.backoff.min(self.deadline - now)).await;
+            self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+            match self.connect().await {
+                Ok(client) => {
+                    self.backoff = FIRST_BACKOFF;
+                    progress.note(&format!("reconnected to {}", self.address));
+                    return Ok(client);
+                }
+                Err(e) => last = e.to_string(),
+            }
+        }
+    }
+
+    /// The time left before the deadline, for one wait.
+    fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    fn timed_out(&self, id: &str) -> CliError {
+        CliError::Unavailable(format!("review {id} has no verdict within --timeout"))
+    }
+}
+
+/// Submits `request`, retrying transient failures (under its idempotency
+/// key, so never twice). The accepted review.
+pub async fn submit<W: Write>(
+    link: &mut Link,
+    mut client: Client,
+    request: pb::SubmitReviewRequest,
+    traceparent: Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>,
+    progress: &mut Progress<W>,
+) -> Result<(Client, pb::SubmitReviewResponse), CliError> {
+    loop {
+        let mut call = tonic::Request::new(request.clone());
+        if let Some(tp) = &traceparent {
+            call.metadata_mut().insert("traceparent", tp.clone());
+        }
+        match client.submit_review(call).await {
+            Ok(accepted) => return Ok((client, accepted.into_inner())),
+            Err(s) if transient(&s) => {
+                client = link
+                    .reconnect(&format!("submit: {}", s.message()), progress)
+                    .await?;
+            }
+            Err(s) => return Err(rpc_error("submit", &s)),
+        }
+    }
+}
+
+/// Watches review `id` to its end and fetches its report, reconnecting
+/// and resuming after the last event seen whenever the connection drops.
+pub async fn report<W: Write>(
+    link: &mut Link,
+    mut client: Client,
+    id: &str,
+    progress: &mut Progress<W>,
+) -> Result<String, CliError> {
+    let mut after = String::new();
+    loop {
+        let watched = client
+            .watch_review(pb::WatchReviewRequest {
+                review_id: id.to_owned(),
+                after_event_id: after.clone(),
+            })
+            .await;
+        let broke = match watched {
+            Ok(stream) => {
+                let mut events = stream.into_inner();
+                loop {
+                    match tokio::time::timeout(link.left(), events.message()).await {
+                        Err(_) => return Err(link.timed_out(id)),
+                        Ok(Ok(Some(e))) => {
+                            after.clone_from(&e.event_id);
+                            progress.event(&e);
+                        }
+                        Ok(Ok(None)) => break None,
+                        Ok(Err(s)) if transient(&s) => {
+                            break Some(format!("watch: {}", s.message()));
+                        }
+                        Ok(Err(s)) => return Err(rpc_error("watch", &s)),
+                    }
+                }
+            }
+            Err(s) if transient(&s) => Some(format!("watch: {}", s.message())),
+            Err(s) => return Err(rpc_error("watch", &s)),
+        };
+        if let Some(why) = broke {
+            client = link.reconnect(&why, progress).await?;
+            continue;
+        }
+        match client
+            .get_review(pb::GetReviewRequest {
+                review_id: id.to_owned(),
+            })
+            .await
+        {
+            Ok(got) => {
+                let got = got.into_inner();
+                match pb::ReviewState::try_from(got.state) {
+                    Ok(pb::ReviewState::Finished) => return Ok(got.report_json),
+                    Ok(pb::ReviewState::Cancelled) => {
+                        return Err(CliError::Unavailable(format!("review {id} was cancelled")));
+                    }
+                    // The stream ended before the verdict (the coordinator
+                    // is draining): watch again, after a pause.
+                    _ => {
+                        if link.left().is_zero() {
+                            return Err(link.timed_out(id));
+                        }
+                        tokio::time::sleep(link.backoff.min(link.left())).await;
+                    }
+                }
+            }
+            Err(s) if transient(&s) => {
+                client = link
+                    .reconnect(&format!("get: {}", s.message()), progress)
+                    .await?;
+            }
+            Err(s) => return Err(rpc_error("get", &s)),
+        }
+    }
+}
