@@ -292,6 +292,16 @@ impl Cluster {
         self.addr = self.coordinator.announced("coordinator serving");
     }
 
+    /// Starts another coordinator on the same Redis with the same
+    /// settings, beside the first (both serve the same fleet); it is
+    /// killed when the returned `Proc` is dropped.
+    pub fn another_coordinator(&self) -> (Proc, String) {
+        let mut other =
+            Self::spawn_coordinator(&self.redis, &self.coordinator_args, &self.coordinator_env);
+        let addr = other.announced("coordinator serving");
+        (other, addr)
+    }
+
     /// SIGKILLs the coordinator and starts a new incarnation on the same
     /// address, as a restart behind one service address looks to clients.
     pub fn restart_coordinator_in_place(&mut self) {

@@ -2,7 +2,9 @@
 //! SIGKILLed and started again at the same address mid-review. It
 //! reconnects with backoff, resumes the watch after the last event it saw,
 //! fetches the report and exits as an undisturbed run would, and the
-//! review is not submitted twice.
+//! review is not submitted twice. And two coordinators side by side on one
+//! Redis serve one fleet: a review submitted through one is watched through
+//! the other, which finishes it when the first is SIGKILLed.
 
 use revu_tests::procs::{drain, joined, wait_bounded};
 use revu_tests::{Cluster, RedisServer, bin, example, fault_engine};
@@ -60,4 +62,49 @@ fn submit_rides_out_a_coordinator_restart_at_the_same_address() {
         "{report}"
     );
     assert_eq!(cluster.redis.review_count(), 1, "submitted once");
+}
+
+#[test]
+fn two_coordinators_serve_one_fleet_and_the_survivor_finishes_the_review() {
+    use revu_proto::v1::review_event::Kind;
+    use revu_tests::client::Client;
+    use revu_tests::scenario::{Scenario, count, lanes};
+    let slow = format!("slow={}", fault_engine("clean 2"));
+    let args = ["--lane-engine", "domain:*=slow", "--reclaim-idle-secs", "1"];
+    let mut s = Scenario::start(&args, &[&["--exec-engine", &slow]]);
+    let (_second, second_addr) = s.cluster.another_coordinator();
+    let mut second = s.rt.block_on(Client::connect(
+        &format!("http://{second_addr}"),
+        Duration::from_secs(10),
+    ));
+    // Submitted through the first; watched through the second.
+    let id = s.submit("multi-file.patch", "");
+    let started = s.rt.block_on(async {
+        tokio::time::timeout(
+            Duration::from_secs(20),
+            second.events_until(&id, Kind::LaneStarted),
+        )
+        .await
+    });
+    assert!(
+        matches!(started, Ok(true)),
+        "the second coordinator sees the review's lanes start"
+    );
+    s.cluster.kill_coordinator();
+    // Only the second is left: it gathers the rest, the first's pending
+    // reports included, and finishes the review.
+    s.client = second;
+    let report = s.report(&id, Duration::from_secs(60));
+    let planned = lanes(&report).len();
+    assert!(
+        lanes(&report).iter().all(|l| l["outcome"] == "COMPLETE"),
+        "{report}"
+    );
+    assert_eq!(report["verdict"], "REQUEST CHANGES", "{report}");
+    assert_eq!(
+        count(&s.events(&id), Kind::LaneFinished),
+        planned,
+        "every lane settled exactly once"
+    );
+    assert_eq!(s.cluster.redis.review_count(), 1);
 }
