@@ -265,12 +265,12 @@ fn valid_engine_name(name: &str) -> Result<(), String> {
         && name.len() <= 64
         && name
             .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_:".contains(&b))
     {
         Ok(())
     } else {
         Err(format!(
-            "engine name {name:?} must be 1-64 of a-z, 0-9, '-' and '_'"
+            "engine name {name:?} must be 1-64 of a-z, 0-9, '-', '_' and ':'"
         ))
     }
 }

@@ -41,6 +41,18 @@ pub struct WorkerConfig {
     #[arg(long = "exec-engine", env = "REVU_EXEC_ENGINE", value_delimiter = '\n', value_parser = parse_exec_engine)]
     pub exec_engines: Vec<ExecEngineSpec>,
 
+    /// Offer a simulated slow engine, `sleep:MS`, that answers every lane
+    /// with an empty report after MS milliseconds (for `revu bench`; the
+    /// `noop` engine, which answers at once, is always offered).
+    /// Repeatable (in the variable, comma-separated).
+    #[arg(
+        long = "sleep-engine",
+        env = "REVU_SLEEP_ENGINE",
+        value_delimiter = ',',
+        value_name = "MS"
+    )]
+    pub sleep_engines: Vec<u64>,
+
     /// Seconds an exec engine's command may run before it is killed.
     #[arg(long, env = "REVU_EXEC_TIMEOUT_SECS", default_value_t = 300)]
     pub exec_timeout_secs: u64,
@@ -117,6 +129,11 @@ impl WorkerConfig {
     /// The built-in engines plus the configured exec and llm engines.
     pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
         let mut engines = crate::engines::Engines::built_in(&self.lint);
+        for ms in &self.sleep_engines {
+            engines = engines.with(std::sync::Arc::new(
+                crate::engines::bench::BenchEngine::sleep(*ms),
+            ));
+        }
         for llm in self.llm.engines().await? {
             engines = engines.with(std::sync::Arc::new(llm));
         }

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod bench;
 pub mod facts;
 pub mod render;
 pub mod review;

@@ -8,6 +8,7 @@
 //! request in flight is cancelled): that is how a cancelled review, a lost
 //! lease, a passed deadline or a drain that runs out stops a lane.
 
+pub mod bench;
 pub mod exec;
 pub mod lint;
 pub mod llm;
@@ -351,9 +352,13 @@ pub struct Engines {
 }
 
 impl Default for Engines {
+    /// The rules, and `noop` for measuring the pipeline.
     fn default() -> Self {
         Engines {
-            engines: vec![Arc::new(RulesEngine::default())],
+            engines: vec![
+                Arc::new(RulesEngine::default()),
+                Arc::new(bench::BenchEngine::noop()),
+            ],
         }
     }
 }
