@@ -85,9 +85,27 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(api)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown)
+        .serve_with_incoming_shutdown(without_nagle(TcpListenerStream::new(listener)), shutdown)
         .await;
     let _ = stop_tx.send(true);
     let _ = tokio::join!(gatherer, sweeper, sampler);
     Ok(result?)
+}
+
+/// Accepted connections with Nagle's algorithm off: a watch stream's small
+/// messages go out at once instead of waiting for the peer's delayed ACK
+/// (tens of milliseconds per message on loopback). Tonic's own
+/// `tcp_nodelay` applies only to listeners it binds itself.
+fn without_nagle(
+    incoming: TcpListenerStream,
+) -> impl tokio_stream::Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    use tokio_stream::StreamExt;
+    incoming.map(|accepted| {
+        if let Ok(stream) = &accepted
+            && let Err(e) = stream.set_nodelay(true)
+        {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+        accepted
+    })
 }
