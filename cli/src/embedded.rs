@@ -65,7 +65,8 @@ pub async fn review(
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?;
     let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
-        .with_poll(Duration::from_millis(50));
+        .with_poll(Duration::from_millis(50))
+        .with_stoppable_reads();
     let (stop_tx, stop_rx) = watch::channel(false);
     let stopped = |mut rx: watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;

@@ -101,6 +101,8 @@ pub struct Worker<B> {
     held: Held,
     metrics: Arc<WorkerMetrics>,
     messaging: Arc<MessagingTarget>,
+    /// A stop may cut an idle read short (see [`Worker::with_stoppable_reads`]).
+    stoppable_reads: bool,
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
@@ -118,7 +120,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             held: Held::default(),
             metrics: Arc::default(),
             messaging: Arc::default(),
+            stoppable_reads: false,
         }
+    }
+
+    /// Lets a stop cut an idle queue read short, for a backend whose read
+    /// is cancel-safe (the in-memory queue: a job is taken and returned in
+    /// one step, so a read dropped while it waits has taken nothing). The
+    /// embedded mode then ends as soon as its review does, instead of
+    /// after a poll. A Redis read is never cut: the server may have
+    /// delivered a job the dropped read would lose until its lease ran out.
+    pub fn with_stoppable_reads(mut self) -> Self {
+        self.stoppable_reads = true;
+        self
     }
 
     /// Records lane attempts in `metrics` (by default, in metrics nobody reads).
@@ -218,11 +232,17 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     Err(e) => tracing::warn!(error = %e, "reclaim failed"),
                 }
             }
-            match self
-                .backend
-                .take_jobs(&self.name, &engines, self.poll)
-                .await
-            {
+            let read = self.backend.take_jobs(&self.name, &engines, self.poll);
+            let taken = if self.stoppable_reads {
+                let mut stopped = stop.clone();
+                tokio::select! {
+                    taken = read => taken,
+                    _ = stopped.wait_for(|s| *s) => break,
+                }
+            } else {
+                read.await
+            };
+            match taken {
                 Ok(taken) => {
                     for d in taken {
                         self.process(d).await;
