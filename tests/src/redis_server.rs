@@ -119,11 +119,23 @@ impl RedisServer {
     /// directory, so what it persisted comes back. Only for servers this
     /// handle started.
     pub fn restart(&mut self, down_for: Duration) {
-        assert!(self.process.is_some(), "cannot restart an external Redis");
+        self.stop();
+        std::thread::sleep(down_for);
+        self.start_again();
+    }
+
+    /// Kills the server (SIGKILL); [`RedisServer::start_again`] brings it
+    /// back on the same port and directory. Only for servers this handle
+    /// started.
+    pub fn stop(&mut self) {
+        assert!(self.process.is_some(), "cannot stop an external Redis");
         if let Some(p) = self.process.as_mut() {
             p.kill();
         }
-        std::thread::sleep(down_for);
+    }
+
+    /// Starts a stopped server again on its port and directory.
+    pub fn start_again(&mut self) {
         let mut cmd = Command::new("redis-server");
         cmd.args(&self.command);
         self.process = Some(Proc::spawn("redis-server", cmd));

@@ -310,6 +310,10 @@ impl JobQueue for MemoryBackend {
         Ok(())
     }
 
+    async fn ping(&self) -> Result<(), QueueError> {
+        Ok(())
+    }
+
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let s = self.lock();
         Ok(QueueDepth {

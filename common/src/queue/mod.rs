@@ -203,6 +203,9 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
     /// Entries waiting or pending on the job streams, all engines together
     /// (for tests and metrics).
     fn job_backlog(&self) -> impl Future<Output = Result<QueueDepth, QueueError>> + Send;
+
+    /// Whether the backend answers now (a Redis `PING`), for health checks.
+    fn ping(&self) -> impl Future<Output = Result<(), QueueError>> + Send;
 }
 
 /// How much work sits on a stream's consumer group.

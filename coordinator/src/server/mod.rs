@@ -16,6 +16,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 /// How often the queue gauges are read from the backend.
 const GAUGE_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// How often the health status checks the backend.
+const HEALTH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Largest request the server decodes: the diff limit plus room for head files.
 fn max_message_bytes(max_diff: usize) -> usize {
@@ -69,6 +71,13 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         })
     };
 
+    let health = {
+        let c = coordinator.clone();
+        let rx = stop_rx.clone();
+        let reporter = health_reporter.clone();
+        tokio::spawn(async move { watch_health::<B>(c, reporter, HEALTH_EVERY, stopped(rx)).await })
+    };
+
     let sampler = {
         let c = coordinator.clone();
         let rx = stop_rx.clone();
@@ -88,7 +97,7 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         .serve_with_incoming_shutdown(without_nagle(TcpListenerStream::new(listener)), shutdown)
         .await;
     let _ = stop_tx.send(true);
-    let _ = tokio::join!(gatherer, sweeper, sampler);
+    let _ = tokio::join!(gatherer, sweeper, sampler, health);
     Ok(result?)
 }
 
@@ -108,4 +117,47 @@ fn without_nagle(
         }
         accepted
     })
+}
+
+/// Keeps the gRPC health status true to the backend: `NOT_SERVING` (for
+/// the review service and the server as a whole) while Redis does not
+/// answer, `SERVING` again once it does. Checked every `every`, each check
+/// bounded by the same time.
+async fn watch_health<B: JobQueue + ReviewStore>(
+    coordinator: Coordinator<B>,
+    reporter: tonic_health::server::HealthReporter,
+    every: std::time::Duration,
+    shutdown: impl Future<Output = ()>,
+) {
+    use tonic_health::ServingStatus;
+    tokio::pin!(shutdown);
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut serving = true;
+    loop {
+        tokio::select! {
+            () = &mut shutdown => return,
+            _ = tick.tick() => {}
+        }
+        let answered = tokio::time::timeout(every, coordinator.backend().ping()).await;
+        let up = matches!(answered, Ok(Ok(())));
+        if up == serving {
+            continue;
+        }
+        serving = up;
+        let status = if up {
+            tracing::info!("backend answers again; health SERVING");
+            ServingStatus::Serving
+        } else {
+            tracing::warn!("backend does not answer; health NOT_SERVING");
+            ServingStatus::NotServing
+        };
+        reporter
+            .set_service_status(
+                <ReviewServiceServer<ReviewApi<B>> as tonic::server::NamedService>::NAME,
+                status,
+            )
+            .await;
+        reporter.set_service_status("", status).await;
+    }
 }

@@ -396,6 +396,12 @@ impl JobQueue for RedisBackend {
             .await
     }
 
+    async fn ping(&self) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        redis::cmd("PING").query_async::<()>(&mut conn).await?;
+        Ok(())
+    }
+
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let mut conn = self.conn.clone();
         let mut depth = QueueDepth::default();
