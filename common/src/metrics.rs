@@ -142,15 +142,59 @@ pub async fn bind(addr: std::net::SocketAddr) -> Result<TcpListener, MetricsErro
 
 /// The `/metrics` endpoint of a binary: when `addr` is set, binds it (so a
 /// bad address fails at startup) and serves `registry` in the background
-/// until the returned guard is dropped.
+/// until the returned guard is dropped. `GET /readyz` answers 200.
 pub async fn endpoint(
     addr: Option<std::net::SocketAddr>,
     registry: Registry,
 ) -> Result<Option<EndpointGuard>, MetricsError> {
+    endpoint_with_readiness(addr, registry, Readiness::default()).await
+}
+
+/// [`endpoint`], with `GET /readyz` answering what `readiness` says: 200
+/// when ready, 503 when not.
+pub async fn endpoint_with_readiness(
+    addr: Option<std::net::SocketAddr>,
+    registry: Registry,
+    readiness: Readiness,
+) -> Result<Option<EndpointGuard>, MetricsError> {
     let Some(addr) = addr else { return Ok(None) };
     let listener = bind(addr).await?;
-    let task = tokio::spawn(serve(listener, Arc::new(registry), std::future::pending()));
+    let task = tokio::spawn(serve_with(
+        listener,
+        Arc::new(registry),
+        readiness,
+        std::future::pending(),
+    ));
     Ok(Some(EndpointGuard(task)))
+}
+
+/// Whether a binary can do its work now (its backend answers), shared
+/// between what checks it and the `/readyz` that reports it. Ready until
+/// told otherwise.
+#[derive(Debug, Clone)]
+pub struct Readiness(Arc<std::sync::atomic::AtomicBool>);
+
+impl Default for Readiness {
+    fn default() -> Self {
+        Readiness(Arc::new(std::sync::atomic::AtomicBool::new(true)))
+    }
+}
+
+impl Readiness {
+    /// Not ready until told so (a binary that has yet to reach its backend).
+    pub fn not_yet() -> Self {
+        let r = Readiness::default();
+        r.set(false);
+        r
+    }
+
+    pub fn set(&self, ready: bool) {
+        self.0.store(ready, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Stops the metrics endpoint when dropped.
@@ -178,6 +222,16 @@ pub async fn serve(
     registry: Arc<Registry>,
     shutdown: impl Future<Output = ()>,
 ) {
+    serve_with(listener, registry, Readiness::default(), shutdown).await;
+}
+
+/// [`serve`], with `GET /readyz` answering what `readiness` says.
+async fn serve_with(
+    listener: TcpListener,
+    registry: Arc<Registry>,
+    readiness: Readiness,
+    shutdown: impl Future<Output = ()>,
+) {
     if let Ok(addr) = listener.local_addr() {
         tracing::info!(%addr, "metrics serving on /metrics");
     }
@@ -189,9 +243,9 @@ pub async fn serve(
         };
         match accepted {
             Ok((stream, _)) => {
-                let registry = registry.clone();
+                let (registry, readiness) = (registry.clone(), readiness.clone());
                 tokio::spawn(async move {
-                    if let Err(e) = answer(stream, &registry).await {
+                    if let Err(e) = answer(stream, &registry, &readiness).await {
                         tracing::debug!(error = %e, "metrics request failed");
                     }
                 });
@@ -211,7 +265,11 @@ fn request_line(head: &[u8]) -> Option<&str> {
     head.lines().next()
 }
 
-async fn answer(mut stream: TcpStream, registry: &Registry) -> std::io::Result<()> {
+async fn answer(
+    mut stream: TcpStream,
+    registry: &Registry,
+    readiness: &Readiness,
+) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(512);
     let mut chunk = [0u8; 1024];
     let line = loop {
@@ -234,6 +292,14 @@ async fn answer(mut stream: TcpStream, registry: &Registry) -> std::io::Result<(
     let path = target.split('?').next().unwrap_or("");
     let (status, content_type, body) = match (method, path) {
         ("GET" | "HEAD", "/metrics") => ("200 OK", CONTENT_TYPE, encode(registry)),
+        ("GET" | "HEAD", "/readyz") if readiness.get() => {
+            ("200 OK", "text/plain", "ready\n".to_owned())
+        }
+        ("GET" | "HEAD", "/readyz") => (
+            "503 Service Unavailable",
+            "text/plain",
+            "not ready: the backend does not answer\n".to_owned(),
+        ),
         ("GET" | "HEAD", _) => ("404 Not Found", "text/plain", "not found\n".to_owned()),
         _ => (
             "405 Method Not Allowed",

@@ -5,15 +5,14 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-/// `GET /metrics` from `addr` (`127.0.0.1:port`); the response body.
-pub fn scrape(addr: &str) -> Result<String, String> {
+/// `GET {path}` from `addr` (`127.0.0.1:port`): the status code and body.
+fn get(addr: &str, path: &str) -> Result<(u16, String), String> {
     let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
-    let timeout = Some(Duration::from_secs(5));
     stream
-        .set_read_timeout(timeout)
+        .set_read_timeout(Some(Duration::from_secs(5)))
         .map_err(|e| format!("timeout: {e}"))?;
     stream
-        .write_all(format!("GET /metrics HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes())
+        .write_all(format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes())
         .map_err(|e| format!("write: {e}"))?;
     let mut response = String::new();
     stream
@@ -22,10 +21,25 @@ pub fn scrape(addr: &str) -> Result<String, String> {
     let (head, body) = response
         .split_once("\r\n\r\n")
         .ok_or_else(|| format!("no header end in {response:?}"))?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("unexpected response {head:?}"));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .ok_or_else(|| format!("no status in {head:?}"))?;
+    Ok((status, body.to_owned()))
+}
+
+/// The status code `GET {path}` gets from `addr`.
+pub fn status(addr: &str, path: &str) -> Result<u16, String> {
+    get(addr, path).map(|(status, _)| status)
+}
+
+/// `GET /metrics` from `addr` (`127.0.0.1:port`); the response body.
+pub fn scrape(addr: &str) -> Result<String, String> {
+    match get(addr, "/metrics")? {
+        (200, body) => Ok(body),
+        (status, _) => Err(format!("unexpected status {status}")),
     }
-    Ok(body.to_owned())
 }
 
 /// The labels of a sample line, in order.

@@ -1,6 +1,7 @@
 //! Health that tells the truth: the coordinator's gRPC health is
 //! `NOT_SERVING` while its Redis does not answer and `SERVING` again once
-//! it does, for the review service and for the server as a whole.
+//! it does, for the review service and for the server as a whole; and a
+//! worker's `/readyz` answers 503, then 200 again.
 
 use revu_tests::{Cluster, RedisServer};
 use std::time::{Duration, Instant};
@@ -55,4 +56,32 @@ fn health_follows_redis_down_and_back() {
     for service in [SERVICE, ""] {
         rt.block_on(until(&endpoint, service, ServingStatus::Serving));
     }
+}
+
+/// Polls `GET /readyz` on `addr` until it answers `wanted`, for at most 20 s.
+fn ready_until(addr: &str, wanted: u16) {
+    let started = Instant::now();
+    loop {
+        let got = revu_tests::scrape::status(addr, "/readyz");
+        if got == Ok(wanted) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "/readyz on {addr} never answered {wanted}; last {got:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_workers_readiness_follows_redis_down_and_back() {
+    let mut cluster = Cluster::start_coordinator_only(RedisServer::start(), &[]);
+    let worker = cluster.add_worker(&["--metrics-listen", "127.0.0.1:0"]);
+    let addr = cluster.workers[worker].announced("metrics serving");
+    ready_until(&addr, 200);
+    cluster.redis.stop();
+    ready_until(&addr, 503);
+    cluster.redis.start_again();
+    ready_until(&addr, 200);
 }

@@ -31,12 +31,18 @@ async fn run() -> anyhow::Result<()> {
 
 async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let (metrics, registry) = WorkerMetrics::registered();
-    let _metrics_endpoint =
-        revu_common::metrics::endpoint(config.service.metrics_listen, registry.into_registry())
-            .await?;
+    // Ready once Redis has answered, not before.
+    let readiness = revu_common::metrics::Readiness::not_yet();
+    let _metrics_endpoint = revu_common::metrics::endpoint_with_readiness(
+        config.service.metrics_listen,
+        registry.into_registry(),
+        readiness.clone(),
+    )
+    .await?;
     let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
         .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
+    let checker = tokio::spawn(watch_backend(backend.clone(), readiness));
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
@@ -50,5 +56,30 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
             revu_common::shutdown::signal(),
         )
         .await;
+    checker.abort();
     Ok(())
+}
+
+/// Keeps `/readyz` true to Redis: not ready while it does not answer a
+/// `PING` (checked every second, each check bounded by a second).
+async fn watch_backend(backend: RedisBackend, readiness: revu_common::metrics::Readiness) {
+    use revu_common::queue::JobQueue;
+    let every = Duration::from_secs(1);
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let up = matches!(
+            tokio::time::timeout(every, backend.ping()).await,
+            Ok(Ok(()))
+        );
+        if up != readiness.get() {
+            if up {
+                tracing::info!("redis answers again; ready");
+            } else {
+                tracing::warn!("redis does not answer; not ready");
+            }
+            readiness.set(up);
+        }
+    }
 }
