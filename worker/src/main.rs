@@ -60,26 +60,16 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Keeps `/readyz` true to Redis: not ready while it does not answer a
-/// `PING` (checked every second, each check bounded by a second).
+/// Keeps `/readyz` true to Redis: not ready while it does not answer.
 async fn watch_backend(backend: RedisBackend, readiness: revu_common::metrics::Readiness) {
-    use revu_common::queue::JobQueue;
-    let every = Duration::from_secs(1);
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        let up = matches!(
-            tokio::time::timeout(every, backend.ping()).await,
-            Ok(Ok(()))
-        );
-        if up != readiness.get() {
-            if up {
-                tracing::info!("redis answers again; ready");
-            } else {
-                tracing::warn!("redis does not answer; not ready");
-            }
-            readiness.set(up);
+    revu_common::queue::watch_reachable(&backend, Duration::from_secs(1), false, |up| {
+        if up {
+            tracing::info!("redis answers; ready");
+        } else {
+            tracing::warn!("redis does not answer; not ready");
         }
-    }
+        readiness.set(up);
+        std::future::ready(())
+    })
+    .await;
 }

@@ -232,3 +232,28 @@ pub(crate) fn decode<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, Poi
         error: e.to_string(),
     })
 }
+
+/// Pings `backend` every `every` (each ping bounded by `every`) and calls
+/// `changed(up)` each time whether it answers differs from the last time,
+/// starting from `up`. Runs until dropped: the health and readiness of
+/// the binaries follow it.
+pub async fn watch_reachable<B: JobQueue, F: Future<Output = ()>>(
+    backend: &B,
+    every: Duration,
+    mut up: bool,
+    mut changed: impl FnMut(bool) -> F,
+) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let answers = matches!(
+            tokio::time::timeout(every, backend.ping()).await,
+            Ok(Ok(()))
+        );
+        if answers != up {
+            up = answers;
+            changed(up).await;
+        }
+    }
+}

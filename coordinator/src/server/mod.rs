@@ -121,8 +121,7 @@ fn without_nagle(
 
 /// Keeps the gRPC health status true to the backend: `NOT_SERVING` (for
 /// the review service and the server as a whole) while Redis does not
-/// answer, `SERVING` again once it does. Checked every `every`, each check
-/// bounded by the same time.
+/// answer, `SERVING` again once it does.
 async fn watch_health<B: JobQueue + ReviewStore>(
     coordinator: Coordinator<B>,
     reporter: tonic_health::server::HealthReporter,
@@ -130,34 +129,27 @@ async fn watch_health<B: JobQueue + ReviewStore>(
     shutdown: impl Future<Output = ()>,
 ) {
     use tonic_health::ServingStatus;
-    tokio::pin!(shutdown);
-    let mut tick = tokio::time::interval(every);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut serving = true;
-    loop {
-        tokio::select! {
-            () = &mut shutdown => return,
-            _ = tick.tick() => {}
+    let follow = revu_common::queue::watch_reachable(coordinator.backend(), every, true, |up| {
+        let reporter = reporter.clone();
+        async move {
+            let status = if up {
+                tracing::info!("backend answers again; health SERVING");
+                ServingStatus::Serving
+            } else {
+                tracing::warn!("backend does not answer; health NOT_SERVING");
+                ServingStatus::NotServing
+            };
+            reporter
+                .set_service_status(
+                    <ReviewServiceServer<ReviewApi<B>> as tonic::server::NamedService>::NAME,
+                    status,
+                )
+                .await;
+            reporter.set_service_status("", status).await;
         }
-        let answered = tokio::time::timeout(every, coordinator.backend().ping()).await;
-        let up = matches!(answered, Ok(Ok(())));
-        if up == serving {
-            continue;
-        }
-        serving = up;
-        let status = if up {
-            tracing::info!("backend answers again; health SERVING");
-            ServingStatus::Serving
-        } else {
-            tracing::warn!("backend does not answer; health NOT_SERVING");
-            ServingStatus::NotServing
-        };
-        reporter
-            .set_service_status(
-                <ReviewServiceServer<ReviewApi<B>> as tonic::server::NamedService>::NAME,
-                status,
-            )
-            .await;
-        reporter.set_service_status("", status).await;
+    });
+    tokio::select! {
+        () = shutdown => {}
+        () = follow => {}
     }
 }
