@@ -9,6 +9,7 @@
 //! command's `--timeout`. The submission itself is retried under its
 //! idempotency key, so a retry never makes a second review.
 
+use crate::credentials::Credentials;
 use crate::error::CliError;
 use crate::progress::Progress;
 use revu_proto::v1 as pb;
@@ -16,9 +17,10 @@ use revu_proto::v1::review_service_client::ReviewServiceClient;
 use std::io::Write;
 use std::time::{Duration, Instant};
 use tonic::Code;
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Channel, Endpoint};
 
-pub type Client = ReviewServiceClient<Channel>;
+pub type Client = ReviewServiceClient<InterceptedService<Channel, Credentials>>;
 
 /// Largest message either way (a large diff, a large report).
 const MESSAGE_LIMIT: usize = 256 * 1024 * 1024;
@@ -45,6 +47,13 @@ pub fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
         Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
             CliError::Input(msg)
         }
+        Code::Unauthenticated => CliError::Input(format!(
+            "{what}: unauthenticated: {} (give --token-file FILE or set REVU_TOKEN)",
+            status.message()
+        )),
+        Code::PermissionDenied => {
+            CliError::Input(format!("{what}: permission denied: {}", status.message()))
+        }
         _ => CliError::Unavailable(format!("{msg} ({:?})", status.code())),
     }
 }
@@ -56,11 +65,17 @@ pub struct Link {
     address: String,
     deadline: Instant,
     backoff: Duration,
+    credentials: Credentials,
 }
 
 impl Link {
-    /// The coordinator at `address`, followed until `deadline`.
-    pub fn new(address: &str, deadline: Instant) -> Result<Link, CliError> {
+    /// The coordinator at `address`, followed until `deadline`, called
+    /// with `credentials`.
+    pub fn new(
+        address: &str,
+        deadline: Instant,
+        credentials: Credentials,
+    ) -> Result<Link, CliError> {
         let endpoint = Endpoint::from_shared(address.to_owned())
             .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?
             .connect_timeout(Duration::from_secs(5))
@@ -74,6 +89,7 @@ impl Link {
             address: address.to_owned(),
             deadline,
             backoff: FIRST_BACKOFF,
+            credentials,
         })
     }
 
@@ -82,9 +98,11 @@ impl Link {
         let channel = self.endpoint.connect().await.map_err(|e| {
             CliError::Unavailable(format!("cannot reach coordinator {}: {e}", self.address))
         })?;
-        Ok(ReviewServiceClient::new(channel)
-            .max_decoding_message_size(MESSAGE_LIMIT)
-            .max_encoding_message_size(MESSAGE_LIMIT))
+        Ok(
+            ReviewServiceClient::with_interceptor(channel, self.credentials.clone())
+                .max_decoding_message_size(MESSAGE_LIMIT)
+                .max_encoding_message_size(MESSAGE_LIMIT),
+        )
     }
 
     /// After a transient failure (`why`): waits a backoff and connects

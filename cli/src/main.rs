@@ -7,6 +7,7 @@
 //! 3 service unavailable or internal failure.
 
 mod commands;
+mod credentials;
 mod embedded;
 mod error;
 mod follow;

@@ -112,6 +112,45 @@ where
 
 /// Lays the settings of a TOML `text` under those `matches` gave
 /// explicitly (by flag or environment).
+/// `url` with the password of its user info, if any, replaced by `***`
+/// (`redis://user:***@host:6379`), for logs, errors and `--dump-config`.
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+            let masked = if userinfo.contains(':') {
+                format!("{user}:***")
+            } else {
+                // `redis://PASSWORD@host` is a password alone.
+                "***".to_owned()
+            };
+            format!("{scheme}://{masked}@{host}{tail}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// The configuration as `--dump-config` prints it: pretty JSON, with the
+/// password of every URL in it masked.
+pub fn dump<T: Serialize>(config: &T) -> Result<String, serde_json::Error> {
+    fn mask(v: &mut Value) {
+        match v {
+            Value::String(s) if s.contains("://") => *s = redact_url(s),
+            Value::Array(items) => items.iter_mut().for_each(mask),
+            Value::Object(map) => map.values_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(config)?;
+    mask(&mut value);
+    serde_json::to_string_pretty(&value)
+}
+
 fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result<T, String> {
     let file: toml::Table = toml::from_str(text).map_err(|e| {
         let line = e
@@ -214,6 +253,27 @@ fn set_path(root: &mut Value, path: &[String], value: Value) {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn url_passwords_are_masked_and_nothing_else_changes() {
+        use super::redact_url;
+        for (url, shown) in [
+            ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379"),
+            ("redis://:s3cret@redis:6379/0", "redis://:***@redis:6379/0"),
+            (
+                "rediss://ci:p@ss@redis.internal:6380",
+                "rediss://ci:***@redis.internal:6380",
+            ),
+            ("redis://s3cret@redis:6379", "redis://***@redis:6379"),
+            (
+                "redis://redis:6379/0?user=a@b",
+                "redis://redis:6379/0?user=a@b",
+            ),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(redact_url(url), shown, "{url}");
+        }
+    }
+
     use super::*;
     use clap::{CommandFactory, FromArgMatches};
 

@@ -6,7 +6,11 @@ use crate::finding::{Dimension, Finding};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Identifies a review. UUIDv7 text, so ids sort by submission time.
+/// Identifies a review. UUIDv7 text, so ids sort by submission time; a
+/// review submitted by a tenant has its tenant in front, `TENANT/UUID`.
+/// Clients only ever see the UUID (its [`local`](ReviewId::local) part):
+/// the service puts the caller's tenant back in front, so another tenant's
+/// id names a review that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ReviewId(pub String);
@@ -14,6 +18,46 @@ pub struct ReviewId(pub String);
 impl ReviewId {
     pub fn new() -> Self {
         ReviewId(uuid::Uuid::now_v7().to_string())
+    }
+
+    /// A new id in `tenant`'s namespace (none: the open namespace).
+    pub fn new_in(tenant: Option<&str>) -> Self {
+        Self::scoped(tenant, &uuid::Uuid::now_v7().to_string())
+    }
+
+    /// The id a client of `tenant` means by `local`.
+    pub fn scoped(tenant: Option<&str>, local: &str) -> Self {
+        match tenant {
+            Some(t) => ReviewId(format!("{t}/{local}")),
+            None => ReviewId(local.to_owned()),
+        }
+    }
+
+    /// The tenant whose review this is, if any.
+    pub fn tenant(&self) -> Option<&str> {
+        self.0.split_once('/').map(|(t, _)| t)
+    }
+
+    /// The id as the review's own client knows it.
+    pub fn local(&self) -> &str {
+        self.0.split_once('/').map_or(&self.0, |(_, l)| l)
+    }
+}
+
+/// Checks a tenant name: 1 to 64 ASCII letters, digits, `-`, `_` or `.`
+/// (it appears in storage keys, metrics labels and span attributes).
+pub fn check_tenant_name(name: &str) -> Result<(), String> {
+    if !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "tenant name {name:?} must be 1-64 of ASCII letters, digits, '-', '_' and '.'"
+        ))
     }
 }
 
@@ -370,7 +414,21 @@ impl FaultKind {
 
 #[cfg(test)]
 mod tests {
-    use super::FaultKind;
+    use super::{FaultKind, ReviewId, check_tenant_name};
+
+    #[test]
+    fn a_tenant_review_id_shows_its_client_only_the_uuid() {
+        let id = ReviewId::new_in(Some("acme"));
+        assert_eq!(id.tenant(), Some("acme"));
+        assert_eq!(ReviewId::scoped(Some("acme"), id.local()), id);
+        assert_ne!(ReviewId::scoped(Some("other"), id.local()), id);
+        let open = ReviewId::new_in(None);
+        assert_eq!((open.tenant(), open.local()), (None, open.0.as_str()));
+        assert!(check_tenant_name("team-a.ci_1").is_ok());
+        for bad in ["", "a/b", "a b", "a:b", &"x".repeat(65)] {
+            assert!(check_tenant_name(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn fault_labels_are_the_serialized_names() {

@@ -180,6 +180,57 @@ impl Default for ReviewSettings {
     }
 }
 
+/// Who may call the coordinator, and how much each tenant may ask of it.
+#[derive(Debug, Clone, Default, Args, Serialize, Deserialize)]
+pub struct AccessSettings {
+    /// Tenants' tokens: one `TENANT SHA256HEX` per line (the hex SHA-256 of
+    /// the token), `#` comments; read again when it changes. Every review
+    /// call must then carry `authorization: Bearer TOKEN`.
+    #[arg(long, env = "REVU_TOKENS_FILE")]
+    pub tokens_file: Option<std::path::PathBuf>,
+
+    /// Serve without authentication on an address beyond loopback (refused
+    /// otherwise).
+    #[arg(long, env = "REVU_ALLOW_UNAUTHENTICATED")]
+    pub allow_unauthenticated: bool,
+
+    /// Reviews one tenant may have running at once.
+    #[arg(long, env = "REVU_TENANT_MAX_INFLIGHT")]
+    pub tenant_max_inflight: Option<u64>,
+
+    /// Submissions one tenant may make per minute (resubmissions under an
+    /// idempotency key already held are free).
+    #[arg(long, env = "REVU_TENANT_SUBMISSIONS_PER_MINUTE")]
+    pub tenant_submissions_per_minute: Option<u64>,
+
+    /// Diff bytes one tenant may submit per day (UTC).
+    #[arg(long, env = "REVU_TENANT_DIFF_BYTES_PER_DAY")]
+    pub tenant_diff_bytes_per_day: Option<u64>,
+}
+
+impl AccessSettings {
+    /// The per-tenant quotas.
+    pub fn quotas(&self) -> crate::service::Quotas {
+        crate::service::Quotas {
+            inflight: self.tenant_max_inflight,
+            submissions_per_minute: self.tenant_submissions_per_minute,
+            diff_bytes_per_day: self.tenant_diff_bytes_per_day,
+        }
+    }
+
+    /// Refuses to serve `listen` beyond loopback with nobody authenticated,
+    /// unless that was asked for.
+    pub fn check_exposure(&self, listen: SocketAddr) -> Result<(), String> {
+        if self.tokens_file.is_none() && !self.allow_unauthenticated && !listen.ip().is_loopback() {
+            return Err(format!(
+                "refusing to serve {listen} without authentication: give --tokens-file FILE \
+                 (env REVU_TOKENS_FILE), or --allow-unauthenticated to accept any caller"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The `revu-coordinator` binary's configuration.
 #[derive(Debug, Clone, clap::Parser, Serialize, Deserialize)]
 #[command(
@@ -198,6 +249,9 @@ pub struct CoordinatorConfig {
 
     #[command(flatten)]
     pub review: ReviewSettings,
+
+    #[command(flatten)]
+    pub access: AccessSettings,
 
     #[command(flatten)]
     #[serde(skip)]
@@ -350,6 +404,29 @@ mod tests {
         assert!(parse_engine_retry("llm=0").is_err());
         assert!(parse_engine_retry("LLM=2").is_err());
         assert!(parse_lane_engine("nolane").is_err());
+    }
+
+    #[test]
+    fn beyond_loopback_the_coordinator_needs_tokens_or_an_explicit_opt_out() {
+        let open = AccessSettings::default();
+        let any: SocketAddr = "0.0.0.0:50051".parse().unwrap();
+        let err = open.check_exposure(any).unwrap_err();
+        assert!(err.contains("--tokens-file") && err.contains("--allow-unauthenticated"));
+        assert!(
+            open.check_exposure("127.0.0.1:50051".parse().unwrap())
+                .is_ok()
+        );
+        assert!(open.check_exposure("[::1]:50051".parse().unwrap()).is_ok());
+        let opted_out = AccessSettings {
+            allow_unauthenticated: true,
+            ..AccessSettings::default()
+        };
+        assert!(opted_out.check_exposure(any).is_ok());
+        let tokens = AccessSettings {
+            tokens_file: Some("tokens".into()),
+            ..AccessSettings::default()
+        };
+        assert!(tokens.check_exposure(any).is_ok());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use anyhow::Context;
 use revu_common::queue::redis::RedisBackend;
+use revu_coordinator::auth::Authenticator;
 use revu_coordinator::config::CoordinatorConfig;
 use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_coordinator::server;
@@ -19,10 +20,14 @@ fn main() -> std::process::ExitCode {
 async fn run() -> anyhow::Result<()> {
     let config: CoordinatorConfig = revu_common::config::load().await?;
     if config.source.dump_config {
-        println!("{}", serde_json::to_string_pretty(&config)?);
+        println!("{}", revu_common::config::dump(&config)?);
         return Ok(());
     }
     config.review.validate().map_err(anyhow::Error::msg)?;
+    config
+        .access
+        .check_exposure(config.listen)
+        .map_err(anyhow::Error::msg)?;
     let telemetry =
         revu_common::telemetry::init_service("revu-coordinator", config.service.log_json)?;
     let result = coordinate(&config).await;
@@ -37,14 +42,33 @@ async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
             .await?;
     let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
-        .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
+        .with_context(|| {
+            format!(
+                "connecting to redis at {}",
+                revu_common::config::redact_url(&config.service.redis)
+            )
+        })?;
+    let access = match &config.access.tokens_file {
+        Some(path) => server::Access {
+            auth: Authenticator::from_file(path).await?,
+            tokens_file: Some(path.clone()),
+        },
+        None => server::Access::default(),
+    };
     let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
-        .with_messaging(backend.job_target());
+        .with_messaging(backend.job_target())
+        .with_quotas(config.access.quotas());
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;
-    server::serve(listener, coordinator, revu_common::shutdown::signal()).await?;
+    server::serve(
+        listener,
+        coordinator,
+        access,
+        revu_common::shutdown::signal(),
+    )
+    .await?;
     tracing::info!("coordinator stopped");
     Ok(())
 }

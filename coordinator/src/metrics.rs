@@ -48,6 +48,19 @@ pub struct GroupLabels {
     pub group: String,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TenantLabels {
+    /// A tenant of the tokens file: as many values as the operator wrote.
+    pub tenant: String,
+}
+
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct QuotaLabels {
+    pub tenant: String,
+    /// `max-inflight`, `submissions-per-minute`, `diff-bytes-per-day`.
+    pub quota: String,
+}
+
 /// Every metric the coordinator exports.
 #[derive(Debug, Clone)]
 pub struct CoordinatorMetrics {
@@ -59,6 +72,10 @@ pub struct CoordinatorMetrics {
     /// Reports of an attempt already handled, stale, late or unknown.
     pub reports_discarded: Counter,
     pub reviews_submitted: Counter,
+    pub tenant_reviews_submitted: Family<TenantLabels, Counter>,
+    pub quota_refusals: Family<QuotaLabels, Counter>,
+    /// Review calls refused for want of a valid token.
+    pub unauthenticated: Counter,
     pub reviews_finished: Family<VerdictLabels, Counter>,
     pub stage_duration: HistogramFamily<StageLabels>,
     pub reviews_in_flight: Gauge,
@@ -78,6 +95,9 @@ impl Default for CoordinatorMetrics {
             dead_letters: Family::default(),
             reports_discarded: Counter::default(),
             reviews_submitted: Counter::default(),
+            tenant_reviews_submitted: Family::default(),
+            quota_refusals: Family::default(),
+            unauthenticated: Counter::default(),
             reviews_finished: Family::default(),
             stage_duration: Family::new_with_constructor(duration_histogram),
             reviews_in_flight: Gauge::default(),
@@ -137,6 +157,24 @@ impl CoordinatorMetrics {
             self.reviews_submitted.clone(),
         );
         r.register(
+            "tenant_reviews_submitted",
+            "Reviews accepted from a tenant (idempotent resubmissions excluded), by tenant",
+            None,
+            self.tenant_reviews_submitted.clone(),
+        );
+        r.register(
+            "tenant_quota_refusals",
+            "Submissions refused RESOURCE_EXHAUSTED by a tenant quota, by tenant and quota",
+            None,
+            self.quota_refusals.clone(),
+        );
+        r.register(
+            "unauthenticated_calls",
+            "Review service calls refused UNAUTHENTICATED (no valid bearer token)",
+            None,
+            self.unauthenticated.clone(),
+        );
+        r.register(
             "reviews_finished",
             "Reviews finished, by verdict and merge gate",
             None,
@@ -184,6 +222,28 @@ impl CoordinatorMetrics {
             None,
             self.dead_letter_length.clone(),
         );
+    }
+
+    /// Counts an accepted review, and its tenant's.
+    pub fn submitted(&self, tenant: Option<&str>) {
+        self.reviews_submitted.inc();
+        if let Some(tenant) = tenant {
+            self.tenant_reviews_submitted
+                .get_or_create(&TenantLabels {
+                    tenant: tenant.to_owned(),
+                })
+                .inc();
+        }
+    }
+
+    /// Counts a submission a quota refused.
+    pub fn quota_refused(&self, tenant: &str, quota: &str) {
+        self.quota_refusals
+            .get_or_create(&QuotaLabels {
+                tenant: tenant.to_owned(),
+                quota: quota.to_owned(),
+            })
+            .inc();
     }
 
     /// Records how long `stage` took.

@@ -41,6 +41,21 @@ fn dump_config_shows_flags_with_env_fallbacks() {
 }
 
 #[test]
+fn dump_config_masks_the_redis_password_and_shows_access_settings() {
+    let config = dump_config(
+        coordinator()
+            .env("REVU_REDIS_URL", "redis://ci:hunter2@redis.internal:6379/0")
+            .env("REVU_TOKENS_FILE", "/etc/revu/tokens")
+            .env("REVU_TENANT_SUBMISSIONS_PER_MINUTE", "60"),
+    );
+    assert_eq!(config["redis"], "redis://ci:***@redis.internal:6379/0");
+    assert!(!config.to_string().contains("hunter2"));
+    assert_eq!(config["access"]["tokens_file"], "/etc/revu/tokens");
+    assert_eq!(config["access"]["tenant_submissions_per_minute"], 60);
+    assert_eq!(config["access"]["allow_unauthenticated"], false);
+}
+
+#[test]
 fn invalid_settings_are_refused_with_the_flag_named() {
     let out = coordinator()
         .arg("--lane-attempts")

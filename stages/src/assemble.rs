@@ -82,7 +82,7 @@ pub fn assemble(
     let summary = summarize(plan, &lanes, findings.len());
     Report {
         schema_version: SCHEMA_VERSION.to_owned(),
-        review_id: id.0.clone(),
+        review_id: id.local().to_owned(),
         verdict: decision.verdict,
         gate: decision.gate,
         gate_reasons: decision.gate_reasons,

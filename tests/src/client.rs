@@ -3,17 +3,41 @@
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_client::ReviewServiceClient;
 use std::time::{Duration, Instant};
+use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
+
+/// Sends `authorization: Bearer TOKEN` with every call, when it has a token.
+#[derive(Debug, Clone, Default)]
+pub struct Bearer(Option<tonic::metadata::MetadataValue<tonic::metadata::Ascii>>);
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(&mut self, mut r: tonic::Request<()>) -> Result<tonic::Request<()>, tonic::Status> {
+        if let Some(v) = &self.0 {
+            r.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(r)
+    }
+}
 
 /// A connected client.
 #[derive(Debug, Clone)]
 pub struct Client {
-    inner: ReviewServiceClient<Channel>,
+    inner: ReviewServiceClient<InterceptedService<Channel, Bearer>>,
 }
 
 impl Client {
     /// Connects, retrying for up to `within` while the server starts.
     pub async fn connect(endpoint: &str, within: Duration) -> Client {
+        Self::connect_as(endpoint, None, within).await
+    }
+
+    /// Connects as the holder of `token` (none: without a token).
+    pub async fn connect_as(endpoint: &str, token: Option<&str>, within: Duration) -> Client {
+        let bearer = Bearer(token.map(|t| {
+            format!("Bearer {t}")
+                .parse()
+                .unwrap_or_else(|e| panic!("token {t:?}: {e}"))
+        }));
         let started = Instant::now();
         loop {
             match Channel::from_shared(endpoint.to_owned())
@@ -23,7 +47,7 @@ impl Client {
             {
                 Ok(channel) => {
                     return Client {
-                        inner: ReviewServiceClient::new(channel),
+                        inner: ReviewServiceClient::with_interceptor(channel, bearer),
                     };
                 }
                 Err(e) if started.elapsed() < within => {
@@ -110,6 +134,25 @@ impl Client {
                 "review {id} not finished within {within:?}"
             );
             tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Starts watching review `id` and reads its first event: how the
+    /// coordinator answers a watch, without following it.
+    pub async fn watch_first(&mut self, id: &str) -> Result<pb::ReviewEvent, tonic::Status> {
+        let mut stream = self
+            .inner
+            .watch_review(pb::WatchReviewRequest {
+                review_id: id.to_owned(),
+                after_event_id: String::new(),
+            })
+            .await?
+            .into_inner();
+        match tokio::time::timeout(Duration::from_secs(10), stream.message()).await {
+            Ok(Ok(Some(e))) => Ok(e),
+            Ok(Ok(None)) => Err(tonic::Status::unknown("the watch ended with no event")),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(tonic::Status::deadline_exceeded("no event within 10 s")),
         }
     }
 

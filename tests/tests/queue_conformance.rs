@@ -446,6 +446,72 @@ async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b:
     assert_eq!(b.job_backlog().await.or_fail().pending, 1, "the rules job");
 }
 
+async fn tenants_have_their_own_reviews_and_idempotency_keys<B: JobQueue + ReviewStore>(b: B) {
+    let bundle = ReviewBundle::default();
+    let mine = ReviewId::new_in(Some("team-a"));
+    let created = b
+        .create_review(&record(&mine), &bundle, Some("ci-42"), &[])
+        .await;
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    // The same key from another tenant, and from no tenant, is another review.
+    let theirs = ReviewId::new_in(Some("team-b"));
+    let created = b
+        .create_review(&record(&theirs), &bundle, Some("ci-42"), &[])
+        .await;
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    let open = ReviewId::new_in(None);
+    let created = b
+        .create_review(&record(&open), &bundle, Some("ci-42"), &[])
+        .await;
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    assert_eq!(
+        b.idempotent_review(Some("team-a"), "ci-42").await.or_fail(),
+        Some(mine.clone())
+    );
+    assert_eq!(
+        b.idempotent_review(None, "ci-42").await.or_fail(),
+        Some(open)
+    );
+    assert_eq!(
+        b.idempotent_review(Some("team-c"), "ci-42").await.or_fail(),
+        None
+    );
+    // team-b naming team-a's review by the id team-a was shown finds nothing.
+    let guessed = ReviewId::scoped(Some("team-b"), mine.local());
+    assert!(b.load_record(&guessed).await.or_fail().is_none());
+    assert!(b.load_record(&mine).await.or_fail().is_some());
+    let mut active = b.active_reviews().await.or_fail();
+    active.retain(|id| id.tenant() == Some("team-a"));
+    assert_eq!(active, vec![mine]);
+}
+
+async fn quotas_charge_within_a_window_and_refuse_past_the_limit<B: JobQueue + ReviewStore>(b: B) {
+    use revu_common::queue::QuotaCharge::{Charged, Refused};
+    let minute = 60_000;
+    let at = 1_700_000_000_000 / minute * minute + 10;
+    let charge = |tenant: &'static str, amount, now| {
+        let b = b.clone();
+        async move {
+            b.charge_quota(tenant, "submissions", minute, now, amount, 3)
+                .await
+                .or_fail()
+        }
+    };
+    assert_eq!(charge("a", 2, at).await, Charged { used: 2 });
+    assert_eq!(charge("a", 2, at + 1).await, Refused { used: 2 });
+    assert_eq!(charge("a", 1, at + 2).await, Charged { used: 3 });
+    assert_eq!(
+        charge("b", 3, at + 3).await,
+        Charged { used: 3 },
+        "per tenant"
+    );
+    assert_eq!(
+        charge("a", 1, at + minute).await,
+        Charged { used: 1 },
+        "next window"
+    );
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -486,6 +552,8 @@ conformance!(
     a_delayed_retry_is_held_back_until_due,
     a_lane_is_added_once_and_only_to_an_active_review,
     jobs_reach_only_consumers_of_their_engine,
+    tenants_have_their_own_reviews_and_idempotency_keys,
+    quotas_charge_within_a_window_and_refuse_past_the_limit,
 );
 
 #[tokio::test]

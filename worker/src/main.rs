@@ -19,7 +19,7 @@ fn main() -> std::process::ExitCode {
 async fn run() -> anyhow::Result<()> {
     let config: WorkerConfig = revu_common::config::load().await?;
     if config.source.dump_config {
-        println!("{}", serde_json::to_string_pretty(&config)?);
+        println!("{}", revu_common::config::dump(&config)?);
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
@@ -41,7 +41,12 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     .await?;
     let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
         .await
-        .with_context(|| format!("connecting to redis at {}", config.service.redis))?;
+        .with_context(|| {
+            format!(
+                "connecting to redis at {}",
+                revu_common::config::redact_url(&config.service.redis)
+            )
+        })?;
     let checker = tokio::spawn(watch_backend(backend.clone(), readiness));
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())

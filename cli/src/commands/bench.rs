@@ -4,6 +4,7 @@
 //! concurrency, a raw Redis Streams round trip (XADD, XREADGROUP, XACK of
 //! a job-sized payload) to compare the fleet's lane rate with.
 
+use crate::credentials::TokenArgs;
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::progress::Progress;
@@ -40,6 +41,8 @@ pub struct Args {
     /// Seconds the whole run may take.
     #[arg(long, default_value_t = 600)]
     timeout: u64,
+    #[command(flatten)]
+    token: TokenArgs,
 }
 
 /// Bytes of the baseline's payload: about a lane job as it sits on a
@@ -67,22 +70,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 async fn measure(args: &Args) -> Result<serde_json::Value, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
-    let link = Link::new(&args.coordinator, deadline)?;
+    let credentials = args.token.credentials()?;
+    let link = Link::new(&args.coordinator, deadline, credentials.clone())?;
     link.connect().await?;
     let started = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = Vec::new();
     let run = uuid_like();
     for _ in 0..args.concurrency {
-        let (next, total, files, address) = (
+        let (next, total, files, address, credentials) = (
             next.clone(),
             args.reviews,
             args.files,
             args.coordinator.clone(),
+            credentials.clone(),
         );
         let run = run.clone();
         tasks.push(tokio::spawn(async move {
-            let mut link = Link::new(&address, deadline)?;
+            let mut link = Link::new(&address, deadline, credentials)?;
             let mut client = link.connect().await?;
             let mut done: Vec<(Duration, usize)> = Vec::new();
             let mut progress = Progress::new(std::io::sink(), true, false);

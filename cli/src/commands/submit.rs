@@ -2,6 +2,7 @@
 //! print the report.
 
 use super::review::{RepoFiles, read_repo};
+use crate::credentials::TokenArgs;
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::head::{HeadLimits, Heads};
@@ -20,6 +21,8 @@ pub struct Args {
     source: Source,
     #[command(flatten)]
     head_limits: HeadLimits,
+    #[command(flatten)]
+    token: TokenArgs,
     /// Coordinator address.
     #[arg(
         long,
@@ -112,7 +115,7 @@ async fn submit(
     repo: RepoFiles,
 ) -> Result<String, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
-    let mut link = Link::new(&args.coordinator, deadline)?;
+    let mut link = Link::new(&args.coordinator, deadline, args.token.credentials()?)?;
     // The first connection is not retried: nothing was submitted yet, and
     // an address that never answers is a mistake to report at once.
     let client = link.connect().await?;

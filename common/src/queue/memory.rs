@@ -5,8 +5,8 @@
 mod stream;
 
 use super::{
-    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, ReviewStore, decode,
-    encode, job_entry, split_job_entry,
+    CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, QuotaCharge, ReviewStore,
+    decode, encode, job_entry, split_job_entry,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
@@ -59,7 +59,10 @@ struct State {
     attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
     reports: HashMap<ReviewId, String>,
     active: BTreeSet<ReviewId>,
-    idempotency: HashMap<String, ReviewId>,
+    /// By tenant and key.
+    idempotency: HashMap<(Option<String>, String), ReviewId>,
+    /// By tenant and quota name: the window and what it used.
+    quotas: HashMap<(String, String), (u64, u64)>,
     stats: BTreeMap<String, u64>,
     events: HashMap<ReviewId, Vec<ProgressEvent>>,
     tokens_spent: HashMap<ReviewId, i64>,
@@ -343,10 +346,11 @@ impl ReviewStore for MemoryBackend {
             .collect::<Result<Vec<_>, QueueError>>()?;
         let mut s = self.lock();
         if let Some(key) = idempotency_key {
-            if let Some(existing) = s.idempotency.get(key) {
+            let scoped = (record.id.tenant().map(str::to_owned), key.to_owned());
+            if let Some(existing) = s.idempotency.get(&scoped) {
                 return Ok(CreateOutcome::Existing(existing.clone()));
             }
-            s.idempotency.insert(key.to_owned(), record.id.clone());
+            s.idempotency.insert(scoped, record.id.clone());
         }
         s.records.insert(record.id.clone(), record.clone());
         s.bundles.insert(record.id.clone(), bundle.clone());
@@ -364,6 +368,40 @@ impl ReviewStore for MemoryBackend {
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(CreateOutcome::Created)
+    }
+
+    async fn idempotent_review(
+        &self,
+        tenant: Option<&str>,
+        key: &str,
+    ) -> Result<Option<ReviewId>, QueueError> {
+        let scoped = (tenant.map(str::to_owned), key.to_owned());
+        Ok(self.lock().idempotency.get(&scoped).cloned())
+    }
+
+    async fn charge_quota(
+        &self,
+        tenant: &str,
+        name: &str,
+        window_ms: u64,
+        now_ms: u64,
+        amount: u64,
+        limit: u64,
+    ) -> Result<QuotaCharge, QueueError> {
+        let window = now_ms / window_ms.max(1);
+        let mut s = self.lock();
+        let entry = s
+            .quotas
+            .entry((tenant.to_owned(), name.to_owned()))
+            .or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        if entry.1.saturating_add(amount) > limit {
+            return Ok(QuotaCharge::Refused { used: entry.1 });
+        }
+        entry.1 += amount;
+        Ok(QuotaCharge::Charged { used: entry.1 })
     }
 
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {

@@ -13,7 +13,7 @@ pub mod memory;
 pub mod redis;
 mod store;
 
-pub use store::{CreateOutcome, ReviewStore};
+pub use store::{CreateOutcome, QuotaCharge, ReviewStore};
 
 use crate::lane::{LaneJob, LaneReport};
 use std::future::Future;

@@ -15,6 +15,12 @@
 //! | `{p}:active`                 | set    | ids of reviews still running                 |
 //! | `{p}:idem:{key}`             | string | review id submitted under an idempotency key |
 //! | `{p}:stats`                  | hash   | delivery counters (retries, duplicates, …)   |
+//!
+//! A review submitted by a tenant keeps its `review:…` and `idem:…` keys
+//! under `{p}:tenant:{tenant}:` instead of `{p}:`, with its quota counters
+//! beside them (`{p}:tenant:{tenant}:quota:{name}:{window}`, strings that
+//! expire with their window). Its id in the `active` set and in lane jobs
+//! is `{tenant}/{uuid}`.
 
 mod conn;
 mod maintenance;
@@ -108,11 +114,28 @@ impl RedisBackend {
         Ok(engines)
     }
 
+    /// A key of review `id`: under its tenant's namespace when it has one.
     fn review_key(&self, id: &crate::lane::ReviewId, suffix: &str) -> String {
+        let base = format!("{}review:{}", self.namespace(id.tenant()), id.local());
         if suffix.is_empty() {
-            format!("{}:review:{}", self.prefix, id)
+            base
         } else {
-            format!("{}:review:{}:{}", self.prefix, id, suffix)
+            format!("{base}:{suffix}")
+        }
+    }
+
+    /// The key that holds the review `tenant` submitted under idempotency
+    /// key `key`.
+    fn idempotency_key(&self, tenant: Option<&str>, key: &str) -> String {
+        format!("{}idem:{key}", self.namespace(tenant))
+    }
+
+    /// Where the keys of `tenant` start: `{p}:tenant:{tenant}:`, or `{p}:`
+    /// for reviews submitted without one.
+    fn namespace(&self, tenant: Option<&str>) -> String {
+        match tenant {
+            Some(t) => format!("{}:tenant:{t}:", self.prefix),
+            None => format!("{}:", self.prefix),
         }
     }
 

@@ -15,6 +15,15 @@ pub enum CreateOutcome {
     Existing(ReviewId),
 }
 
+/// What [`ReviewStore::charge_quota`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaCharge {
+    /// Charged; this much of the window's allowance is now used.
+    Charged { used: u64 },
+    /// Not charged: it would have gone over; this much was used already.
+    Refused { used: u64 },
+}
+
 /// Durable state of reviews.
 pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// Stores a new review (record and bundle), marks it active and
@@ -28,6 +37,27 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         idempotency_key: Option<&str>,
         jobs: &[LaneJob],
     ) -> impl Future<Output = Result<CreateOutcome, QueueError>> + Send;
+
+    /// The review `tenant` (none: the open namespace) submitted under
+    /// idempotency key `key`, if the key is still held.
+    fn idempotent_review(
+        &self,
+        tenant: Option<&str>,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<ReviewId>, QueueError>> + Send;
+
+    /// Charges `amount` to `tenant`'s quota `name` in the fixed window of
+    /// `window_ms` that holds `now_ms`, unless that would take the window
+    /// past `limit`; atomic, so coordinators side by side share one count.
+    fn charge_quota(
+        &self,
+        tenant: &str,
+        name: &str,
+        window_ms: u64,
+        now_ms: u64,
+        amount: u64,
+        limit: u64,
+    ) -> impl Future<Output = Result<QuotaCharge, QueueError>> + Send;
 
     fn load_record(
         &self,

@@ -70,6 +70,8 @@ pub mod attr {
     pub const REVIEW_ID: &str = "revu.review.id";
     /// Whether a submission found an existing review under its key.
     pub const REVIEW_EXISTING: &str = "revu.review.existing";
+    /// The tenant a call authenticated as (absent without authentication).
+    pub const TENANT: &str = "revu.tenant";
     pub const LANE_ID: &str = "revu.lane.id";
     /// `domain` or `specialist`.
     pub const LANE_KIND: &str = "revu.lane.kind";
@@ -116,6 +118,7 @@ pub mod attr {
         MESSAGING_MESSAGE_ID,
         REVIEW_ID,
         REVIEW_EXISTING,
+        TENANT,
         LANE_ID,
         LANE_KIND,
         LANE_DOMAIN,

@@ -46,6 +46,7 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         idempotency_key: Some(req.idempotency_key).filter(|k| !k.is_empty()),
         conventions: Some(req.conventions).filter(|c| !c.is_empty()),
         repo_config: Some(req.repo_config).filter(|c| !c.is_empty()),
+        tenant: None,
     })
 }
 
@@ -73,7 +74,7 @@ pub fn status(s: ReviewStatus) -> pb::GetReviewResponse {
         })
         .unwrap_or_default();
     pb::GetReviewResponse {
-        review_id: s.id.0,
+        review_id: s.id.local().to_owned(),
         state: state(s.state) as i32,
         report_json: s.report_json.unwrap_or_default(),
         verdict,

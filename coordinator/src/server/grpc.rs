@@ -1,6 +1,7 @@
 //! `revu.v1.ReviewService` over the review service.
 
 use super::convert;
+use crate::auth::Authenticator;
 use crate::service::{Coordinator, ServiceError};
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
@@ -16,22 +17,33 @@ use tracing::Instrument;
 #[derive(Debug, Clone)]
 pub struct ReviewApi<B> {
     coordinator: Coordinator<B>,
+    auth: Authenticator,
 }
 
-impl<B> ReviewApi<B> {
-    pub fn new(coordinator: Coordinator<B>) -> Self {
-        ReviewApi { coordinator }
+impl<B: JobQueue + ReviewStore> ReviewApi<B> {
+    pub fn new(coordinator: Coordinator<B>, auth: Authenticator) -> Self {
+        ReviewApi { coordinator, auth }
+    }
+
+    /// The caller's tenant, or `UNAUTHENTICATED`.
+    fn tenant(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Option<String>, Status> {
+        self.auth.tenant(metadata).inspect_err(|_| {
+            self.coordinator.metrics().unauthenticated.inc();
+        })
     }
 }
 
-fn review_id(raw: String) -> Result<ReviewId, Status> {
+/// The review a caller of `tenant` means by `raw` (the id it was given):
+/// ids live in the tenant's namespace, so another tenant's id is a review
+/// that does not exist.
+fn review_id(tenant: Option<&str>, raw: &str) -> Result<ReviewId, Status> {
     if raw.is_empty() || raw.len() > 64 || !raw.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
     {
         return Err(Status::invalid_argument(format!(
             "malformed review id {raw:?}"
         )));
     }
-    Ok(ReviewId(raw))
+    Ok(ReviewId::scoped(tenant, raw))
 }
 
 /// Where a watch starts: after `raw`, an event id the watcher saw (`ms-n`
@@ -63,6 +75,7 @@ fn submit_span(metadata: &tonic::metadata::MetadataMap) -> tracing::Span {
         { attr::RPC_METHOD } = "SubmitReview",
         { attr::REVIEW_ID } = tracing::field::Empty,
         { attr::REVIEW_EXISTING } = tracing::field::Empty,
+        { attr::TENANT } = tracing::field::Empty,
     );
     let header = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok());
     revu_common::telemetry::set_remote_parent(&span, header("traceparent"), header("tracestate"));
@@ -78,7 +91,15 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         request: Request<pb::SubmitReviewRequest>,
     ) -> Result<Response<pb::SubmitReviewResponse>, Status> {
         let span = submit_span(request.metadata());
-        let submission = convert::submission(request.into_inner())?;
+        let tenant = self.tenant(request.metadata()).inspect_err(|s| {
+            span.record("otel.status_code", "error");
+            tracing::info!(parent: &span, reason = s.message(), "submission unauthenticated");
+        })?;
+        if let Some(t) = &tenant {
+            span.record(revu_common::telemetry::names::attr::TENANT, t.as_str());
+        }
+        let mut submission = convert::submission(request.into_inner())?;
+        submission.tenant = tenant;
         let (id, existing) = self
             .coordinator
             .submit(submission)
@@ -90,7 +111,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
                 Status::from(e)
             })?;
         Ok(Response::new(pb::SubmitReviewResponse {
-            review_id: id.0,
+            review_id: id.local().to_owned(),
             existing,
         }))
     }
@@ -99,7 +120,8 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::GetReviewRequest>,
     ) -> Result<Response<pb::GetReviewResponse>, Status> {
-        let id = review_id(request.into_inner().review_id)?;
+        let tenant = self.tenant(request.metadata())?;
+        let id = review_id(tenant.as_deref(), &request.into_inner().review_id)?;
         let status = self.coordinator.status(&id).await?;
         Ok(Response::new(convert::status(status)))
     }
@@ -110,8 +132,9 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::WatchReviewRequest>,
     ) -> Result<Response<Self::WatchReviewStream>, Status> {
+        let tenant = self.tenant(request.metadata())?;
         let request = request.into_inner();
-        let id = review_id(request.review_id)?;
+        let id = review_id(tenant.as_deref(), &request.review_id)?;
         let mut after = event_cursor(request.after_event_id)?;
         // Fail fast on an unknown id, before the stream starts.
         self.coordinator.status(&id).await?;
@@ -162,7 +185,8 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::CancelReviewRequest>,
     ) -> Result<Response<pb::CancelReviewResponse>, Status> {
-        let id = review_id(request.into_inner().review_id)?;
+        let tenant = self.tenant(request.metadata())?;
+        let id = review_id(tenant.as_deref(), &request.into_inner().review_id)?;
         let state = self.coordinator.cancel(&id).await?;
         Ok(Response::new(pb::CancelReviewResponse {
             state: convert::state(state) as i32,

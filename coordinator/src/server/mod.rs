@@ -7,10 +7,12 @@ mod status;
 
 pub use grpc::ReviewApi;
 
+use crate::auth::Authenticator;
 use crate::service::Coordinator;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_proto::v1::review_service_server::ReviewServiceServer;
 use std::future::Future;
+use std::path::PathBuf;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 
@@ -33,11 +35,23 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
 }
 
+/// Who may call: the authenticator, and the tokens file it follows.
+#[derive(Debug, Clone, Default)]
+pub struct Access {
+    pub auth: Authenticator,
+    /// Read again when it changes.
+    pub tokens_file: Option<PathBuf>,
+}
+
+/// How often the tokens file is checked for changes.
+const TOKENS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Serves the API on `listener` until `shutdown` resolves, with the
 /// gatherer and the sweeper running beside it.
 pub async fn serve<B: JobQueue + ReviewStore>(
     listener: TcpListener,
     coordinator: Coordinator<B>,
+    access: Access,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
@@ -84,8 +98,14 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         tokio::spawn(async move { c.run_sampler(GAUGE_SAMPLE_EVERY, stopped(rx)).await })
     };
 
+    let tokens = access.tokens_file.map(|path| {
+        let auth = access.auth.clone();
+        let rx = stop_rx.clone();
+        tokio::spawn(async move { auth.follow_file(path, TOKENS_EVERY, stopped(rx)).await })
+    });
+
     let limit = max_message_bytes(coordinator.settings().max_diff_bytes);
-    let api = ReviewServiceServer::new(ReviewApi::new(coordinator))
+    let api = ReviewServiceServer::new(ReviewApi::new(coordinator, access.auth))
         .max_decoding_message_size(limit)
         .max_encoding_message_size(limit);
     tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "coordinator serving");
@@ -98,6 +118,9 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         .await;
     let _ = stop_tx.send(true);
     let _ = tokio::join!(gatherer, sweeper, sampler, health);
+    if let Some(tokens) = tokens {
+        let _ = tokens.await;
+    }
     Ok(result?)
 }
 

@@ -9,7 +9,7 @@ pub fn code(err: &ServiceError) -> Code {
         ServiceError::InvalidDiff(_) | ServiceError::InvalidRequest(_) => Code::InvalidArgument,
         ServiceError::DiffTooLarge { .. } => Code::InvalidArgument,
         ServiceError::NotFound(_) => Code::NotFound,
-        ServiceError::Busy { .. } => Code::ResourceExhausted,
+        ServiceError::Busy { .. } | ServiceError::Quota { .. } => Code::ResourceExhausted,
         ServiceError::Backend(e) if e.is_transient() => Code::Unavailable,
         ServiceError::Backend(_) | ServiceError::Internal(_) => Code::Internal,
     }

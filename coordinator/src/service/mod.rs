@@ -6,6 +6,7 @@
 //! last left off.
 
 mod adjudicate;
+mod admit;
 mod finalize;
 mod gather;
 mod lane_state;
@@ -15,6 +16,7 @@ mod query;
 mod submit;
 mod sweep;
 
+pub use admit::Quotas;
 pub use query::ReviewStatus;
 pub use submit::Submission;
 
@@ -36,10 +38,19 @@ pub enum ServiceError {
     DiffTooLarge { size: usize, limit: usize },
     #[error("invalid request: {0}")]
     InvalidRequest(String),
-    #[error("review {0} not found")]
+    /// Named by the id its caller used: the tenant part stays unsaid.
+    #[error("review {} not found", .0.local())]
     NotFound(ReviewId),
     #[error("{inflight} reviews in flight; the limit is {limit}, retry later")]
     Busy { inflight: usize, limit: usize },
+    #[error("tenant {tenant}: quota {quota} reached ({used} used of {limit}); raised with {flag}")]
+    Quota {
+        tenant: String,
+        quota: &'static str,
+        used: u64,
+        limit: u64,
+        flag: &'static str,
+    },
     #[error("backend: {0}")]
     Backend(#[from] QueueError),
     #[error("internal: {0}")]
@@ -57,6 +68,8 @@ pub struct Coordinator<B> {
     metrics: Arc<CoordinatorMetrics>,
     /// The job stream, as the producer spans name it.
     messaging: Arc<MessagingTarget>,
+    /// What each tenant may ask for.
+    quotas: Quotas,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -69,6 +82,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             consumer: format!("coordinator-{}", uuid::Uuid::now_v7()).into(),
             metrics: Arc::default(),
             messaging: Arc::default(),
+            quotas: Quotas::default(),
         })
     }
 
@@ -84,8 +98,18 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self
     }
 
+    /// Limits what each tenant may ask for (by default, nothing).
+    pub fn with_quotas(mut self, quotas: Quotas) -> Self {
+        self.quotas = quotas;
+        self
+    }
+
     pub fn backend(&self) -> &B {
         &self.backend
+    }
+
+    pub fn metrics(&self) -> &CoordinatorMetrics {
+        &self.metrics
     }
 
     pub fn settings(&self) -> &ReviewSettings {

@@ -26,6 +26,8 @@ pub struct Submission {
     pub conventions: Option<String>,
     /// The repo's `revu.toml`.
     pub repo_config: Option<String>,
+    /// The tenant submitting (none without authentication).
+    pub tenant: Option<String>,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -45,6 +47,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 inflight,
                 limit: self.settings.max_inflight,
             });
+        }
+        if let Some(tenant) = &sub.tenant
+            && let Some(existing) = self
+                .admit(tenant, sub.idempotency_key.as_deref(), sub.diff.len())
+                .await?
+        {
+            observe::record_review(&tracing::Span::current(), &existing, true);
+            return Ok((existing, true));
         }
         let request = PlanRequest {
             rigor: sub.rigor,
@@ -78,7 +88,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             tracing::field::debug(prepared.plan.facts.risk_tier),
         );
         drop(prepare_span);
-        let id = ReviewId::new();
+        let id = ReviewId::new_in(sub.tenant.as_deref());
         let created_ms = now_ms();
         let deadline_ms = created_ms.saturating_add(
             u64::try_from(self.settings.review_timeout().as_millis()).unwrap_or(u64::MAX),
@@ -131,7 +141,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             }
             CreateOutcome::Created => {
                 observe::record_review(&tracing::Span::current(), &id, false);
-                self.metrics.reviews_submitted.inc();
+                self.metrics.submitted(sub.tenant.as_deref());
             }
         }
         tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");

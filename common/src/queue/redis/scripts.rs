@@ -172,3 +172,23 @@ return next
 "#,
     )
 });
+
+/// Adds ARGV[1] to the quota counter KEYS[1] unless that takes it past
+/// ARGV[2]; the counter expires ARGV[3] ms after its first charge (its
+/// window's end, or later). Returns {1, used} when charged, {0, used}
+/// when refused.
+pub(super) static CHARGE_QUOTA: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used + tonumber(ARGV[1]) > tonumber(ARGV[2]) then
+  return {0, used}
+end
+used = redis.call('INCRBY', KEYS[1], ARGV[1])
+if used == tonumber(ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+return {1, used}
+"#,
+    )
+});

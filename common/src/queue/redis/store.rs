@@ -3,12 +3,12 @@
 use super::RedisBackend;
 use super::conn::block_ms;
 use super::scripts::{
-    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CREATE_AND_DISPATCH, GATE_REJECTED_SUFFIX,
-    SETTLE_AND_ANNOUNCE,
+    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CHARGE_QUOTA, CREATE_AND_DISPATCH,
+    GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
-use crate::queue::{CreateOutcome, QueueError, ReviewStore, encode};
+use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
 use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
@@ -36,7 +36,7 @@ impl ReviewStore for RedisBackend {
     ) -> Result<CreateOutcome, QueueError> {
         let mut conn = self.conn.clone();
         let mut call = CREATE_AND_DISPATCH.prepare_invoke();
-        call.key(self.key(&format!("idem:{}", idempotency_key.unwrap_or_default())))
+        call.key(self.idempotency_key(record.id.tenant(), idempotency_key.unwrap_or_default()))
             .key(self.review_key(&record.id, ""))
             .key(self.review_key(&record.id, "attempts"))
             .key(self.key("active"))
@@ -60,6 +60,47 @@ impl ReviewStore for RedisBackend {
             CreateOutcome::Created
         } else {
             CreateOutcome::Existing(ReviewId(existing))
+        })
+    }
+
+    async fn idempotent_review(
+        &self,
+        tenant: Option<&str>,
+        key: &str,
+    ) -> Result<Option<ReviewId>, QueueError> {
+        let mut conn = self.conn.clone();
+        let id: Option<String> = redis::cmd("GET")
+            .arg(self.idempotency_key(tenant, key))
+            .query_async(&mut conn)
+            .await?;
+        Ok(id.map(ReviewId))
+    }
+
+    async fn charge_quota(
+        &self,
+        tenant: &str,
+        name: &str,
+        window_ms: u64,
+        now_ms: u64,
+        amount: u64,
+        limit: u64,
+    ) -> Result<QuotaCharge, QueueError> {
+        let window_ms = window_ms.max(1);
+        let window = now_ms / window_ms;
+        let key = format!("{}quota:{name}:{window}", self.namespace(Some(tenant)));
+        let left_ms = (window + 1) * window_ms - now_ms;
+        let mut conn = self.conn.clone();
+        let (charged, used): (u8, u64) = CHARGE_QUOTA
+            .key(key)
+            .arg(amount)
+            .arg(limit)
+            .arg(left_ms.max(1))
+            .invoke_async(&mut conn)
+            .await?;
+        Ok(if charged == 1 {
+            QuotaCharge::Charged { used }
+        } else {
+            QuotaCharge::Refused { used }
         })
     }
 

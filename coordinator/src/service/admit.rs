@@ -1,0 +1,119 @@
+//! Admission of a tenant's submission: its quotas, checked before any work.
+
+use super::{Coordinator, ServiceError};
+use revu_common::lane::ReviewId;
+use revu_common::queue::{JobQueue, QuotaCharge, ReviewStore};
+use revu_common::review::now_ms;
+
+const MINUTE_MS: u64 = 60 * 1000;
+const DAY_MS: u64 = 24 * 60 * MINUTE_MS;
+
+/// What each tenant may ask for; `None` is no limit. Shared by every
+/// coordinator on the same backend: the counts live there.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Quotas {
+    /// Reviews running at once (`--tenant-max-inflight`).
+    pub inflight: Option<u64>,
+    /// Submissions per minute (`--tenant-submissions-per-minute`).
+    pub submissions_per_minute: Option<u64>,
+    /// Diff bytes per UTC day (`--tenant-diff-bytes-per-day`).
+    pub diff_bytes_per_day: Option<u64>,
+}
+
+impl Quotas {
+    fn any(&self) -> bool {
+        self.inflight.is_some()
+            || self.submissions_per_minute.is_some()
+            || self.diff_bytes_per_day.is_some()
+    }
+}
+
+/// One windowed quota: its name in errors and metrics, its flag, its window.
+struct Window {
+    quota: &'static str,
+    flag: &'static str,
+    window_ms: u64,
+}
+
+const SUBMISSIONS: Window = Window {
+    quota: "submissions-per-minute",
+    flag: "--tenant-submissions-per-minute",
+    window_ms: MINUTE_MS,
+};
+const DIFF_BYTES: Window = Window {
+    quota: "diff-bytes-per-day",
+    flag: "--tenant-diff-bytes-per-day",
+    window_ms: DAY_MS,
+};
+
+impl<B: JobQueue + ReviewStore> Coordinator<B> {
+    /// Admits a submission of `diff_bytes` from `tenant` under its quotas.
+    /// `Ok(Some(id))` when its idempotency key already holds a review: a
+    /// retried submission is answered with it and costs nothing.
+    pub(super) async fn admit(
+        &self,
+        tenant: &str,
+        idempotency_key: Option<&str>,
+        diff_bytes: usize,
+    ) -> Result<Option<ReviewId>, ServiceError> {
+        if !self.quotas.any() {
+            return Ok(None);
+        }
+        if let Some(key) = idempotency_key
+            && let Some(existing) = self.backend.idempotent_review(Some(tenant), key).await?
+        {
+            return Ok(Some(existing));
+        }
+        if let Some(limit) = self.quotas.inflight {
+            let active = self.backend.active_reviews().await?;
+            let used = active
+                .iter()
+                .filter(|id| id.tenant() == Some(tenant))
+                .count();
+            let used = u64::try_from(used).unwrap_or(u64::MAX);
+            if used >= limit {
+                return Err(self.refuse(
+                    tenant,
+                    "max-inflight",
+                    "--tenant-max-inflight",
+                    used,
+                    limit,
+                ));
+            }
+        }
+        let now = now_ms();
+        let bytes = u64::try_from(diff_bytes).unwrap_or(u64::MAX);
+        for (window, limit, amount) in [
+            (&SUBMISSIONS, self.quotas.submissions_per_minute, 1),
+            (&DIFF_BYTES, self.quotas.diff_bytes_per_day, bytes),
+        ] {
+            let Some(limit) = limit else { continue };
+            let charged = self
+                .backend
+                .charge_quota(tenant, window.quota, window.window_ms, now, amount, limit)
+                .await?;
+            if let QuotaCharge::Refused { used } = charged {
+                return Err(self.refuse(tenant, window.quota, window.flag, used, limit));
+            }
+        }
+        Ok(None)
+    }
+
+    fn refuse(
+        &self,
+        tenant: &str,
+        quota: &'static str,
+        flag: &'static str,
+        used: u64,
+        limit: u64,
+    ) -> ServiceError {
+        self.metrics.quota_refused(tenant, quota);
+        ServiceError::Quota {
+            tenant: tenant.to_owned(),
+            quota,
+            used,
+            limit,
+            flag,
+        }
+    }
+}
