@@ -1,12 +1,12 @@
-//! The bearer token `revu submit` and `revu bench` send to a coordinator
-//! that requires one: from `--token-file FILE`, else `REVU_TOKEN`.
-//!
-//! Never taken as a flag value, which other users of the machine could read
-//! in the process list.
+//! How `revu submit` and `revu bench` prove who they are to a coordinator,
+//! and check who it is: the bearer token (from `--token-file FILE`, else
+//! `REVU_TOKEN`; never a flag value, which other users of the machine
+//! could read in the process list) and TLS for `https://` coordinators.
 
 use crate::error::CliError;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Certificate, ClientTlsConfig, Identity};
 
 /// Where the token comes from.
 #[derive(Debug, Clone, clap::Args)]
@@ -77,5 +77,67 @@ impl tonic::service::Interceptor for Credentials {
                 .insert("authorization", bearer.clone());
         }
         Ok(request)
+    }
+}
+
+/// TLS to an `https://` coordinator.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TlsArgs {
+    /// PEM CA certificates to trust for an `https://` coordinator, besides
+    /// the system's roots.
+    #[arg(long, env = "REVU_CA_CERT", value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+    /// PEM client certificate for a coordinator that asks for one (mutual
+    /// TLS), with `--client-key`.
+    #[arg(long, env = "REVU_CLIENT_CERT", value_name = "FILE")]
+    client_cert: Option<PathBuf>,
+    /// PEM private key of `--client-cert`.
+    #[arg(long, env = "REVU_CLIENT_KEY", value_name = "FILE")]
+    client_key: Option<PathBuf>,
+}
+
+fn read(flag: &str, path: &Path) -> Result<Vec<u8>, CliError> {
+    std::fs::read(path)
+        .map_err(|e| CliError::Input(format!("reading {flag} {}: {e}", path.display())))
+}
+
+impl TlsArgs {
+    /// The TLS configuration for `address`: none for `http://`. Reads the
+    /// files (and looks for the system's roots), so call it before the
+    /// runtime starts.
+    pub fn config(&self, address: &str) -> Result<Option<ClientTlsConfig>, CliError> {
+        let given = self.ca_cert.is_some() || self.client_cert.is_some();
+        if !address.starts_with("https://") {
+            if given && address.starts_with("http://") {
+                return Err(CliError::Input(format!(
+                    "--ca-cert and --client-cert are for an https:// coordinator, not {address}"
+                )));
+            }
+            return Ok(None);
+        }
+        let mut config = ClientTlsConfig::new();
+        if let Some(ca) = &self.ca_cert {
+            config = config.ca_certificate(Certificate::from_pem(read("--ca-cert", ca)?));
+        }
+        // Without a CA of its own the client needs the system's roots;
+        // with one, it trusts them too when the system has any.
+        if self.ca_cert.is_none() || !rustls_native_certs::load_native_certs().certs.is_empty() {
+            config = config.with_native_roots();
+        }
+        match (&self.client_cert, &self.client_key) {
+            (Some(cert), Some(key)) => {
+                config = config.identity(Identity::from_pem(
+                    read("--client-cert", cert)?,
+                    read("--client-key", key)?,
+                ));
+            }
+            (None, None) => {}
+            _ => {
+                return Err(CliError::Input(
+                    "--client-cert and --client-key go together".into(),
+                ));
+            }
+        }
+        Ok(Some(config))
     }
 }

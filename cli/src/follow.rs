@@ -28,7 +28,9 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Whether a failed call may succeed if made again: the connection broke
-/// or the coordinator is (for now) unreachable.
+/// or the coordinator is (for now) unreachable. A TLS refusal (the
+/// coordinator wants a client certificate, or does not accept this one)
+/// will not go away by asking again.
 pub fn transient(status: &tonic::Status) -> bool {
     matches!(
         status.code(),
@@ -37,11 +39,11 @@ pub fn transient(status: &tonic::Status) -> bool {
             | Code::Cancelled
             | Code::Aborted
             | Code::DeadlineExceeded
-    )
+    ) && !status_chain(status).contains("fatal alert")
 }
 
 /// A call's failure as the CLI reports it.
-pub fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
+fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
     let msg = format!("{what}: {}", status.message());
     match status.code() {
         Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
@@ -58,6 +60,67 @@ pub fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
     }
 }
 
+/// A failed call's message with its causes, `message: cause: …`.
+fn status_chain(status: &tonic::Status) -> String {
+    let message = status.message();
+    match std::error::Error::source(status).map(chain) {
+        Some(causes) if causes.starts_with(message) => causes,
+        Some(causes) if !message.is_empty() => format!("{message}: {causes}"),
+        Some(causes) => causes,
+        None => message.to_owned(),
+    }
+}
+
+/// An error with its causes, `outer: inner: …`, each said once.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
+}
+
+/// A connection failure with what to do about it, where the cause is
+/// known: TLS the client does not trust, or TLS on one side only.
+fn explain(address: &str, why: &str) -> String {
+    let lower = why.to_ascii_lowercase();
+    let hint = if lower.contains("alert") && lower.contains("certificaterequired") {
+        Some(
+            "the coordinator requires a client certificate: give --client-cert FILE and --client-key FILE",
+        )
+    } else if lower.contains("alert")
+        && (lower.contains("badcertificate") || lower.contains("unknownca"))
+    {
+        Some("the coordinator did not accept the client certificate")
+    } else if lower.contains("certificate") || lower.contains("unknownissuer") {
+        Some(
+            "the coordinator's TLS certificate is not trusted; give the CA that signed it with --ca-cert FILE",
+        )
+    } else if address.starts_with("https://")
+        && (lower.contains("corrupt message") || lower.contains("invalid content type"))
+    {
+        Some("the coordinator does not speak TLS on this port; use http://")
+    } else if address.starts_with("http://")
+        && (lower.contains("h2 protocol error")
+            || lower.contains("connection reset")
+            || lower.contains("broken pipe")
+            || lower.contains("frame with invalid size"))
+    {
+        Some("the coordinator may require TLS; use https:// (and --ca-cert FILE for a private CA)")
+    } else {
+        None
+    };
+    match hint {
+        Some(h) => format!("{why} ({h})"),
+        None => why.to_owned(),
+    }
+}
+
 /// One coordinator address, connected to again after a failure.
 #[derive(Debug)]
 pub struct Link {
@@ -70,14 +133,21 @@ pub struct Link {
 
 impl Link {
     /// The coordinator at `address`, followed until `deadline`, called
-    /// with `credentials`.
+    /// with `credentials`, over `tls` when it is an `https://` address.
     pub fn new(
         address: &str,
         deadline: Instant,
         credentials: Credentials,
+        tls: Option<tonic::transport::ClientTlsConfig>,
     ) -> Result<Link, CliError> {
-        let endpoint = Endpoint::from_shared(address.to_owned())
-            .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?
+        let mut endpoint = Endpoint::from_shared(address.to_owned())
+            .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?;
+        if let Some(tls) = tls {
+            endpoint = endpoint
+                .tls_config(tls)
+                .map_err(|e| CliError::Input(format!("TLS for {address}: {}", chain(&e))))?;
+        }
+        let endpoint = endpoint
             .connect_timeout(Duration::from_secs(5))
             // A peer that vanishes without closing the connection is
             // noticed, not waited on until the deadline.
@@ -96,7 +166,11 @@ impl Link {
     /// Connects once.
     pub async fn connect(&self) -> Result<Client, CliError> {
         let channel = self.endpoint.connect().await.map_err(|e| {
-            CliError::Unavailable(format!("cannot reach coordinator {}: {e}", self.address))
+            CliError::Unavailable(format!(
+                "cannot reach coordinator {}: {}",
+                self.address,
+                explain(&self.address, &chain(&e))
+            ))
         })?;
         Ok(
             ReviewServiceClient::with_interceptor(channel, self.credentials.clone())
@@ -137,6 +211,19 @@ impl Link {
         }
     }
 
+    /// A call's failure, with what to do about it where the cause is
+    /// known (plaintext to a TLS port shows up as a broken HTTP/2 stream).
+    fn failed(&self, what: &str, status: &tonic::Status) -> CliError {
+        match rpc_error(what, status) {
+            CliError::Unavailable(_) => CliError::Unavailable(format!(
+                "{what}: {} ({:?})",
+                explain(&self.address, &status_chain(status)),
+                status.code()
+            )),
+            other => other,
+        }
+    }
+
     /// The time left before the deadline, for one wait.
     fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
@@ -168,7 +255,7 @@ pub async fn submit<W: Write>(
                     .reconnect(&format!("submit: {}", s.message()), progress)
                     .await?;
             }
-            Err(s) => return Err(rpc_error("submit", &s)),
+            Err(s) => return Err(link.failed("submit", &s)),
         }
     }
 }
@@ -203,12 +290,12 @@ pub async fn report<W: Write>(
                         Ok(Err(s)) if transient(&s) => {
                             break Some(format!("watch: {}", s.message()));
                         }
-                        Ok(Err(s)) => return Err(rpc_error("watch", &s)),
+                        Ok(Err(s)) => return Err(link.failed("watch", &s)),
                     }
                 }
             }
             Err(s) if transient(&s) => Some(format!("watch: {}", s.message())),
-            Err(s) => return Err(rpc_error("watch", &s)),
+            Err(s) => return Err(link.failed("watch", &s)),
         };
         if let Some(why) = broke {
             client = link.reconnect(&why, progress).await?;
@@ -242,7 +329,7 @@ pub async fn report<W: Write>(
                     .reconnect(&format!("get: {}", s.message()), progress)
                     .await?;
             }
-            Err(s) => return Err(rpc_error("get", &s)),
+            Err(s) => return Err(link.failed("get", &s)),
         }
     }
 }

@@ -21,9 +21,30 @@ use std::path::PathBuf;
 /// Settings both service binaries take.
 #[derive(Debug, Clone, clap::Args, Serialize, serde::Deserialize)]
 pub struct ServiceSettings {
-    /// Redis URL.
+    /// Redis URL: `redis://` or, over TLS, `rediss://`; an ACL user and
+    /// password go in it (`rediss://USER:PASSWORD@HOST:PORT`) or the
+    /// password in `--redis-password-file`.
     #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     pub redis: String,
+
+    /// PEM CA certificates a `rediss://` server's certificate must chain
+    /// to, instead of the system roots.
+    #[arg(long, env = "REVU_REDIS_CA_CERT")]
+    pub redis_ca_cert: Option<PathBuf>,
+
+    /// PEM client certificate for a Redis that asks for one (with
+    /// `--redis-client-key`).
+    #[arg(long, env = "REVU_REDIS_CLIENT_CERT")]
+    pub redis_client_cert: Option<PathBuf>,
+
+    /// PEM private key of `--redis-client-cert`.
+    #[arg(long, env = "REVU_REDIS_CLIENT_KEY")]
+    pub redis_client_key: Option<PathBuf>,
+
+    /// A file holding the Redis password (a mounted secret, say), instead
+    /// of the one in the URL.
+    #[arg(long, env = "REVU_REDIS_PASSWORD_FILE")]
+    pub redis_password_file: Option<PathBuf>,
 
     /// Prefix of every Redis key revu uses.
     #[arg(long, env = "REVU_KEY_PREFIX", default_value = "revu")]
@@ -36,6 +57,42 @@ pub struct ServiceSettings {
     /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
     #[arg(long, env = "REVU_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+}
+
+/// Connecting to the configured Redis failed; names it, password masked.
+#[derive(Debug, thiserror::Error)]
+#[error("connecting to redis at {url}: {source}")]
+pub struct RedisConnectError {
+    pub url: String,
+    pub source: crate::queue::QueueError,
+}
+
+impl ServiceSettings {
+    /// Connects to the configured Redis.
+    pub async fn connect_redis(
+        &self,
+    ) -> Result<crate::queue::redis::RedisBackend, RedisConnectError> {
+        crate::queue::redis::RedisBackend::connect_with(
+            &self.redis,
+            &self.redis_options(),
+            &self.key_prefix,
+        )
+        .await
+        .map_err(|source| RedisConnectError {
+            url: redact_url(&self.redis),
+            source,
+        })
+    }
+
+    /// How to reach Redis beyond its URL.
+    pub fn redis_options(&self) -> crate::queue::redis::RedisOptions {
+        crate::queue::redis::RedisOptions {
+            ca_cert: self.redis_ca_cert.clone(),
+            client_cert: self.redis_client_cert.clone(),
+            client_key: self.redis_client_key.clone(),
+            password_file: self.redis_password_file.clone(),
+        }
+    }
 }
 
 /// Where the configuration comes from, and what to do with it; not itself

@@ -25,3 +25,5 @@ pub mod review;
 #[cfg(feature = "runtime")]
 pub mod shutdown;
 pub mod telemetry;
+#[cfg(feature = "runtime")]
+pub mod tls;

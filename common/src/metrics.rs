@@ -195,6 +195,21 @@ impl Readiness {
     pub fn get(&self) -> bool {
         self.0.load(std::sync::atomic::Ordering::Relaxed)
     }
+
+    /// Keeps this true to `backend`: not ready while it does not answer (a
+    /// `PING` a second), ready again once it does. Runs until dropped.
+    pub async fn follow<B: crate::queue::JobQueue>(self, backend: B) {
+        crate::queue::watch_reachable(&backend, std::time::Duration::from_secs(1), false, |up| {
+            if up {
+                tracing::info!("redis answers; ready");
+            } else {
+                tracing::warn!("redis does not answer; not ready");
+            }
+            self.set(up);
+            std::future::ready(())
+        })
+        .await;
+    }
 }
 
 /// Stops the metrics endpoint when dropped.

@@ -10,6 +10,11 @@
 //!
 //! A call carries `authorization: Bearer TOKEN`; the coordinator hashes the
 //! token and looks the digest up. Raw tokens are never stored or logged.
+//!
+//! Under mutual TLS a client certificate can stand for a token: a line
+//! `TENANT cert-sha256:HEX` names the SHA-256 of a certificate (its DER),
+//! and a call on a connection that presented it, with no bearer token,
+//! belongs to that tenant.
 
 use revu_common::lane::check_tenant_name;
 use sha2::{Digest, Sha256};
@@ -38,10 +43,20 @@ pub enum TokensError {
     Empty { path: PathBuf },
 }
 
-/// Tenants by the digest of their tokens.
+/// What a digest in the tokens file is the digest of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Credential {
+    Token,
+    Certificate,
+}
+
+/// The line prefix of a client certificate's digest.
+const CERT_PREFIX: &str = "cert-sha256:";
+
+/// Tenants by the digest of their tokens and certificates.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct TokenTable {
-    by_digest: HashMap<[u8; 32], String>,
+    by_digest: HashMap<(Credential, [u8; 32]), String>,
 }
 
 impl TokenTable {
@@ -66,10 +81,17 @@ impl TokenTable {
                 )));
             };
             check_tenant_name(tenant).map_err(fail)?;
+            let (kind, hex) = match hex.strip_prefix(CERT_PREFIX) {
+                Some(cert) => (Credential::Certificate, cert),
+                None => (Credential::Token, hex),
+            };
             let digest = decode_digest(hex).ok_or_else(|| {
-                fail("the token digest must be 64 hex digits (the SHA-256 of the token)".into())
+                fail(format!(
+                    "the digest must be 64 hex digits: the SHA-256 of a token, or \
+                     {CERT_PREFIX}HEX of a client certificate"
+                ))
             })?;
-            if let Some(other) = by_digest.insert(digest, tenant.to_owned())
+            if let Some(other) = by_digest.insert((kind, digest), tenant.to_owned())
                 && other != tenant
             {
                 return Err(fail(format!(
@@ -93,9 +115,9 @@ impl TokenTable {
         names.len()
     }
 
-    fn tenant_of(&self, token: &str) -> Option<&str> {
-        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
-        self.by_digest.get(&digest).map(String::as_str)
+    fn tenant_of(&self, kind: Credential, secret: &[u8]) -> Option<&str> {
+        let digest: [u8; 32] = Sha256::digest(secret).into();
+        self.by_digest.get(&(kind, digest)).map(String::as_str)
     }
 }
 
@@ -110,12 +132,22 @@ fn decode_digest(hex: &str) -> Option<[u8; 32]> {
     Some(out)
 }
 
-/// The hex SHA-256 of `token`, as a tokens file holds it.
-pub fn token_digest(token: &str) -> String {
-    Sha256::digest(token.as_bytes())
+fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The hex SHA-256 of `token`, as a tokens file holds it.
+pub fn token_digest(token: &str) -> String {
+    hex_sha256(token.as_bytes())
+}
+
+/// `cert-sha256:HEX` of a client certificate (its DER), as a tokens file
+/// names it.
+pub fn certificate_digest(der: &[u8]) -> String {
+    format!("{CERT_PREFIX}{}", hex_sha256(der))
 }
 
 /// Decides the tenant of each call.
@@ -146,27 +178,34 @@ impl Authenticator {
         self.tokens.is_some()
     }
 
-    /// The tenant of a call from its metadata: `Ok(None)` without
-    /// authentication, `UNAUTHENTICATED` without a valid token.
+    /// The tenant of a call from its metadata and the client certificate
+    /// of its connection (DER, under mutual TLS): `Ok(None)` without
+    /// authentication, `UNAUTHENTICATED` without a valid credential.
     pub fn tenant(
         &self,
         metadata: &tonic::metadata::MetadataMap,
+        client_cert: Option<&[u8]>,
     ) -> Result<Option<String>, Status> {
         let Some(tokens) = &self.tokens else {
             return Ok(None);
         };
-        let header = metadata.get("authorization").ok_or_else(|| {
-            Status::unauthenticated("no bearer token: send `authorization: Bearer TOKEN`")
-        })?;
-        let token = header.to_str().ok().and_then(bearer).ok_or_else(|| {
-            Status::unauthenticated("the authorization header is not `Bearer TOKEN`")
-        })?;
         let table = match tokens.read() {
             Ok(t) => Arc::clone(&t),
             Err(poisoned) => Arc::clone(&poisoned.into_inner()),
         };
+        let Some(header) = metadata.get("authorization") else {
+            return client_cert
+                .and_then(|der| table.tenant_of(Credential::Certificate, der))
+                .map(|t| Some(t.to_owned()))
+                .ok_or_else(|| {
+                    Status::unauthenticated("no bearer token: send `authorization: Bearer TOKEN`")
+                });
+        };
+        let token = header.to_str().ok().and_then(bearer).ok_or_else(|| {
+            Status::unauthenticated("the authorization header is not `Bearer TOKEN`")
+        })?;
         table
-            .tenant_of(token)
+            .tenant_of(Credential::Token, token.as_bytes())
             .map(|t| Some(t.to_owned()))
             .ok_or_else(|| {
                 Status::unauthenticated("the bearer token is not valid (unknown or revoked)")
@@ -264,15 +303,44 @@ mod tests {
             token_digest("bravo").to_uppercase()
         );
         let a = auth(&file);
-        let tenant = |h: &str| a.tenant(&call(h)).ok().flatten();
+        let tenant = |h: &str| a.tenant(&call(h), None).ok().flatten();
         assert_eq!(tenant("Bearer alpha").as_deref(), Some("team-a"));
         assert_eq!(tenant("bearer alpha-2").as_deref(), Some("team-a"));
         assert_eq!(tenant("Bearer bravo").as_deref(), Some("team-b"));
         for bad in ["", "Bearer", "Bearer nope", "Basic alpha", "alpha"] {
-            let refused = a.tenant(&call(bad)).err().map(|s| s.code());
+            let refused = a.tenant(&call(bad), None).err().map(|s| s.code());
             assert_eq!(refused, Some(tonic::Code::Unauthenticated), "{bad:?}");
         }
-        assert_eq!(Authenticator::open().tenant(&call("")).ok(), Some(None));
+        assert_eq!(
+            Authenticator::open().tenant(&call(""), None).ok(),
+            Some(None)
+        );
+    }
+
+    #[test]
+    fn a_listed_client_certificate_stands_for_a_token() {
+        let cert = b"DER of a client certificate";
+        let a = auth(&format!(
+            "team-c {}\nteam-a {}\n",
+            certificate_digest(cert),
+            token_digest("alpha")
+        ));
+        let no_header = MetadataMap::new();
+        let tenant = a.tenant(&no_header, Some(cert)).ok().flatten();
+        assert_eq!(tenant.as_deref(), Some("team-c"));
+        let other = a.tenant(&no_header, Some(b"another certificate".as_slice()));
+        assert_eq!(
+            other.err().map(|s| s.code()),
+            Some(tonic::Code::Unauthenticated)
+        );
+        // A token beats the certificate; a certificate's digest is no token.
+        let as_a = a.tenant(&call("Bearer alpha"), Some(cert)).ok().flatten();
+        assert_eq!(as_a.as_deref(), Some("team-a"));
+        let forged = a.tenant(&call("Bearer DER of a client certificate"), None);
+        assert_eq!(
+            forged.err().map(|s| s.code()),
+            Some(tonic::Code::Unauthenticated)
+        );
     }
 
     #[test]
@@ -282,7 +350,11 @@ mod tests {
             ("team-a\n", "line 1: expected `TENANT SHA256HEX`, found 1"),
             ("# only\n\nteam a deadbeef\n", "line 3: expected"),
             ("team/a {d}\n", "line 1: tenant name"),
-            ("team-a abc\n", "line 1: the token digest must be 64 hex"),
+            ("team-a abc\n", "line 1: the digest must be 64 hex"),
+            (
+                "team-a cert-sha256:abc\n",
+                "line 1: the digest must be 64 hex",
+            ),
             (
                 "a {d}\nb {d}\n",
                 "line 2: this token digest also belongs to tenant \"a\"",

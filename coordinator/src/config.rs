@@ -208,6 +208,44 @@ pub struct AccessSettings {
     pub tenant_diff_bytes_per_day: Option<u64>,
 }
 
+/// TLS on the gRPC port.
+#[derive(Debug, Clone, Default, Args, Serialize, Deserialize)]
+pub struct TlsSettings {
+    /// PEM certificate chain the gRPC server presents; with `--tls-key`,
+    /// the port speaks TLS only. Read again when it changes.
+    #[arg(long, env = "REVU_TLS_CERT")]
+    pub tls_cert: Option<std::path::PathBuf>,
+
+    /// PEM private key of `--tls-cert`.
+    #[arg(long, env = "REVU_TLS_KEY")]
+    pub tls_key: Option<std::path::PathBuf>,
+
+    /// PEM CA certificates client certificates must chain to: mutual TLS,
+    /// refusing clients without one. A client certificate listed in the
+    /// tokens file (`TENANT cert-sha256:HEX`) then identifies its tenant.
+    #[arg(long, env = "REVU_TLS_CLIENT_CA")]
+    pub tls_client_ca: Option<std::path::PathBuf>,
+}
+
+impl TlsSettings {
+    /// The server's TLS files, or none for plaintext.
+    pub fn files(&self) -> Result<Option<revu_common::tls::ServerTlsFiles>, String> {
+        match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Ok(Some(revu_common::tls::ServerTlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: self.tls_client_ca.clone(),
+            })),
+            (None, None) if self.tls_client_ca.is_some() => {
+                Err("--tls-client-ca needs --tls-cert and --tls-key".into())
+            }
+            (None, None) => Ok(None),
+            (Some(_), None) => Err("--tls-cert needs --tls-key".into()),
+            (None, Some(_)) => Err("--tls-key needs --tls-cert".into()),
+        }
+    }
+}
+
 impl AccessSettings {
     /// The per-tenant quotas.
     pub fn quotas(&self) -> crate::service::Quotas {
@@ -220,11 +258,13 @@ impl AccessSettings {
 
     /// Refuses to serve `listen` beyond loopback with nobody authenticated,
     /// unless that was asked for.
-    pub fn check_exposure(&self, listen: SocketAddr) -> Result<(), String> {
-        if self.tokens_file.is_none() && !self.allow_unauthenticated && !listen.ip().is_loopback() {
+    pub fn check_exposure(&self, listen: SocketAddr, tls: &TlsSettings) -> Result<(), String> {
+        let authenticated = self.tokens_file.is_some() || tls.tls_client_ca.is_some();
+        if !authenticated && !self.allow_unauthenticated && !listen.ip().is_loopback() {
             return Err(format!(
                 "refusing to serve {listen} without authentication: give --tokens-file FILE \
-                 (env REVU_TOKENS_FILE), or --allow-unauthenticated to accept any caller"
+                 (env REVU_TOKENS_FILE) or --tls-client-ca FILE, or --allow-unauthenticated \
+                 to accept any caller"
             ));
         }
         Ok(())
@@ -252,6 +292,9 @@ pub struct CoordinatorConfig {
 
     #[command(flatten)]
     pub access: AccessSettings,
+
+    #[command(flatten)]
+    pub tls: TlsSettings,
 
     #[command(flatten)]
     #[serde(skip)]
@@ -410,23 +453,34 @@ mod tests {
     fn beyond_loopback_the_coordinator_needs_tokens_or_an_explicit_opt_out() {
         let open = AccessSettings::default();
         let any: SocketAddr = "0.0.0.0:50051".parse().unwrap();
-        let err = open.check_exposure(any).unwrap_err();
+        let plain = TlsSettings::default();
+        let err = open.check_exposure(any, &plain).unwrap_err();
         assert!(err.contains("--tokens-file") && err.contains("--allow-unauthenticated"));
-        assert!(
-            open.check_exposure("127.0.0.1:50051".parse().unwrap())
-                .is_ok()
-        );
-        assert!(open.check_exposure("[::1]:50051".parse().unwrap()).is_ok());
+        for local in ["127.0.0.1:50051", "[::1]:50051"] {
+            assert!(open.check_exposure(local.parse().unwrap(), &plain).is_ok());
+        }
+        let mutual = TlsSettings {
+            tls_cert: Some("cert.pem".into()),
+            tls_key: Some("key.pem".into()),
+            tls_client_ca: Some("ca.pem".into()),
+        };
+        assert!(open.check_exposure(any, &mutual).is_ok());
+        assert!(mutual.files().unwrap().is_some());
+        let half = TlsSettings {
+            tls_cert: Some("cert.pem".into()),
+            ..TlsSettings::default()
+        };
+        assert_eq!(half.files().unwrap_err(), "--tls-cert needs --tls-key");
         let opted_out = AccessSettings {
             allow_unauthenticated: true,
             ..AccessSettings::default()
         };
-        assert!(opted_out.check_exposure(any).is_ok());
+        assert!(opted_out.check_exposure(any, &plain).is_ok());
         let tokens = AccessSettings {
             tokens_file: Some("tokens".into()),
             ..AccessSettings::default()
         };
-        assert!(tokens.check_exposure(any).is_ok());
+        assert!(tokens.check_exposure(any, &plain).is_ok());
     }
 
     #[test]

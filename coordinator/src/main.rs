@@ -1,7 +1,6 @@
 //! `revu-coordinator`: serves the review API over gRPC, backed by Redis.
 
 use anyhow::Context;
-use revu_common::queue::redis::RedisBackend;
 use revu_coordinator::auth::Authenticator;
 use revu_coordinator::config::CoordinatorConfig;
 use revu_coordinator::metrics::CoordinatorMetrics;
@@ -26,35 +25,47 @@ async fn run() -> anyhow::Result<()> {
     config.review.validate().map_err(anyhow::Error::msg)?;
     config
         .access
-        .check_exposure(config.listen)
+        .check_exposure(config.listen, &config.tls)
         .map_err(anyhow::Error::msg)?;
+    let tls_files = config.tls.files().map_err(anyhow::Error::msg)?;
+    revu_common::tls::install_crypto_provider();
     let telemetry =
         revu_common::telemetry::init_service("revu-coordinator", config.service.log_json)?;
-    let result = coordinate(&config).await;
+    let result = coordinate(&config, tls_files).await;
     telemetry.shutdown().await;
     result
 }
 
-async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
+async fn coordinate(
+    config: &CoordinatorConfig,
+    tls_files: Option<revu_common::tls::ServerTlsFiles>,
+) -> anyhow::Result<()> {
     let (metrics, registry) = CoordinatorMetrics::registered();
-    let _metrics_endpoint =
-        revu_common::metrics::endpoint(config.service.metrics_listen, registry.into_registry())
-            .await?;
-    let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
-        .await
-        .with_context(|| {
-            format!(
-                "connecting to redis at {}",
-                revu_common::config::redact_url(&config.service.redis)
-            )
-        })?;
-    let access = match &config.access.tokens_file {
+    // `/readyz` follows Redis, like the gRPC health: the probe to use when
+    // the gRPC port speaks TLS, which kubelet gRPC probes cannot.
+    let readiness = revu_common::metrics::Readiness::not_yet();
+    let _metrics_endpoint = revu_common::metrics::endpoint_with_readiness(
+        config.service.metrics_listen,
+        registry.into_registry(),
+        readiness.clone(),
+    )
+    .await?;
+    let backend = config.service.connect_redis().await?;
+    let mut access = match &config.access.tokens_file {
         Some(path) => server::Access {
             auth: Authenticator::from_file(path).await?,
             tokens_file: Some(path.clone()),
+            tls: None,
         },
         None => server::Access::default(),
     };
+    if let Some(files) = tls_files {
+        access.tls = Some(revu_common::tls::ReloadingServerTls::new(
+            files,
+            server::ALPN,
+        )?);
+    }
+    let ready = tokio::spawn(readiness.follow(backend.clone()));
     let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target())
@@ -62,13 +73,15 @@ async fn coordinate(config: &CoordinatorConfig) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;
-    server::serve(
+    let served = server::serve(
         listener,
         coordinator,
         access,
         revu_common::shutdown::signal(),
     )
-    .await?;
+    .await;
+    ready.abort();
+    served?;
     tracing::info!("coordinator stopped");
     Ok(())
 }

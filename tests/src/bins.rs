@@ -45,3 +45,23 @@ pub fn fault_engine(mode: &str) -> String {
         .join("fault_engine.py");
     format!("python3 {} {mode}", script.display())
 }
+
+/// Runs `revu submit --quiet --format json` of the example
+/// `secret-and-unwrap.patch` to `endpoint`, with `args` and `env` added
+/// and none of the caller's coordinator, token or CA settings.
+pub fn submit_example(endpoint: &str, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(bin("revu"))
+        .args(["submit", "--quiet", "--format", "json", "--timeout", "120"])
+        .arg("--diff")
+        .arg(example("secret-and-unwrap.patch"))
+        .arg("--coordinator")
+        .arg(endpoint)
+        .args(args)
+        .env_remove("REVU_COORDINATOR")
+        .env_remove("REVU_TOKEN")
+        .env_remove("REVU_CA_CERT")
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("running revu submit: {e}"))
+}

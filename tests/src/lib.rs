@@ -4,6 +4,7 @@
 //! stopped by its own guard, by PID.
 
 pub mod bins;
+pub mod certs;
 pub mod client;
 pub mod history;
 pub mod llm_server;

@@ -80,27 +80,78 @@ impl RedisServer {
         panic!("no redis-server of ours came up in {PORT_TRIES} tries: {last}");
     }
 
+    /// Starts a `redis-server` of its own that listens for TLS only (no
+    /// plaintext port), with `extra` arguments (its certificate and key,
+    /// the CA of its clients, ACL users), its URL made by `url` from the
+    /// port. An external `REVU_TEST_REDIS_URL` is never used for this.
+    pub fn start_tls(extra: &[&str], url: impl Fn(u16) -> String) -> RedisServer {
+        let found = Command::new("redis-server").arg("--version").output();
+        if !found.is_ok_and(|o| o.status.success()) {
+            panic!("{HOW_TO_GET_ONE}");
+        }
+        let prefix = format!("revu-test-{}", uuid_like());
+        let mut last = String::new();
+        for _ in 0..PORT_TRIES {
+            let port = probe_port();
+            let dir =
+                std::env::temp_dir().join(format!("revu-redis-tls-{port}-{}", std::process::id()));
+            let _ = std::fs::create_dir_all(&dir);
+            let command = server_args(
+                &["--port", "0", "--tls-port", &port.to_string()],
+                &dir,
+                extra,
+            );
+            let mut cmd = Command::new("redis-server");
+            cmd.args(&command);
+            let mut server = RedisServer {
+                url: url(port),
+                prefix: prefix.clone(),
+                process: Some(Proc::spawn("redis-server", cmd)),
+                port,
+                command,
+                dir: Some(dir),
+            };
+            match server.wait_listening(Duration::from_secs(10)) {
+                Ok(()) => return server,
+                Err(why) => last = why,
+            }
+        }
+        panic!("no TLS redis-server of ours came up in {PORT_TRIES} tries: {last}");
+    }
+
+    /// Waits until the port accepts connections while our child runs (a
+    /// child that could not bind exits): for a server the harness cannot
+    /// PING without its client certificate.
+    fn wait_listening(&mut self, within: Duration) -> Result<(), String> {
+        let started = Instant::now();
+        loop {
+            let running = self.process.as_mut().is_some_and(Proc::running);
+            if !running {
+                return Err(format!("redis-server exited on port {}", self.port));
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                // Still ours a moment later: not a stranger on the port.
+                std::thread::sleep(Duration::from_millis(100));
+                if self.process.as_mut().is_some_and(Proc::running) {
+                    return Ok(());
+                }
+            }
+            if started.elapsed() > within {
+                return Err(format!(
+                    "nothing listened on port {} within {within:?}",
+                    self.port
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// Starts `redis-server` on `port`; `Err` when it is not ours that
     /// answers there (another process had the port).
     fn spawn_on(port: u16, prefix: &str, extra: &[&str]) -> Result<RedisServer, String> {
         let dir = std::env::temp_dir().join(format!("revu-redis-{port}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
-        let mut command: Vec<String> = [
-            "--port",
-            &port.to_string(),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            &dir.to_string_lossy(),
-        ]
-        .iter()
-        .map(|a| (*a).to_owned())
-        .collect();
-        command.extend(extra.iter().map(|a| (*a).to_owned()));
+        let command = server_args(&["--port", &port.to_string()], &dir, extra);
         let mut cmd = Command::new("redis-server");
         cmd.args(&command);
         let mut server = RedisServer {
@@ -236,6 +287,28 @@ impl RedisServer {
 }
 
 /// A loopback port that was free when asked (bound, read, released).
+/// The arguments of a test `redis-server`: `ports`, loopback only, no
+/// persistence, its files in `dir`, then `extra`.
+fn server_args(ports: &[&str], dir: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let dir = dir.to_string_lossy();
+    let fixed = [
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        &dir,
+    ];
+    ports
+        .iter()
+        .chain(fixed.iter())
+        .chain(extra.iter())
+        .map(|a| (*a).to_owned())
+        .collect()
+}
+
 pub(crate) fn probe_port() -> u16 {
     let listener =
         TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("no free loopback port: {e}"));

@@ -1,7 +1,7 @@
 //! Health that tells the truth: the coordinator's gRPC health is
 //! `NOT_SERVING` while its Redis does not answer and `SERVING` again once
-//! it does, for the review service and for the server as a whole; and a
-//! worker's `/readyz` answers 503, then 200 again.
+//! it does, for the review service and for the server as a whole; and
+//! `/readyz` of a worker and of a coordinator answers 503, then 200 again.
 
 use revu_tests::{Cluster, RedisServer};
 use std::time::{Duration, Instant};
@@ -75,13 +75,21 @@ fn ready_until(addr: &str, wanted: u16) {
 }
 
 #[test]
-fn a_workers_readiness_follows_redis_down_and_back() {
-    let mut cluster = Cluster::start_coordinator_only(RedisServer::start(), &[]);
+fn readiness_of_workers_and_coordinators_follows_redis_down_and_back() {
+    let mut cluster =
+        Cluster::start_coordinator_only(RedisServer::start(), &["--metrics-listen", "127.0.0.1:0"]);
+    let coordinator = cluster.coordinator.announced("metrics serving");
     let worker = cluster.add_worker(&["--metrics-listen", "127.0.0.1:0"]);
-    let addr = cluster.workers[worker].announced("metrics serving");
-    ready_until(&addr, 200);
+    let worker = cluster.workers[worker].announced("metrics serving");
+    for addr in [&coordinator, &worker] {
+        ready_until(addr, 200);
+    }
     cluster.redis.stop();
-    ready_until(&addr, 503);
+    for addr in [&coordinator, &worker] {
+        ready_until(addr, 503);
+    }
     cluster.redis.start_again();
-    ready_until(&addr, 200);
+    for addr in [&coordinator, &worker] {
+        ready_until(addr, 200);
+    }
 }

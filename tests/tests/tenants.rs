@@ -3,10 +3,11 @@
 //! per-tenant quotas, and the CLI's answer to a refusal.
 
 use revu_coordinator::auth::token_digest;
+use revu_tests::bins::submit_example;
 use revu_tests::scrape::{sample, scrape};
 use revu_tests::{Client, Cluster, RedisServer, bin, example};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tonic::Code;
 use tonic_health::pb::HealthCheckRequest;
@@ -51,23 +52,6 @@ fn code<T: std::fmt::Debug>(r: Result<T, tonic::Status>) -> Code {
         Ok(v) => panic!("expected a refusal, got {v:?}"),
         Err(s) => s.code(),
     }
-}
-
-/// `revu submit` of the example to `endpoint`, with `args` and `env`.
-fn revu_submit(endpoint: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(bin("revu"))
-        .args(["submit", "--quiet", "--format", "json", "--timeout", "120"])
-        .arg("--diff")
-        .arg(example("secret-and-unwrap.patch"))
-        .arg("--coordinator")
-        .arg(endpoint)
-        .args(args)
-        .env_remove("REVU_COORDINATOR")
-        .env_remove("REVU_TOKEN")
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("running revu submit: {e}"))
 }
 
 #[test]
@@ -182,7 +166,7 @@ fn tenants_see_only_their_own_reviews_and_no_token_sees_nothing() {
     assert_eq!(status.ok(), Some(ServingStatus::Serving as i32));
 
     // The CLI: refused without a token (exit 2, saying so), served with one.
-    let refused = revu_submit(&endpoint, &[], &[]);
+    let refused = submit_example(&endpoint, &[], &[]);
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("unauthenticated"), "{stderr}");
@@ -194,7 +178,7 @@ fn tenants_see_only_their_own_reviews_and_no_token_sees_nothing() {
         (vec!["--token-file", token_arg.as_str()], vec![]),
         (vec![], vec![("REVU_TOKEN", BRAVO)]),
     ] {
-        let served = revu_submit(&endpoint, &args, &env);
+        let served = submit_example(&endpoint, &args, &env);
         let stderr = String::from_utf8_lossy(&served.stderr);
         assert!(
             matches!(served.status.code(), Some(0 | 1)),
@@ -331,7 +315,7 @@ fn quotas_answer_resource_exhausted_naming_the_quota_and_its_flag() {
     let token_file = dir.join("alpha");
     write(&token_file, ALPHA);
     let token_arg = token_file.to_string_lossy().into_owned();
-    let out = revu_submit(&endpoint, &["--token-file", &token_arg], &[]);
+    let out = submit_example(&endpoint, &["--token-file", &token_arg], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("quota"), "{stderr}");

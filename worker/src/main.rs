@@ -1,7 +1,5 @@
 //! `revu-worker`: consumes lane jobs from Redis and runs review engines.
 
-use anyhow::Context;
-use revu_common::queue::redis::RedisBackend;
 use revu_worker::config::WorkerConfig;
 use revu_worker::metrics::WorkerMetrics;
 use revu_worker::runner::Worker;
@@ -23,6 +21,7 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
+    revu_common::tls::install_crypto_provider();
     let telemetry = revu_common::telemetry::init_service("revu-worker", config.service.log_json)?;
     let result = work(&config).await;
     telemetry.shutdown().await;
@@ -39,15 +38,8 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
         readiness.clone(),
     )
     .await?;
-    let backend = RedisBackend::connect(&config.service.redis, &config.service.key_prefix)
-        .await
-        .with_context(|| {
-            format!(
-                "connecting to redis at {}",
-                revu_common::config::redact_url(&config.service.redis)
-            )
-        })?;
-    let checker = tokio::spawn(watch_backend(backend.clone(), readiness));
+    let backend = config.service.connect_redis().await?;
+    let checker = tokio::spawn(readiness.follow(backend.clone()));
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
@@ -63,18 +55,4 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
         .await;
     checker.abort();
     Ok(())
-}
-
-/// Keeps `/readyz` true to Redis: not ready while it does not answer.
-async fn watch_backend(backend: RedisBackend, readiness: revu_common::metrics::Readiness) {
-    revu_common::queue::watch_reachable(&backend, Duration::from_secs(1), false, |up| {
-        if up {
-            tracing::info!("redis answers; ready");
-        } else {
-            tracing::warn!("redis does not answer; not ready");
-        }
-        readiness.set(up);
-        std::future::ready(())
-    })
-    .await;
 }

@@ -4,7 +4,7 @@
 //! concurrency, a raw Redis Streams round trip (XADD, XREADGROUP, XACK of
 //! a job-sized payload) to compare the fleet's lane rate with.
 
-use crate::credentials::TokenArgs;
+use crate::credentials::{TlsArgs, TokenArgs};
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::progress::Progress;
@@ -43,6 +43,8 @@ pub struct Args {
     timeout: u64,
     #[command(flatten)]
     token: TokenArgs,
+    #[command(flatten)]
+    tls: TlsArgs,
 }
 
 /// Bytes of the baseline's payload: about a lane job as it sits on a
@@ -57,7 +59,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    let figures = runtime.block_on(measure(&args))?;
+    revu_common::tls::install_crypto_provider();
+    let tls = args.tls.config(&args.coordinator)?;
+    let figures = runtime.block_on(measure(&args, tls))?;
     let out = if args.format == "json" {
         serde_json::to_string_pretty(&figures)
             .map_err(|e| CliError::Internal(format!("encoding the figures: {e}")))?
@@ -68,26 +72,35 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-async fn measure(args: &Args) -> Result<serde_json::Value, CliError> {
+async fn measure(
+    args: &Args,
+    tls: Option<tonic::transport::ClientTlsConfig>,
+) -> Result<serde_json::Value, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let credentials = args.token.credentials()?;
-    let link = Link::new(&args.coordinator, deadline, credentials.clone())?;
+    let link = Link::new(
+        &args.coordinator,
+        deadline,
+        credentials.clone(),
+        tls.clone(),
+    )?;
     link.connect().await?;
     let started = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tasks = Vec::new();
     let run = uuid_like();
     for _ in 0..args.concurrency {
-        let (next, total, files, address, credentials) = (
+        let (next, total, files, address, credentials, tls) = (
             next.clone(),
             args.reviews,
             args.files,
             args.coordinator.clone(),
             credentials.clone(),
+            tls.clone(),
         );
         let run = run.clone();
         tasks.push(tokio::spawn(async move {
-            let mut link = Link::new(&address, deadline, credentials)?;
+            let mut link = Link::new(&address, deadline, credentials, tls)?;
             let mut client = link.connect().await?;
             let mut done: Vec<(Duration, usize)> = Vec::new();
             let mut progress = Progress::new(std::io::sink(), true, false);

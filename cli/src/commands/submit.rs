@@ -2,7 +2,7 @@
 //! print the report.
 
 use super::review::{RepoFiles, read_repo};
-use crate::credentials::TokenArgs;
+use crate::credentials::{TlsArgs, TokenArgs};
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::head::{HeadLimits, Heads};
@@ -23,6 +23,8 @@ pub struct Args {
     head_limits: HeadLimits,
     #[command(flatten)]
     token: TokenArgs,
+    #[command(flatten)]
+    tls: TlsArgs,
     /// Coordinator address.
     #[arg(
         long,
@@ -104,18 +106,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let (format, fail_on) = (args.format, args.fail_on);
-    let report = runtime.block_on(submit(args, diff, heads, repo))?;
+    revu_common::tls::install_crypto_provider();
+    let tls = args.tls.config(&args.coordinator)?;
+    let report = runtime.block_on(submit(args, tls, diff, heads, repo))?;
     emit(&report, format, fail_on)
 }
 
 async fn submit(
     args: Args,
+    tls: Option<tonic::transport::ClientTlsConfig>,
     diff: Vec<u8>,
     heads: Heads,
     repo: RepoFiles,
 ) -> Result<String, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
-    let mut link = Link::new(&args.coordinator, deadline, args.token.credentials()?)?;
+    let mut link = Link::new(&args.coordinator, deadline, args.token.credentials()?, tls)?;
     // The first connection is not retried: nothing was submitted yet, and
     // an address that never answers is a mistake to report at once.
     let client = link.connect().await?;

@@ -78,6 +78,10 @@ pub enum QueueError {
     Closed,
     #[error("{0:?} is not a job entry handed out by this queue")]
     BadEntry(String),
+    /// The backend's settings cannot work (a file that does not read, a
+    /// CA for a URL without TLS).
+    #[error("{0}")]
+    Config(String),
 }
 
 impl QueueError {
@@ -91,9 +95,10 @@ impl QueueError {
                     || e.is_connection_refusal()
             }
             QueueError::Closed => true,
-            QueueError::Encode { .. } | QueueError::Decode { .. } | QueueError::BadEntry(_) => {
-                false
-            }
+            QueueError::Encode { .. }
+            | QueueError::Decode { .. }
+            | QueueError::BadEntry(_)
+            | QueueError::Config(_) => false,
         }
     }
 }

@@ -30,6 +30,7 @@ mod store;
 
 use conn::BlockingPool;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::QueueError;
@@ -55,10 +56,86 @@ impl std::fmt::Debug for RedisBackend {
     }
 }
 
+/// How to reach Redis beyond its URL: TLS material and a password file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// CA certificates (PEM) that replace the system roots for `rediss://`.
+    pub ca_cert: Option<PathBuf>,
+    /// Client certificate and key (PEM), for a Redis that asks for one.
+    pub client_cert: Option<PathBuf>,
+    pub client_key: Option<PathBuf>,
+    /// The password, instead of the URL's.
+    pub password_file: Option<PathBuf>,
+}
+
+async fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, QueueError> {
+    tokio::fs::read(path)
+        .await
+        .map_err(|e| QueueError::Config(format!("reading {what} {}: {e}", path.display())))
+}
+
+/// A client for `url` with `options` applied.
+pub async fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, QueueError> {
+    use redis::IntoConnectionInfo;
+    let mut info = url.into_connection_info()?;
+    if let Some(path) = &options.password_file {
+        let raw = read_file("--redis-password-file", path).await?;
+        let text = String::from_utf8(raw).map_err(|_| {
+            QueueError::Config(format!(
+                "--redis-password-file {} is not UTF-8",
+                path.display()
+            ))
+        })?;
+        let password = text.trim_end_matches(['\n', '\r']);
+        let settings = info.redis_settings().clone().set_password(password);
+        info = info.set_redis_settings(settings);
+    }
+    let client_pair = match (&options.client_cert, &options.client_key) {
+        (Some(cert), Some(key)) => Some(redis::ClientTlsConfig {
+            client_cert: read_file("--redis-client-cert", cert).await?,
+            client_key: read_file("--redis-client-key", key).await?,
+        }),
+        (None, None) => None,
+        _ => {
+            return Err(QueueError::Config(
+                "--redis-client-cert and --redis-client-key go together".into(),
+            ));
+        }
+    };
+    if options.ca_cert.is_none() && client_pair.is_none() {
+        return Ok(redis::Client::open(info)?);
+    }
+    if !url.starts_with("rediss://") {
+        return Err(QueueError::Config(
+            "--redis-ca-cert and --redis-client-cert need a rediss:// URL".into(),
+        ));
+    }
+    let root_cert = match &options.ca_cert {
+        Some(path) => Some(read_file("--redis-ca-cert", path).await?),
+        None => None,
+    };
+    Ok(redis::Client::build_with_tls(
+        info,
+        redis::TlsCertificates {
+            client_tls: client_pair,
+            root_cert,
+        },
+    )?)
+}
+
 impl RedisBackend {
     /// Connects and makes sure the coordinators' consumer group exists.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
-        let client = redis::Client::open(url)?;
+        Self::connect_with(url, &RedisOptions::default(), prefix).await
+    }
+
+    /// [`RedisBackend::connect`] with TLS material or a password file.
+    pub async fn connect_with(
+        url: &str,
+        options: &RedisOptions,
+        prefix: &str,
+    ) -> Result<Self, QueueError> {
+        let client = client(url, options).await?;
         // Reconnects on its own after the first connection; the first one
         // fails fast so a wrong URL is reported at startup.
         let config = ConnectionManagerConfig::new()

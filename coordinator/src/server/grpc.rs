@@ -26,8 +26,15 @@ impl<B: JobQueue + ReviewStore> ReviewApi<B> {
     }
 
     /// The caller's tenant, or `UNAUTHENTICATED`.
-    fn tenant(&self, metadata: &tonic::metadata::MetadataMap) -> Result<Option<String>, Status> {
-        self.auth.tenant(metadata).inspect_err(|_| {
+    fn tenant<T>(&self, request: &Request<T>) -> Result<Option<String>, Status> {
+        type TlsInfo =
+            tonic::transport::server::TlsConnectInfo<tonic::transport::server::TcpConnectInfo>;
+        let certs = request
+            .extensions()
+            .get::<TlsInfo>()
+            .and_then(TlsInfo::peer_certs);
+        let leaf = certs.as_ref().and_then(|c| c.first()).map(|c| c.as_ref());
+        self.auth.tenant(request.metadata(), leaf).inspect_err(|_| {
             self.coordinator.metrics().unauthenticated.inc();
         })
     }
@@ -91,7 +98,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         request: Request<pb::SubmitReviewRequest>,
     ) -> Result<Response<pb::SubmitReviewResponse>, Status> {
         let span = submit_span(request.metadata());
-        let tenant = self.tenant(request.metadata()).inspect_err(|s| {
+        let tenant = self.tenant(&request).inspect_err(|s| {
             span.record("otel.status_code", "error");
             tracing::info!(parent: &span, reason = s.message(), "submission unauthenticated");
         })?;
@@ -120,7 +127,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::GetReviewRequest>,
     ) -> Result<Response<pb::GetReviewResponse>, Status> {
-        let tenant = self.tenant(request.metadata())?;
+        let tenant = self.tenant(&request)?;
         let id = review_id(tenant.as_deref(), &request.into_inner().review_id)?;
         let status = self.coordinator.status(&id).await?;
         Ok(Response::new(convert::status(status)))
@@ -132,7 +139,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::WatchReviewRequest>,
     ) -> Result<Response<Self::WatchReviewStream>, Status> {
-        let tenant = self.tenant(request.metadata())?;
+        let tenant = self.tenant(&request)?;
         let request = request.into_inner();
         let id = review_id(tenant.as_deref(), &request.review_id)?;
         let mut after = event_cursor(request.after_event_id)?;
@@ -185,7 +192,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         &self,
         request: Request<pb::CancelReviewRequest>,
     ) -> Result<Response<pb::CancelReviewResponse>, Status> {
-        let tenant = self.tenant(request.metadata())?;
+        let tenant = self.tenant(&request)?;
         let id = review_id(tenant.as_deref(), &request.into_inner().review_id)?;
         let state = self.coordinator.cancel(&id).await?;
         Ok(Response::new(pb::CancelReviewResponse {

@@ -4,12 +4,14 @@
 mod convert;
 mod grpc;
 mod status;
+mod tls;
 
 pub use grpc::ReviewApi;
 
 use crate::auth::Authenticator;
 use crate::service::Coordinator;
 use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::tls::ReloadingServerTls;
 use revu_proto::v1::review_service_server::ReviewServiceServer;
 use std::future::Future;
 use std::path::PathBuf;
@@ -35,16 +37,23 @@ pub enum ServeError {
     Transport(#[from] tonic::transport::Error),
 }
 
-/// Who may call: the authenticator, and the tokens file it follows.
+/// Who may call and how they connect: the authenticator, the tokens file
+/// it follows, and TLS.
 #[derive(Debug, Clone, Default)]
 pub struct Access {
     pub auth: Authenticator,
     /// Read again when it changes.
     pub tokens_file: Option<PathBuf>,
+    /// TLS only on the port when set; its files are read again when they
+    /// change.
+    pub tls: Option<ReloadingServerTls>,
 }
 
-/// How often the tokens file is checked for changes.
-const TOKENS_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// What the gRPC port negotiates over TLS.
+pub const ALPN: &[&[u8]] = &[b"h2"];
+
+/// How often the tokens file and the TLS files are checked for changes.
+const FILES_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Serves the API on `listener` until `shutdown` resolves, with the
 /// gatherer and the sweeper running beside it.
@@ -98,28 +107,47 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         tokio::spawn(async move { c.run_sampler(GAUGE_SAMPLE_EVERY, stopped(rx)).await })
     };
 
+    let certificates = access.tls.clone().map(|tls| {
+        let rx = stop_rx.clone();
+        tokio::spawn(async move { tls.follow(FILES_EVERY, stopped(rx)).await })
+    });
     let tokens = access.tokens_file.map(|path| {
         let auth = access.auth.clone();
         let rx = stop_rx.clone();
-        tokio::spawn(async move { auth.follow_file(path, TOKENS_EVERY, stopped(rx)).await })
+        tokio::spawn(async move { auth.follow_file(path, FILES_EVERY, stopped(rx)).await })
     });
 
     let limit = max_message_bytes(coordinator.settings().max_diff_bytes);
     let api = ReviewServiceServer::new(ReviewApi::new(coordinator, access.auth))
         .max_decoding_message_size(limit)
         .max_encoding_message_size(limit);
-    tracing::info!(addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(), "coordinator serving");
-    let result = tonic::transport::Server::builder()
+    tracing::info!(
+        addr = %listener.local_addr().map(|a| a.to_string()).unwrap_or_default(),
+        tls = access.tls.is_some(),
+        "coordinator serving"
+    );
+    let router = tonic::transport::Server::builder()
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(api)
-        .serve_with_incoming_shutdown(without_nagle(TcpListenerStream::new(listener)), shutdown)
-        .await;
+        .add_service(api);
+    let result = match access.tls {
+        Some(tls) => {
+            router
+                .serve_with_incoming_shutdown(tls::incoming(listener, tls), shutdown)
+                .await
+        }
+        None => {
+            let incoming = without_nagle(TcpListenerStream::new(listener));
+            router
+                .serve_with_incoming_shutdown(incoming, shutdown)
+                .await
+        }
+    };
     let _ = stop_tx.send(true);
     let _ = tokio::join!(gatherer, sweeper, sampler, health);
-    if let Some(tokens) = tokens {
-        let _ = tokens.await;
+    for follower in [tokens, certificates].into_iter().flatten() {
+        let _ = follower.await;
     }
     Ok(result?)
 }

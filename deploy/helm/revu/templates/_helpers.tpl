@@ -64,6 +64,49 @@ both binaries accept (tests/tests/helm_chart.rs checks).
     secretKeyRef:
       name: {{ include "revu.redisSecretName" . }}
       key: {{ include "revu.redisSecretKey" . }}
+{{- with .Values.redis.tls }}
+{{- if .secretName }}
+- name: REVU_REDIS_CA_CERT
+  value: /etc/revu/redis-tls/ca.crt
+{{- if .clientCertificate }}
+- name: REVU_REDIS_CLIENT_CERT
+  value: /etc/revu/redis-tls/tls.crt
+- name: REVU_REDIS_CLIENT_KEY
+  value: /etc/revu/redis-tls/tls.key
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if .Values.redis.passwordSecret }}
+- name: REVU_REDIS_PASSWORD_FILE
+  value: /etc/revu/redis-password/{{ .Values.redis.passwordSecretKey }}
+{{- end }}
+{{- end }}
+
+{{/* Volumes of the Redis TLS material and password, when given. */}}
+{{- define "revu.redisVolumes" -}}
+{{- if .Values.redis.tls.secretName }}
+- name: redis-tls
+  secret:
+    secretName: {{ .Values.redis.tls.secretName }}
+{{- end }}
+{{- if .Values.redis.passwordSecret }}
+- name: redis-password
+  secret:
+    secretName: {{ .Values.redis.passwordSecret }}
+{{- end }}
+{{- end }}
+
+{{- define "revu.redisMounts" -}}
+{{- if .Values.redis.tls.secretName }}
+- name: redis-tls
+  mountPath: /etc/revu/redis-tls
+  readOnly: true
+{{- end }}
+{{- if .Values.redis.passwordSecret }}
+- name: redis-password
+  mountPath: /etc/revu/redis-password
+  readOnly: true
+{{- end }}
 {{- end }}
 
 {{/* ConfigMap entries of a component: shared settings, its own, OTEL_*, then its `env`; later ones win. */}}

@@ -496,7 +496,7 @@ enum Asked {
 /// reqwest is built without a TLS crypto provider: ring is the process's.
 fn install_tls_provider() {
     // `Err` means one is installed already, which is all that is needed.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    revu_common::tls::install_crypto_provider();
 }
 
 #[cfg(test)]
