@@ -112,9 +112,7 @@ async fn run_one(
 ) -> Result<String, CliError> {
     let (id, _) = coordinator.submit(submission).await.map_err(|e| match e {
         ServiceError::InvalidDiff(e) => CliError::Input(format!("invalid diff: {e}")),
-        ServiceError::DiffTooLarge { .. } | ServiceError::InvalidRequest(_) => {
-            CliError::Input(e.to_string())
-        }
+        ServiceError::Limit(_) | ServiceError::InvalidRequest(_) => CliError::Input(e.to_string()),
         other => CliError::Internal(other.to_string()),
     })?;
     tokio::time::timeout(deadline + grace, report(backend, &id))

@@ -45,6 +45,13 @@ pub fn transient(status: &tonic::Status) -> bool {
 /// A call's failure as the CLI reports it.
 fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
     let msg = format!("{what}: {}", status.message());
+    if status.message().contains("message length too large") {
+        // The server's gRPC decoder speaks of bytes, not of revu's limits.
+        return CliError::Input(format!(
+            "{msg} (the coordinator takes requests up to its --max-diff-bytes plus \
+             --max-head-bytes, plus 1 MiB)"
+        ));
+    }
     match status.code() {
         Code::InvalidArgument | Code::NotFound | Code::FailedPrecondition | Code::OutOfRange => {
             CliError::Input(msg)

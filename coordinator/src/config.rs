@@ -38,6 +38,31 @@ pub struct ReviewSettings {
     #[arg(long, env = "REVU_MAX_DIFF_BYTES", default_value_t = defaults().max_diff_bytes)]
     pub max_diff_bytes: usize,
 
+    /// Most changed files one review may have.
+    #[arg(long, env = "REVU_MAX_FILES", default_value_t = defaults().max_files)]
+    pub max_files: usize,
+
+    /// Most changed lines (added and removed) one file of a diff may have.
+    #[arg(long, env = "REVU_MAX_FILE_LINES", default_value_t = defaults().max_file_lines)]
+    pub max_file_lines: usize,
+
+    /// Largest head file a submission may carry, in bytes.
+    #[arg(long, env = "REVU_MAX_HEAD_FILE_BYTES", default_value_t = defaults().max_head_file_bytes)]
+    pub max_head_file_bytes: usize,
+
+    /// Most head-file bytes one submission may carry.
+    #[arg(long, env = "REVU_MAX_HEAD_BYTES", default_value_t = defaults().max_head_bytes)]
+    pub max_head_bytes: usize,
+
+    /// Most lanes one review may plan.
+    #[arg(long, env = "REVU_MAX_LANES", default_value_t = defaults().max_lanes)]
+    pub max_lanes: usize,
+
+    /// Largest lane report a worker may send, in bytes; a larger one faults
+    /// its lane.
+    #[arg(long, env = "REVU_MAX_REPORT_BYTES", default_value_t = defaults().max_report_bytes)]
+    pub max_report_bytes: usize,
+
     /// Files per domain slice before the slice splits.
     #[arg(long, env = "REVU_MAX_SLICE_FILES", default_value_t = defaults().max_slice_files)]
     pub max_slice_files: usize,
@@ -91,6 +116,14 @@ pub struct ReviewSettings {
 }
 
 impl ReviewSettings {
+    /// Largest gRPC request the server decodes: a diff and head files at
+    /// their limits, and room for the rest of the request.
+    pub fn max_request_bytes(&self) -> usize {
+        self.max_diff_bytes
+            .saturating_add(self.max_head_bytes)
+            .saturating_add(1024 * 1024)
+    }
+
     /// The retry policy of lanes run by `engine`.
     pub fn retry_for(&self, engine: &str) -> RetryPolicy {
         match self.engine_retries.iter().find(|r| r.engine == engine) {
@@ -136,6 +169,17 @@ impl ReviewSettings {
         if self.max_inflight == 0 {
             return Err("--max-inflight must be at least 1".into());
         }
+        for (flag, value) in [
+            ("--max-diff-bytes", self.max_diff_bytes),
+            ("--max-files", self.max_files),
+            ("--max-file-lines", self.max_file_lines),
+            ("--max-lanes", self.max_lanes),
+            ("--max-report-bytes", self.max_report_bytes),
+        ] {
+            if value == 0 {
+                return Err(format!("{flag} must be at least 1"));
+            }
+        }
         valid_engine_name(&self.engine).map_err(|e| format!("--engine: {e}"))?;
         if self.reclaim_idle_secs == 0 {
             return Err("--reclaim-idle-secs must be at least 1".into());
@@ -166,6 +210,12 @@ impl Default for ReviewSettings {
             engine_retries: Vec::new(),
             reclaim_idle_secs: 10,
             max_diff_bytes: 64 * 1024 * 1024,
+            max_files: 20_000,
+            max_file_lines: 500_000,
+            max_head_file_bytes: 4 * 1024 * 1024,
+            max_head_bytes: 64 * 1024 * 1024,
+            max_lanes: 500,
+            max_report_bytes: 32 * 1024 * 1024,
             max_slice_files: 40,
             lane_attempts: 3,
             retry_base_ms: 500,

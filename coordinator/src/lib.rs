@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod config;
+pub mod limits;
 pub mod metrics;
 pub mod prepare;
 pub mod server;

@@ -2,6 +2,7 @@
 //! exact-cover gate and the lane plan.
 
 use crate::config::ReviewSettings;
+use crate::limits::{LimitExceeded, within};
 use crate::service::ServiceError;
 use revu_common::adjudication::AdjudicationPlan;
 use revu_common::diff::{self, Diff, DiffError};
@@ -42,6 +43,8 @@ pub enum PrepareError {
     Diff(#[from] DiffError),
     #[error(transparent)]
     RepoConfig(#[from] RepoConfigError),
+    #[error(transparent)]
+    Limit(#[from] LimitExceeded),
 }
 
 impl From<PrepareError> for ServiceError {
@@ -49,8 +52,30 @@ impl From<PrepareError> for ServiceError {
         match e {
             PrepareError::Diff(d) => ServiceError::InvalidDiff(d),
             PrepareError::RepoConfig(c) => ServiceError::InvalidRequest(c.to_string()),
+            PrepareError::Limit(l) => ServiceError::Limit(l),
         }
     }
+}
+
+/// The diff's size within the limits: files, and changed lines per file.
+fn within_size(facts: &Facts, settings: &ReviewSettings) -> Result<(), LimitExceeded> {
+    within(
+        || "changed files".into(),
+        facts.files.len(),
+        settings.max_files,
+        "--max-files",
+    )?;
+    for f in &facts.files {
+        let lines =
+            usize::try_from(u64::from(f.added) + u64::from(f.removed)).unwrap_or(usize::MAX);
+        within(
+            || format!("changed lines of {}", f.path),
+            lines,
+            settings.max_file_lines,
+            "--max-file-lines",
+        )?;
+    }
+    Ok(())
 }
 
 /// Resolves rigor: the request, else the repo's config, else production.
@@ -86,6 +111,7 @@ pub fn prepare(
         let facts = Facts::from_diff(&diff);
         Ok::<_, PrepareError>((diff, facts))
     })?;
+    within_size(&facts, settings)?;
     let skipped_files: Vec<SkippedFile> = facts
         .files
         .iter()
@@ -188,6 +214,14 @@ pub fn prepare(
         }
         None => place_domain_lanes(&mut plan, &outcome.slices, settings, &repo),
     }
+    // With a grouping lane, the domain lanes of its proposal are still to come.
+    let lanes = plan.lanes.len() + plan.grouping.as_ref().map_or(0, |g| g.proposal.len());
+    within(
+        || "planned lanes".into(),
+        lanes,
+        settings.max_lanes,
+        "--max-lanes",
+    )?;
     Ok(Prepared { diff, facts, plan })
 }
 

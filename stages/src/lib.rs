@@ -12,6 +12,7 @@ pub mod assemble;
 pub mod completeness;
 pub mod conventions;
 pub mod cover;
+pub mod fuzzing;
 pub mod grouping;
 pub mod plan;
 pub mod render;

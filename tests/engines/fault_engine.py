@@ -8,6 +8,7 @@ Reads the lane as JSON on stdin and, by MODE:
   refuse             fails permanently (exit 65)
   malformed          writes a report missing mandatory sections
   garbage            writes text that is not JSON
+  huge BYTES         writes a clean report with a summary of BYTES bytes
   adjudicate-drop-first
                      as an adjudication lane: drops the first candidate
                      with a reason and confirms the rest
@@ -93,6 +94,11 @@ def main(argv):
                 "blast_radius": "local",
             }
         ]
+        json.dump(report, sys.stdout)
+        return 0
+    if mode == "huge":
+        report = clean_report(lane)
+        report["summary"] = "x" * int(argv[2] if len(argv) > 2 else 1000000)
         json.dump(report, sys.stdout)
         return 0
     if mode == "garbage":

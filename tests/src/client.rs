@@ -76,6 +76,19 @@ impl Client {
         Ok(resp.into_inner().review_id)
     }
 
+    /// Submits `request` as it is; returns the review id.
+    pub async fn submit_request(
+        &mut self,
+        request: pb::SubmitReviewRequest,
+    ) -> Result<String, tonic::Status> {
+        Ok(self
+            .inner
+            .submit_review(request)
+            .await?
+            .into_inner()
+            .review_id)
+    }
+
     /// Submits a diff as a traced caller would: with a W3C `traceparent`
     /// in the request metadata. Returns the review id.
     pub async fn submit_traced(

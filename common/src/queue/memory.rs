@@ -113,6 +113,7 @@ impl MemoryBackend {
 fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Vec<Delivery<T>> {
     raw.into_iter()
         .map(|(entry, payload)| Delivery {
+            bytes: payload.len(),
             payload: decode(&payload),
             entry,
         })
@@ -292,6 +293,7 @@ impl JobQueue for MemoryBackend {
             .wait_for(&self.results_ready, wait, |s| s.results.read(consumer))
             .await;
         Ok(got.map(|(entry, raw)| Delivery {
+            bytes: raw.len(),
             payload: decode(&raw),
             entry,
         }))

@@ -44,6 +44,9 @@ pub(crate) fn split_job_entry(entry: &str) -> Result<(&str, &str), QueueError> {
 pub struct Delivery<T> {
     pub entry: EntryId,
     pub payload: Result<T, Poison>,
+    /// Bytes of the encoded payload as it sat on the queue (0 when it had
+    /// none), for limits on what a peer may send.
+    pub bytes: usize,
 }
 
 /// An entry that does not decode, kept whole for the dead-letter stream.

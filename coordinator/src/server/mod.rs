@@ -23,11 +23,6 @@ const GAUGE_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5
 /// How often the health status checks the backend.
 const HEALTH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Largest request the server decodes: the diff limit plus room for head files.
-fn max_message_bytes(max_diff: usize) -> usize {
-    max_diff.saturating_mul(2).max(4 * 1024 * 1024)
-}
-
 /// Errors starting or running the server.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
@@ -117,7 +112,7 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         tokio::spawn(async move { auth.follow_file(path, FILES_EVERY, stopped(rx)).await })
     });
 
-    let limit = max_message_bytes(coordinator.settings().max_diff_bytes);
+    let limit = coordinator.settings().max_request_bytes();
     let api = ReviewServiceServer::new(ReviewApi::new(coordinator, access.auth))
         .max_decoding_message_size(limit)
         .max_encoding_message_size(limit);

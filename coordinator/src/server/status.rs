@@ -7,7 +7,7 @@ use tonic::{Code, Status};
 pub fn code(err: &ServiceError) -> Code {
     match err {
         ServiceError::InvalidDiff(_) | ServiceError::InvalidRequest(_) => Code::InvalidArgument,
-        ServiceError::DiffTooLarge { .. } => Code::InvalidArgument,
+        ServiceError::Limit(_) => Code::InvalidArgument,
         ServiceError::NotFound(_) => Code::NotFound,
         ServiceError::Busy { .. } | ServiceError::Quota { .. } => Code::ResourceExhausted,
         ServiceError::Backend(e) if e.is_transient() => Code::Unavailable,

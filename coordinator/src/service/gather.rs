@@ -56,6 +56,19 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// stored. On a backend error the entry stays pending and is reclaimed.
     pub(super) async fn handle_delivery(&self, delivery: Delivery<LaneReport>) {
         let outcome = match &delivery.payload {
+            Ok(report) if delivery.bytes > self.settings.max_report_bytes => {
+                // Judged as the engine's failure, never stored: a worker
+                // cannot make the coordinator hold what it likes.
+                let limit = crate::limits::within(
+                    || "lane report bytes".into(),
+                    delivery.bytes,
+                    self.settings.max_report_bytes,
+                    "--max-report-bytes",
+                );
+                let reason = limit.err().map(|e| e.to_string()).unwrap_or_default();
+                tracing::warn!(lane = %report.lane_id, %reason, "oversized lane report refused");
+                self.apply_report(&oversized(report, reason)).await
+            }
             Ok(report) => self.apply_report(report).await,
             Err(poison) => {
                 tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable lane report dropped");
@@ -336,5 +349,19 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             self.count("duplicates_suppressed", 1).await;
         }
         self.try_finalize(&record.id).await
+    }
+}
+
+/// `report` with its outcome replaced by a permanent failure: the report
+/// was past the size limit (`reason` says which and by how much).
+fn oversized(report: &LaneReport, reason: String) -> LaneReport {
+    LaneReport {
+        outcome: LaneAttemptOutcome::Failed {
+            reason,
+            transient: false,
+            kind: FaultKind::BadReport,
+            retry_after_ms: None,
+        },
+        ..report.clone()
     }
 }

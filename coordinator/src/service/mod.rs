@@ -34,8 +34,8 @@ use std::sync::Arc;
 pub enum ServiceError {
     #[error("invalid diff: {0}")]
     InvalidDiff(#[from] DiffError),
-    #[error("diff is {size} bytes; the limit is {limit}")]
-    DiffTooLarge { size: usize, limit: usize },
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitExceeded),
     #[error("invalid request: {0}")]
     InvalidRequest(String),
     /// Named by the id its caller used: the tenant part stays unsaid.

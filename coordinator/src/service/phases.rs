@@ -49,6 +49,18 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 result.banner.as_deref().unwrap_or("no usable report")
             )),
         };
+        // More slices than the lane limit leaves room for: refused like any
+        // other refinement that cannot stand, for the proposal.
+        let room = self
+            .settings
+            .max_lanes
+            .saturating_sub(record.plan.lanes.len());
+        let refined = refined.and_then(|slices| {
+            let proposed = slices.iter().filter(|s| !s.files.is_empty()).count();
+            crate::limits::within(|| "refined slices".into(), proposed, room, "--max-lanes")
+                .map(|()| slices)
+                .map_err(|e| e.to_string())
+        });
         let paths = record.plan.reviewed_paths();
         let outcome = cover::after_grouping(&paths, grouping.proposal.clone(), refined);
         let repo = RepoContext::load(bundle.conventions.as_deref(), bundle.repo_config.as_deref())

@@ -1,6 +1,7 @@
 //! Submission: stages 1–4, then dispatch.
 
 use super::{Coordinator, ServiceError, blocking, observe};
+use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneJob, ReviewId};
@@ -34,13 +35,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Accepts a submission: plans it, stores it, dispatches its lanes.
     /// Returns the review id and whether it already existed.
     pub async fn submit(&self, sub: Submission) -> Result<(ReviewId, bool), ServiceError> {
-        let limit = self.settings.max_diff_bytes;
-        if sub.diff.len() > limit {
-            return Err(ServiceError::DiffTooLarge {
-                size: sub.diff.len(),
-                limit,
-            });
-        }
+        self.within_limits(&sub)?;
         let inflight = self.backend.active_count().await?;
         if inflight >= self.settings.max_inflight {
             return Err(ServiceError::Busy {
@@ -180,6 +175,34 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             self.try_finalize(&id).await?;
         }
         Ok((id, false))
+    }
+
+    /// The request-size limits a submission must be within.
+    fn within_limits(&self, sub: &Submission) -> Result<(), ServiceError> {
+        let s = &self.settings;
+        within(
+            || "diff bytes".into(),
+            sub.diff.len(),
+            s.max_diff_bytes,
+            "--max-diff-bytes",
+        )?;
+        let mut total = 0usize;
+        for (path, text) in &sub.head_files {
+            within(
+                || format!("head file {path} bytes"),
+                text.len(),
+                s.max_head_file_bytes,
+                "--max-head-file-bytes",
+            )?;
+            total = total.saturating_add(text.len());
+        }
+        within(
+            || "head file bytes in all".into(),
+            total,
+            s.max_head_bytes,
+            "--max-head-bytes",
+        )?;
+        Ok(())
     }
 
     /// Tells watchers a lane attempt is on the queue.

@@ -36,17 +36,25 @@ fn payload_of(entry: &StreamId) -> Result<String, Poison> {
 }
 
 fn to_delivery<T: serde::de::DeserializeOwned>(entry: &StreamId) -> Delivery<T> {
+    let raw = payload_of(entry);
     Delivery {
         entry: entry.id.clone(),
-        payload: payload_of(entry).and_then(|raw| decode(&raw)),
+        bytes: raw.as_ref().map_or(0, String::len),
+        payload: raw.and_then(|raw| decode(&raw)),
     }
 }
 
 /// A job delivery from the stream of `engine`, under its job handle.
 fn to_job_delivery(engine: &str, entry: &StreamId) -> Delivery<LaneJob> {
+    let Delivery {
+        entry: id,
+        payload,
+        bytes,
+    } = to_delivery(entry);
     Delivery {
-        entry: job_entry(engine, &entry.id),
-        payload: payload_of(entry).and_then(|raw| decode(&raw)),
+        entry: job_entry(engine, &id),
+        payload,
+        bytes,
     }
 }
 
@@ -259,7 +267,7 @@ impl JobQueue for RedisBackend {
             {
                 Ok(got) => claimed.extend(got.into_iter().map(|d| Delivery {
                     entry: job_entry(engine, &d.entry),
-                    payload: d.payload,
+                    ..d
                 })),
                 // No group yet: nobody ever took a job there to reclaim.
                 Err(QueueError::Redis(e)) if e.code() == Some("NOGROUP") => {}
