@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod paths;
 #[cfg(feature = "runtime")]
 pub mod queue;
+pub mod redact;
 pub mod report;
 pub mod report_schema;
 pub mod retry;

@@ -80,7 +80,7 @@ pub fn assemble(
         })
     });
     let summary = summarize(plan, &lanes, findings.len());
-    Report {
+    let mut report = Report {
         schema_version: SCHEMA_VERSION.to_owned(),
         review_id: id.local().to_owned(),
         verdict: decision.verdict,
@@ -103,6 +103,39 @@ pub fn assemble(
         coverage: coverage(plan, results, diff, bundle),
         conventions,
         adjudication,
+    };
+    redact_report(&mut report);
+    report
+}
+
+/// Masks credential-shaped values in everything the engines wrote into
+/// the report: findings, lane summaries and failure banners, the
+/// walkthrough. Engines quote the code they review, and failure reasons
+/// quote commands' output; neither may carry a live secret into a report
+/// that CI systems post and keep.
+fn redact_report(report: &mut Report) {
+    use revu_common::redact::redact;
+    let scrub = |text: &mut String| {
+        if let std::borrow::Cow::Owned(masked) = redact(text) {
+            *text = masked;
+        }
+    };
+    for f in &mut report.findings {
+        scrub(&mut f.summary);
+        scrub(&mut f.why);
+        scrub(&mut f.fix);
+    }
+    for lane in &mut report.lanes {
+        scrub(&mut lane.summary);
+        if let Some(banner) = &mut lane.banner {
+            scrub(banner);
+        }
+        lane.checks.iter_mut().for_each(scrub);
+    }
+    report.cross_cutting.iter_mut().for_each(scrub);
+    if let Some(w) = &mut report.walkthrough {
+        scrub(&mut w.text);
+        w.files.iter_mut().for_each(|n| scrub(&mut n.note));
     }
 }
 

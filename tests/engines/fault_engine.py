@@ -9,6 +9,10 @@ Reads the lane as JSON on stdin and, by MODE:
   malformed          writes a report missing mandatory sections
   garbage            writes text that is not JSON
   huge BYTES         writes a clean report with a summary of BYTES bytes
+  env                writes a clean report whose checks are the names of
+                     the variables in its environment
+  leak               reports a finding that quotes a credential
+  fail-leak          fails permanently, its stderr quoting a credential
   adjudicate-drop-first
                      as an adjudication lane: drops the first candidate
                      with a reason and confirms the rest
@@ -19,6 +23,7 @@ Reads the lane as JSON on stdin and, by MODE:
                      which a synthesis lane may not raise
 """
 import json
+import os
 import random
 import sys
 import time
@@ -101,6 +106,32 @@ def main(argv):
         report["summary"] = "x" * int(argv[2] if len(argv) > 2 else 1000000)
         json.dump(report, sys.stdout)
         return 0
+    if mode == "env":
+        report = clean_report(lane)
+        report["checks"] = sorted(os.environ)
+        json.dump(report, sys.stdout)
+        return 0
+    if mode == "leak":
+        report = clean_report(lane)
+        report["findings"] = [
+            {
+                "rule": "engine:leaky",
+                "severity": "IMPORTANT",
+                "file": lane.get("files", ["x"])[0],
+                "line": 1,
+                "dimension": "security",
+                "summary": "the key AKIAIOSFODNN7EXAMPLE is live",
+                "why": "config has password=hunter2hunter2 in it",
+                "fix": "rotate ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "confidence": 90,
+                "blast_radius": "local",
+            }
+        ]
+        json.dump(report, sys.stdout)
+        return 0
+    if mode == "fail-leak":
+        print("login failed for redis://ci:hunter2hunter2@redis:6379 (token=abcd1234efgh5678)", file=sys.stderr)
+        return 65
     if mode == "garbage":
         sys.stdout.write("this is not a report")
         return 0

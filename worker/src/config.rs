@@ -142,6 +142,7 @@ impl WorkerConfig {
                 &spec.name,
                 &spec.command,
                 Duration::from_secs(self.exec_timeout_secs),
+                self.lint.env.names(),
             )?;
             engines = engines.with(std::sync::Arc::new(exec));
         }

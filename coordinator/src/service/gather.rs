@@ -69,7 +69,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 tracing::warn!(lane = %report.lane_id, %reason, "oversized lane report refused");
                 self.apply_report(&oversized(report, reason)).await
             }
-            Ok(report) => self.apply_report(report).await,
+            Ok(report) => self.apply_report(&masked(report)).await,
             Err(poison) => {
                 tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable lane report dropped");
                 self.count("poison_reports", 1).await;
@@ -363,5 +363,30 @@ fn oversized(report: &LaneReport, reason: String) -> LaneReport {
             retry_after_ms: None,
         },
         ..report.clone()
+    }
+}
+
+/// `report` with credentials masked in a failure's reason: what a worker
+/// says goes into logs, spans and the report.
+fn masked(report: &LaneReport) -> std::borrow::Cow<'_, LaneReport> {
+    match &report.outcome {
+        LaneAttemptOutcome::Failed {
+            reason,
+            transient,
+            kind,
+            retry_after_ms,
+        } => match revu_common::redact::redact(reason) {
+            std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(report),
+            std::borrow::Cow::Owned(reason) => std::borrow::Cow::Owned(LaneReport {
+                outcome: LaneAttemptOutcome::Failed {
+                    reason,
+                    transient: *transient,
+                    kind: *kind,
+                    retry_after_ms: *retry_after_ms,
+                },
+                ..report.clone()
+            }),
+        },
+        LaneAttemptOutcome::Reported { .. } => std::borrow::Cow::Borrowed(report),
     }
 }

@@ -16,6 +16,7 @@
 use super::{Engine, EngineError, EngineOutput, LaneInput, Review};
 use revu_common::lane::{FaultKind, LaneKind};
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
@@ -33,11 +34,20 @@ pub struct ExecEngine {
     program: String,
     args: Vec<String>,
     timeout: Duration,
+    /// The variables the command gets from the worker's environment.
+    env: Arc<[String]>,
 }
 
 impl ExecEngine {
-    /// `command` is split on whitespace: a program and its arguments.
-    pub fn new(name: &str, command: &str, timeout: Duration) -> Result<Self, String> {
+    /// `command` is split on whitespace: a program and its arguments, run
+    /// as an argv, never through a shell. It gets only the variables of
+    /// the worker's environment that `env` names.
+    pub fn new(
+        name: &str,
+        command: &str,
+        timeout: Duration,
+        env: Arc<[String]>,
+    ) -> Result<Self, String> {
         let mut words = command.split_whitespace().map(str::to_owned);
         let program = words
             .next()
@@ -47,6 +57,7 @@ impl ExecEngine {
             program,
             args: words.collect(),
             timeout,
+            env,
         })
     }
 
@@ -108,7 +119,9 @@ impl ExecEngine {
             .map_err(|e| {
                 EngineError::transient(FaultKind::Crash, format!("encoding the lane: {e}"))
             })??;
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        crate::engines::command_env::restrict(&mut command, &self.env);
+        let mut child = command
             .args(&self.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -274,7 +287,8 @@ mod tests {
         }
 
         fn engine(&self, timeout: Duration) -> ExecEngine {
-            ExecEngine::new("exec", &format!("sh {}", self.0.display()), timeout)
+            let env = crate::engines::command_env::CommandEnv::default().names();
+            ExecEngine::new("exec", &format!("sh {}", self.0.display()), timeout, env)
                 .unwrap_or_else(|e| panic!("{e}"))
         }
     }

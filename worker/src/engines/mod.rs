@@ -9,6 +9,7 @@
 //! lease, a passed deadline or a drain that runs out stops a lane.
 
 pub mod bench;
+pub mod command_env;
 pub mod exec;
 pub mod lint;
 pub mod llm;

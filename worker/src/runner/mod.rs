@@ -425,6 +425,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 retry_after_ms: None,
             },
         };
+        let outcome = redacted(outcome);
         if let LaneAttemptOutcome::Failed {
             reason,
             transient,
@@ -460,5 +461,24 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 tracing::warn!(error = %e, lane = %report.lane_id, "report not written; job left for reclaim")
             }
         }
+    }
+}
+
+/// `outcome` with credentials masked in a failure's reason, which quotes
+/// engines' error output, before it reaches logs, spans or the report.
+fn redacted(outcome: LaneAttemptOutcome) -> LaneAttemptOutcome {
+    match outcome {
+        LaneAttemptOutcome::Failed {
+            reason,
+            transient,
+            kind,
+            retry_after_ms,
+        } => LaneAttemptOutcome::Failed {
+            reason: revu_common::redact::redact(&reason).into_owned(),
+            transient,
+            kind,
+            retry_after_ms,
+        },
+        reported => reported,
     }
 }

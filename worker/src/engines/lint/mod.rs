@@ -32,6 +32,8 @@ pub struct Linters {
     tools: Vec<Tool>,
     mode: FilterMode,
     timeout: Duration,
+    /// The variables a tool gets from the worker's environment.
+    env: std::sync::Arc<[String]>,
 }
 
 /// What the linters found on one lane, and what they did.
@@ -54,6 +56,7 @@ impl Linters {
             tools,
             mode: settings.lint_filter_mode,
             timeout: Duration::from_secs(settings.lint_timeout_secs.max(1)),
+            env: settings.env.names(),
         })
     }
 
@@ -124,7 +127,9 @@ impl Linters {
         dir: &Path,
         paths: &[&str],
     ) -> Result<Vec<Raw>, String> {
-        let mut child = tokio::process::Command::new(program)
+        let mut command = tokio::process::Command::new(program);
+        crate::engines::command_env::restrict(&mut command, &self.env);
+        let mut child = command
             .args(&tool.args)
             .args(paths)
             .current_dir(dir)
@@ -383,6 +388,7 @@ mod tests {
             tools: Vec::new(),
             mode,
             timeout: Duration::from_secs(1),
+            env: crate::engines::command_env::CommandEnv::default().names(),
         };
         let dir = Path::new("/tmp/scratch");
         let problems = vec![

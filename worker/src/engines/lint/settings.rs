@@ -29,6 +29,11 @@ pub struct LintSettings {
     /// (in the variable, one per line).
     #[arg(long = "lint-tool", env = "REVU_LINT_TOOL", value_delimiter = '\n', value_parser = parse_tool)]
     pub lint_tools: Vec<ToolSpec>,
+
+    /// The environment linters and exec engines run with.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub env: crate::engines::command_env::CommandEnv,
 }
 
 impl Default for LintSettings {
@@ -38,6 +43,7 @@ impl Default for LintSettings {
             lint_filter_mode: FilterMode::Added,
             lint_timeout_secs: 60,
             lint_tools: Vec::new(),
+            env: crate::engines::command_env::CommandEnv::default(),
         }
     }
 }

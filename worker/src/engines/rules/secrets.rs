@@ -1,19 +1,7 @@
 //! Secret values: telling real ones from placeholders, and masking them
 //! before they reach a finding.
 
-/// `secret` with all but its first and last four characters replaced by
-/// `*` (at most 12 of them); secrets shorter than 16 characters are masked
-/// entirely, so that no more than half of a short secret ever shows.
-pub(crate) fn mask(secret: &str) -> String {
-    let chars: Vec<char> = secret.chars().collect();
-    let n = chars.len();
-    if n < 16 {
-        return "*".repeat(n.max(8));
-    }
-    let head: String = chars.iter().take(4).collect();
-    let tail: String = chars.iter().skip(n - 4).collect();
-    format!("{head}{}{tail}", "*".repeat((n - 8).min(12)))
-}
+pub(crate) use revu_common::redact::mask;
 
 /// Whether an assigned literal is a placeholder or a reference rather than
 /// a real secret.
