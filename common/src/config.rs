@@ -57,6 +57,16 @@ pub struct ServiceSettings {
     /// Address to serve Prometheus metrics on (`/metrics`); off when unset.
     #[arg(long, env = "REVU_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+
+    /// PEM certificate chain for the metrics endpoint: with
+    /// `--metrics-tls-key`, it serves HTTPS only. Read again when it
+    /// changes.
+    #[arg(long, env = "REVU_METRICS_TLS_CERT")]
+    pub metrics_tls_cert: Option<PathBuf>,
+
+    /// PEM private key of `--metrics-tls-cert`.
+    #[arg(long, env = "REVU_METRICS_TLS_KEY")]
+    pub metrics_tls_key: Option<PathBuf>,
 }
 
 /// Connecting to the configured Redis failed; names it, password masked.
@@ -82,6 +92,34 @@ impl ServiceSettings {
             url: redact_url(&self.redis),
             source,
         })
+    }
+
+    /// The metrics endpoint's TLS files, or none for plain HTTP.
+    pub fn metrics_tls(&self) -> Result<Option<crate::tls::ServerTlsFiles>, String> {
+        match (&self.metrics_tls_cert, &self.metrics_tls_key) {
+            (Some(cert), Some(key)) => Ok(Some(crate::tls::ServerTlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                client_ca: None,
+                flags: crate::tls::TlsFlags::METRICS,
+            })),
+            (None, None) => Ok(None),
+            (Some(_), None) => Err("--metrics-tls-cert needs --metrics-tls-key".into()),
+            (None, Some(_)) => Err("--metrics-tls-key needs --metrics-tls-cert".into()),
+        }
+    }
+
+    /// The metrics endpoint on these settings: `GET /readyz` answering
+    /// what `readiness` says.
+    pub async fn metrics_endpoint(
+        &self,
+        registry: prometheus_client::registry::Registry,
+        readiness: crate::metrics::Readiness,
+    ) -> Result<Option<crate::metrics::EndpointGuard>, crate::metrics::MetricsError> {
+        let tls = self
+            .metrics_tls()
+            .map_err(|e| crate::metrics::MetricsError::Tls(crate::tls::TlsError::Config(e)))?;
+        crate::metrics::endpoint_with_readiness(self.metrics_listen, registry, readiness, tls).await
     }
 
     /// How to reach Redis beyond its URL.

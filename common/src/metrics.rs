@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
 /// Prefix of every metric name.
 pub const PREFIX: &str = "revu";
@@ -130,6 +130,8 @@ pub enum MetricsError {
         addr: std::net::SocketAddr,
         source: std::io::Error,
     },
+    #[error("metrics TLS: {0}")]
+    Tls(#[from] crate::tls::TlsError),
 }
 
 /// Binds the metrics listener (a separate step, so a bad address fails at
@@ -147,26 +149,49 @@ pub async fn endpoint(
     addr: Option<std::net::SocketAddr>,
     registry: Registry,
 ) -> Result<Option<EndpointGuard>, MetricsError> {
-    endpoint_with_readiness(addr, registry, Readiness::default()).await
+    endpoint_with_readiness(addr, registry, Readiness::default(), None).await
 }
 
-/// [`endpoint`], with `GET /readyz` answering what `readiness` says: 200
-/// when ready, 503 when not.
+/// [`endpoint`], with `GET /readyz` answering what `readiness` says (200
+/// when ready, 503 when not), over HTTPS when `tls` names a certificate
+/// and key (read again when they change).
 pub async fn endpoint_with_readiness(
     addr: Option<std::net::SocketAddr>,
     registry: Registry,
     readiness: Readiness,
+    tls: Option<crate::tls::ServerTlsFiles>,
 ) -> Result<Option<EndpointGuard>, MetricsError> {
     let Some(addr) = addr else { return Ok(None) };
+    let tls = tls
+        .map(|files| crate::tls::ReloadingServerTls::new(files, HTTP_ALPN))
+        .transpose()?;
     let listener = bind(addr).await?;
-    let task = tokio::spawn(serve_with(
-        listener,
-        Arc::new(registry),
-        readiness,
-        std::future::pending(),
-    ));
+    let task = tokio::spawn(async move {
+        let registry = Arc::new(registry);
+        match tls {
+            Some(tls) => {
+                let follow = tls.follow(Duration::from_secs(1), std::future::pending());
+                tokio::join!(
+                    follow,
+                    serve_with(
+                        listener,
+                        registry,
+                        readiness,
+                        Some(tls.clone()),
+                        std::future::pending()
+                    )
+                );
+            }
+            None => {
+                serve_with(listener, registry, readiness, None, std::future::pending()).await;
+            }
+        }
+    });
     Ok(Some(EndpointGuard(task)))
 }
+
+/// What the metrics endpoint negotiates over TLS.
+const HTTP_ALPN: &[&[u8]] = &[b"http/1.1"];
 
 /// Whether a binary can do its work now (its backend answers), shared
 /// between what checks it and the `/readyz` that reports it. Ready until
@@ -237,7 +262,7 @@ pub async fn serve(
     registry: Arc<Registry>,
     shutdown: impl Future<Output = ()>,
 ) {
-    serve_with(listener, registry, Readiness::default(), shutdown).await;
+    serve_with(listener, registry, Readiness::default(), None, shutdown).await;
 }
 
 /// [`serve`], with `GET /readyz` answering what `readiness` says.
@@ -245,10 +270,11 @@ async fn serve_with(
     listener: TcpListener,
     registry: Arc<Registry>,
     readiness: Readiness,
+    tls: Option<crate::tls::ReloadingServerTls>,
     shutdown: impl Future<Output = ()>,
 ) {
     if let Ok(addr) = listener.local_addr() {
-        tracing::info!(%addr, "metrics serving on /metrics");
+        tracing::info!(%addr, tls = tls.is_some(), "metrics serving on /metrics");
     }
     tokio::pin!(shutdown);
     loop {
@@ -259,8 +285,24 @@ async fn serve_with(
         match accepted {
             Ok((stream, _)) => {
                 let (registry, readiness) = (registry.clone(), readiness.clone());
+                let acceptor = tls
+                    .as_ref()
+                    .map(|t| tokio_rustls::TlsAcceptor::from(t.current()));
                 tokio::spawn(async move {
-                    if let Err(e) = answer(stream, &registry, &readiness).await {
+                    let answered = match acceptor {
+                        Some(acceptor) => {
+                            match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(stream)).await
+                            {
+                                Ok(Ok(tls_stream)) => {
+                                    answer(tls_stream, &registry, &readiness).await
+                                }
+                                Ok(Err(e)) => Err(e),
+                                Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+                            }
+                        }
+                        None => answer(stream, &registry, &readiness).await,
+                    };
+                    if let Err(e) = answered {
                         tracing::debug!(error = %e, "metrics request failed");
                     }
                 });
@@ -280,8 +322,8 @@ fn request_line(head: &[u8]) -> Option<&str> {
     head.lines().next()
 }
 
-async fn answer(
-    mut stream: TcpStream,
+async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
+    mut stream: S,
     registry: &Registry,
     readiness: &Readiness,
 ) -> std::io::Result<()> {
@@ -338,6 +380,7 @@ async fn answer(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use tokio::net::TcpStream;
 
     #[tokio::test]
     async fn serves_metrics_and_nothing_else() {

@@ -84,29 +84,58 @@ pub struct ServerTlsFiles {
     pub cert: PathBuf,
     pub key: PathBuf,
     pub client_ca: Option<PathBuf>,
+    /// The flags that named the files, for errors.
+    pub flags: TlsFlags,
+}
+
+/// The flags of a server's TLS files, as its errors name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TlsFlags {
+    pub cert: &'static str,
+    pub key: &'static str,
+    pub client_ca: &'static str,
+}
+
+impl TlsFlags {
+    /// The coordinator's gRPC port.
+    pub const GRPC: TlsFlags = TlsFlags {
+        cert: "--tls-cert",
+        key: "--tls-key",
+        client_ca: "--tls-client-ca",
+    };
+    /// The metrics endpoint.
+    pub const METRICS: TlsFlags = TlsFlags {
+        cert: "--metrics-tls-cert",
+        key: "--metrics-tls-key",
+        client_ca: "--metrics-tls-client-ca",
+    };
 }
 
 impl ServerTlsFiles {
     /// Reads the files into a server configuration offering `alpn`.
     pub fn load(&self, alpn: &[&[u8]]) -> Result<ServerConfig, TlsError> {
-        let certs = read_certs("--tls-cert", &self.cert)?;
-        let key = read_key("--tls-key", &self.key)?;
+        let flags = self.flags;
+        let certs = read_certs(flags.cert, &self.cert)?;
+        let key = read_key(flags.key, &self.key)?;
         let builder = ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
             .map_err(|e| TlsError::Config(e.to_string()))?;
         let builder = match &self.client_ca {
             Some(ca) => {
-                let roots = read_roots("--tls-client-ca", ca)?;
+                let roots = read_roots(flags.client_ca, ca)?;
                 let verifier =
                     WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
                         .build()
-                        .map_err(|e| TlsError::Config(format!("--tls-client-ca: {e}")))?;
+                        .map_err(|e| TlsError::Config(format!("{}: {e}", flags.client_ca)))?;
                 builder.with_client_cert_verifier(verifier)
             }
             None => builder.with_no_client_auth(),
         };
         let mut config = builder.with_single_cert(certs, key).map_err(|e| {
-            TlsError::Config(format!("--tls-cert and --tls-key do not make a pair: {e}"))
+            TlsError::Config(format!(
+                "{} and {} do not make a pair: {e}",
+                flags.cert, flags.key
+            ))
         })?;
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Ok(config)

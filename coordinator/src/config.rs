@@ -285,6 +285,7 @@ impl TlsSettings {
                 cert: cert.clone(),
                 key: key.clone(),
                 client_ca: self.tls_client_ca.clone(),
+                flags: revu_common::tls::TlsFlags::GRPC,
             })),
             (None, None) if self.tls_client_ca.is_some() => {
                 Err("--tls-client-ca needs --tls-cert and --tls-key".into())

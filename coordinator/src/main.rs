@@ -44,12 +44,10 @@ async fn coordinate(
     // `/readyz` follows Redis, like the gRPC health: the probe to use when
     // the gRPC port speaks TLS, which kubelet gRPC probes cannot.
     let readiness = revu_common::metrics::Readiness::not_yet();
-    let _metrics_endpoint = revu_common::metrics::endpoint_with_readiness(
-        config.service.metrics_listen,
-        registry.into_registry(),
-        readiness.clone(),
-    )
-    .await?;
+    let _metrics_endpoint = config
+        .service
+        .metrics_endpoint(registry.into_registry(), readiness.clone())
+        .await?;
     let backend = config.service.connect_redis().await?;
     let mut access = match &config.access.tokens_file {
         Some(path) => server::Access {

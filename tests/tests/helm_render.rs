@@ -192,12 +192,14 @@ fn rendered_manifests_are_valid_kubernetes_objects() {
     );
     // TLS on: the probes leave gRPC, which kubelet cannot speak over TLS.
     assert!(every.contains("path: /readyz"), "{every}");
+    assert!(every.contains("scheme: HTTPS"), "{every}");
     for file in [
         "/etc/revu/tls/tls.crt",
         "/etc/revu/client-ca/ca.crt",
         "/etc/revu/tokens/tokens",
         "/etc/revu/redis-tls/ca.crt",
         "/etc/revu/redis-password/password",
+        "/etc/revu/metrics-tls/tls.crt",
     ] {
         assert!(every.contains(file), "{file} not set: {every}");
     }

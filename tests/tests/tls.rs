@@ -1,7 +1,8 @@
 //! TLS everywhere: the coordinator's gRPC port (server certificates
 //! reloaded on change, mutual TLS with client certificates as tenants),
-//! `revu submit` checking the certificate, and coordinator and workers on a
-//! Redis that listens for TLS only, with an ACL user.
+//! `revu submit` checking the certificate, coordinator and workers on a
+//! Redis that listens for TLS only, with an ACL user, and the metrics
+//! endpoint over HTTPS.
 
 use revu_coordinator::auth::certificate_digest;
 use revu_tests::bins::submit_example;
@@ -238,6 +239,72 @@ fn coordinator_and_workers_review_over_rediss_with_an_acl_user() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(stderr.contains("connecting to redis"), "{stderr}");
+    drop(cluster);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `GET path` over HTTPS from `addr`, trusting only `ca`.
+async fn https_get(addr: &str, ca: &Path, path: &str) -> Result<String, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    revu_common::tls::install_crypto_provider();
+    let roots = revu_common::tls::read_roots("CA", ca).map_err(|e| e.to_string())?;
+    let config = rustls::ClientConfig::builder()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(addr)
+        .await
+        .map_err(|e| e.to_string())?;
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").map_err(|e| e.to_string())?;
+    let mut stream = connector
+        .connect(name, tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.1\r\nhost: x\r\n\r\n").as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    // A server that closes without TLS close_notify ends the read with an
+    // error after the whole answer: keep what came.
+    let _ = stream.read_to_string(&mut out).await;
+    Ok(out)
+}
+
+#[test]
+fn the_metrics_endpoint_serves_https_with_its_own_certificate() {
+    let dir = scratch("metrics");
+    let ca = Ca::new(&dir, "ops");
+    let pair = ca.server("metrics");
+    let (cert, key) = (arg(&pair.cert), arg(&pair.key));
+    let mut cluster = Cluster::start_coordinator_only(RedisServer::start(), &[]);
+    let worker = cluster.add_worker(&[
+        "--metrics-listen",
+        "127.0.0.1:0",
+        "--metrics-tls-cert",
+        &cert,
+        "--metrics-tls-key",
+        &key,
+    ]);
+    let addr = cluster.workers[worker].announced("metrics serving");
+    let rt = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("runtime: {e}"));
+    let got = rt
+        .block_on(https_get(&addr, &ca.pem, "/metrics"))
+        .unwrap_or_else(|e| panic!("https /metrics: {e}"));
+    assert!(got.starts_with("HTTP/1.1 200 OK"), "{got}");
+    assert!(got.contains("revu_worker_lanes_running"), "{got}");
+    // Plain HTTP to the TLS port gets no metrics.
+    let plain = revu_tests::scrape::scrape(&addr);
+    assert!(
+        plain
+            .as_ref()
+            .map_or(true, |body| !body.contains("revu_worker_lanes_running")),
+        "{plain:?}"
+    );
+    // Another CA's clients do not trust it.
+    let other = Ca::new(&dir, "elsewhere");
+    let refused = rt.block_on(https_get(&addr, &other.pem, "/metrics"));
+    assert!(refused.is_err(), "{refused:?}");
     drop(cluster);
     let _ = std::fs::remove_dir_all(&dir);
 }

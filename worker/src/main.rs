@@ -32,12 +32,10 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let (metrics, registry) = WorkerMetrics::registered();
     // Ready once Redis has answered, not before.
     let readiness = revu_common::metrics::Readiness::not_yet();
-    let _metrics_endpoint = revu_common::metrics::endpoint_with_readiness(
-        config.service.metrics_listen,
-        registry.into_registry(),
-        readiness.clone(),
-    )
-    .await?;
+    let _metrics_endpoint = config
+        .service
+        .metrics_endpoint(registry.into_registry(), readiness.clone())
+        .await?;
     let backend = config.service.connect_redis().await?;
     let checker = tokio::spawn(readiness.follow(backend.clone()));
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;

@@ -82,8 +82,14 @@ both binaries accept (tests/tests/helm_chart.rs checks).
 {{- end }}
 {{- end }}
 
-{{/* Volumes of the Redis TLS material and password, when given. */}}
+{{/* Volumes of the Redis TLS material and password, and of the metrics
+certificate, when given. */}}
 {{- define "revu.redisVolumes" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.tls.secretName }}
+- name: metrics-tls
+  secret:
+    secretName: {{ .Values.metrics.tls.secretName }}
+{{- end }}
 {{- if .Values.redis.tls.secretName }}
 - name: redis-tls
   secret:
@@ -97,6 +103,11 @@ both binaries accept (tests/tests/helm_chart.rs checks).
 {{- end }}
 
 {{- define "revu.redisMounts" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.tls.secretName }}
+- name: metrics-tls
+  mountPath: /etc/revu/metrics-tls
+  readOnly: true
+{{- end }}
 {{- if .Values.redis.tls.secretName }}
 - name: redis-tls
   mountPath: /etc/revu/redis-tls
@@ -115,6 +126,10 @@ both binaries accept (tests/tests/helm_chart.rs checks).
 {{- $config := dict "REVU_KEY_PREFIX" $root.Values.redis.keyPrefix "REVU_LOG_JSON" $root.Values.logJson }}
 {{- if $root.Values.metrics.enabled }}
 {{- $_ := set $config "REVU_METRICS_LISTEN" (printf "0.0.0.0:%v" $root.Values.metrics.port) }}
+{{- if $root.Values.metrics.tls.secretName }}
+{{- $_ := set $config "REVU_METRICS_TLS_CERT" "/etc/revu/metrics-tls/tls.crt" }}
+{{- $_ := set $config "REVU_METRICS_TLS_KEY" "/etc/revu/metrics-tls/tls.key" }}
+{{- end }}
 {{- end }}
 {{- $config = mustMergeOverwrite $config .own (deepCopy $root.Values.otel.env) (deepCopy .env) }}
 {{- range $k, $v := $config }}
@@ -135,4 +150,9 @@ both binaries accept (tests/tests/helm_chart.rs checks).
 {{- define "revu.tmpMount" -}}
 - name: tmp
   mountPath: /tmp
+{{- end }}
+
+{{/* The scheme of HTTP probes on the metrics port. */}}
+{{- define "revu.metricsScheme" -}}
+{{- if .Values.metrics.tls.secretName }}HTTPS{{ else }}HTTP{{ end }}
 {{- end }}
