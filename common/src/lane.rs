@@ -185,6 +185,10 @@ pub struct LaneJob {
     /// every other lane.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proposal: Vec<Slice>,
+    /// Run the engine even when the lane result cache holds a report for
+    /// this input (the submission asked for it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cache: bool,
     /// What the lane's earlier attempts spent on a model service.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spent: Option<Usage>,
@@ -276,6 +280,7 @@ impl LaneJob {
             traceparent: None,
             candidates,
             proposal: Vec::new(),
+            no_cache: false,
             spent: None,
             token_cap: None,
         }
@@ -320,6 +325,29 @@ pub struct LaneReport {
     /// What the lane has spent on a model service, this attempt included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Whether the report came from the lane result cache (none when the
+    /// cache was not consulted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheUse>,
+}
+
+/// What the lane result cache did for a lane: `hit`, its report reused
+/// for an identical input; `miss`, the engine ran and its report was
+/// stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CacheUse {
+    Hit,
+    Miss,
+}
+
+impl CacheUse {
+    pub fn label(self) -> &'static str {
+        match self {
+            CacheUse::Hit => "hit",
+            CacheUse::Miss => "miss",
+        }
+    }
 }
 
 /// How a lane attempt ended on the worker.

@@ -136,6 +136,10 @@ pub struct LaneSummary {
     /// What the lane spent on a model service, over all its attempts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::lane::Usage>,
+    /// `hit` when the lane's report was reused from the lane result cache
+    /// (an identical input reviewed before), `miss` when it was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::lane::CacheUse>,
 }
 
 impl LaneSummary {

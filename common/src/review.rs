@@ -63,6 +63,9 @@ pub struct ReviewPlan {
     /// Changed files given to no lane (`--skip-files`), each with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped_files: Vec<SkippedFile>,
+    /// The submission asked that no lane reuse a cached report.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_cache: bool,
 }
 
 /// A changed file the review left out of its lanes.
@@ -124,6 +127,7 @@ impl ReviewPlan {
         };
         LaneJob {
             token_cap: self.token_cap,
+            no_cache: self.no_cache,
             proposal,
             ..LaneJob::new(
                 id.clone(),
@@ -194,6 +198,9 @@ pub struct LaneResult {
     /// What the lane spent on a model service, over all its attempts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Whether its settling report came from the lane result cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::lane::CacheUse>,
     #[serde(default)]
     pub worker: String,
     #[serde(default)]

@@ -34,6 +34,8 @@ pub struct PlanRequest {
     /// The repository's `revu.toml`: rigor when the request sets none,
     /// grouping domains and slice size.
     pub repo_config: Option<String>,
+    /// No lane may reuse a cached report.
+    pub no_cache: bool,
 }
 
 /// Why a submission cannot be planned.
@@ -190,6 +192,7 @@ pub fn prepare(
             findings: Vec::new(),
         }),
         skipped_files,
+        no_cache: request.no_cache,
     };
     match &settings.refine_grouping {
         // The grouping lane runs first, beside the specialists; the

@@ -115,6 +115,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
                 banner: None,
                 fault: None,
                 usage: None,
+                cache: None,
                 worker: "w".into(),
                 duration_ms: 1,
             };
@@ -323,6 +324,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
                     banner: None,
                     fault: None,
                     usage: None,
+                    cache: None,
                     worker: "w".into(),
                     duration_ms: 1,
                 };

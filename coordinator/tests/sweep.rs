@@ -45,6 +45,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
             banner: None,
             fault: None,
             usage: None,
+            cache: None,
             worker: "w".into(),
             duration_ms: 1,
         };

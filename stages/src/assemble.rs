@@ -314,6 +314,7 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
         findings_raised: raised,
         summary: body.map(|b| b.summary.clone()).unwrap_or_default(),
         usage: result.and_then(|r| r.usage.clone()),
+        cache: result.and_then(|r| r.cache),
         banner: match result {
             Some(r) => r.banner.clone(),
             None => Some("lane never settled".to_owned()),

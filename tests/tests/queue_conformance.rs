@@ -76,6 +76,7 @@ fn report(job: &LaneJob) -> LaneReport {
             body: serde_json::json!({"reviewed": [], "checks": [], "findings": [], "summary": "ok"}),
         },
         usage: None,
+        cache: None,
     }
 }
 
@@ -185,6 +186,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         banner: None,
         fault: None,
         usage: None,
+        cache: None,
         worker: "w".into(),
         duration_ms: 1,
     };
@@ -512,6 +514,23 @@ async fn quotas_charge_within_a_window_and_refuse_past_the_limit<B: JobQueue + R
     );
 }
 
+async fn the_lane_cache_keeps_a_body_until_it_expires<B: JobQueue + ReviewStore>(b: B) {
+    assert_eq!(b.cached_lane("k1").await.or_fail(), None);
+    b.cache_lane("k1", r#"{"summary":"ok"}"#, Duration::from_secs(60))
+        .await
+        .or_fail();
+    b.cache_lane("k2", "{}", Duration::from_millis(30))
+        .await
+        .or_fail();
+    assert_eq!(
+        b.cached_lane("k1").await.or_fail().as_deref(),
+        Some(r#"{"summary":"ok"}"#)
+    );
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    assert_eq!(b.cached_lane("k2").await.or_fail(), None, "expired");
+    assert!(b.cached_lane("k1").await.or_fail().is_some());
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -554,6 +573,7 @@ conformance!(
     jobs_reach_only_consumers_of_their_engine,
     tenants_have_their_own_reviews_and_idempotency_keys,
     quotas_charge_within_a_window_and_refuse_past_the_limit,
+    the_lane_cache_keeps_a_body_until_it_expires,
 );
 
 #[tokio::test]

@@ -89,6 +89,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
             banner: None,
             fault: None,
             usage: None,
+            cache: None,
             worker: "w".into(),
             duration_ms: 1,
         };

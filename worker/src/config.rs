@@ -53,6 +53,13 @@ pub struct WorkerConfig {
     )]
     pub sleep_engines: Vec<u64>,
 
+    /// Seconds a lane's report stays in the lane result cache, reused by a
+    /// lane whose input is identical (same engine version and settings,
+    /// files, patches, head contents, guidance and intent); `0` turns the
+    /// cache off. Exec engines never use it.
+    #[arg(long, env = "REVU_LANE_CACHE_TTL_SECS", default_value_t = 7 * 24 * 60 * 60)]
+    pub lane_cache_ttl_secs: u64,
+
     /// Seconds an exec engine's command may run before it is killed.
     #[arg(long, env = "REVU_EXEC_TIMEOUT_SECS", default_value_t = 300)]
     pub exec_timeout_secs: u64,

@@ -41,6 +41,7 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
+        .with_lane_cache(std::time::Duration::from_secs(config.lane_cache_ttl_secs))
         .with_failpoint(config.failpoint)
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target());

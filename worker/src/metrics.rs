@@ -27,6 +27,13 @@ pub struct ModelLabels {
     pub lane_kind: String,
 }
 
+/// Labels of the lane result cache: `result` is `hit` or `miss`.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    pub engine: String,
+    pub result: String,
+}
+
 /// Labels of tokens spent on a model: `direction` is `input` or `output`.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct TokenLabels {
@@ -48,6 +55,8 @@ pub struct WorkerMetrics {
     pub dead_letters: Family<DeadLetterLabels, Counter>,
     pub model_requests: Family<ModelLabels, Counter>,
     pub model_tokens: Family<TokenLabels, Counter>,
+    /// Lane attempts that consulted the lane result cache.
+    pub lane_cache: Family<CacheLabels, Counter>,
 }
 
 impl Default for WorkerMetrics {
@@ -61,6 +70,7 @@ impl Default for WorkerMetrics {
             dead_letters: Family::default(),
             model_requests: Family::default(),
             model_tokens: Family::default(),
+            lane_cache: Family::default(),
         }
     }
 }
@@ -117,6 +127,12 @@ impl WorkerMetrics {
             "Tokens lanes spent on a model service, by engine, model, lane kind and direction",
             None,
             metrics.model_tokens.clone(),
+        );
+        r.register(
+            "lane_cache",
+            "Lane attempts that consulted the lane result cache, by engine and result (hit: the stored report reused; miss: the engine ran)",
+            None,
+            metrics.lane_cache.clone(),
         );
         (metrics, r)
     }

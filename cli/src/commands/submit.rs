@@ -60,6 +60,10 @@ pub struct Args {
         value_name = "SECS"
     )]
     timeout: u64,
+    /// Run every lane's engine, even where the fleet's lane result cache
+    /// holds a report for an identical input.
+    #[arg(long)]
+    no_cache: bool,
     /// Labels to attach (repeatable).
     #[arg(long = "label")]
     labels: Vec<String>,
@@ -153,6 +157,7 @@ async fn submit(
         idempotency_key,
         conventions: repo.review_md.unwrap_or_default(),
         repo_config: repo.revu_toml.unwrap_or_default(),
+        no_cache: args.no_cache,
     };
     let mut progress = Progress::stderr(args.quiet);
     let followed = async {

@@ -63,6 +63,8 @@ struct State {
     idempotency: HashMap<(Option<String>, String), ReviewId>,
     /// By tenant and quota name: the window and what it used.
     quotas: HashMap<(String, String), (u64, u64)>,
+    /// Cached lane report bodies, with when they expire.
+    lane_cache: HashMap<String, (String, Instant)>,
     stats: BTreeMap<String, u64>,
     events: HashMap<ReviewId, Vec<ProgressEvent>>,
     tokens_spent: HashMap<ReviewId, i64>,
@@ -404,6 +406,21 @@ impl ReviewStore for MemoryBackend {
         }
         entry.1 += amount;
         Ok(QuotaCharge::Charged { used: entry.1 })
+    }
+
+    async fn cached_lane(&self, key: &str) -> Result<Option<String>, QueueError> {
+        let mut s = self.lock();
+        let now = Instant::now();
+        s.lane_cache.retain(|_, (_, until)| *until > now);
+        Ok(s.lane_cache.get(key).map(|(body, _)| body.clone()))
+    }
+
+    async fn cache_lane(&self, key: &str, body: &str, ttl: Duration) -> Result<(), QueueError> {
+        let until = Instant::now() + ttl;
+        self.lock()
+            .lane_cache
+            .insert(key.to_owned(), (body.to_owned(), until));
+        Ok(())
     }
 
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {

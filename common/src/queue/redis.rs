@@ -15,6 +15,7 @@
 //! | `{p}:active`                 | set    | ids of reviews still running                 |
 //! | `{p}:idem:{key}`             | string | review id submitted under an idempotency key |
 //! | `{p}:stats`                  | hash   | delivery counters (retries, duplicates, …)   |
+//! | `{p}:cache:{key}`            | string | a lane report body, reused until it expires  |
 //!
 //! A review submitted by a tenant keeps its `review:…` and `idem:…` keys
 //! under `{p}:tenant:{tenant}:` instead of `{p}:`, with its quota counters

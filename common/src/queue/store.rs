@@ -59,6 +59,21 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         limit: u64,
     ) -> impl Future<Output = Result<QuotaCharge, QueueError>> + Send;
 
+    /// The lane report body stored under cache key `key`, if it has not
+    /// expired.
+    fn cached_lane(
+        &self,
+        key: &str,
+    ) -> impl Future<Output = Result<Option<String>, QueueError>> + Send;
+
+    /// Stores a lane report body under cache key `key` for `ttl`.
+    fn cache_lane(
+        &self,
+        key: &str,
+        body: &str,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
     fn load_record(
         &self,
         id: &ReviewId,

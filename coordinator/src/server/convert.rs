@@ -47,6 +47,7 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         conventions: Some(req.conventions).filter(|c| !c.is_empty()),
         repo_config: Some(req.repo_config).filter(|c| !c.is_empty()),
         tenant: None,
+        no_cache: req.no_cache,
     })
 }
 

@@ -245,6 +245,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             banner,
             fault,
             usage: report.usage.clone(),
+            cache: report.cache,
             worker: report.worker.clone(),
             duration_ms: report.duration_ms,
         };

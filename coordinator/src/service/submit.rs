@@ -29,6 +29,8 @@ pub struct Submission {
     pub repo_config: Option<String>,
     /// The tenant submitting (none without authentication).
     pub tenant: Option<String>,
+    /// No lane may reuse a cached report.
+    pub no_cache: bool,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -56,6 +58,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             labels: sub.labels.clone(),
             review_md: sub.conventions.clone(),
             repo_config: sub.repo_config.clone(),
+            no_cache: sub.no_cache,
         };
         let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
         let diff = sub.diff;

@@ -146,6 +146,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 banner: Some(banner),
                 fault: Some(kind),
                 usage: None,
+                cache: None,
                 worker: String::new(),
                 duration_ms: 0,
             };
@@ -202,6 +203,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     banner: Some(banner.to_owned()),
                     fault: Some(FaultKind::Bundle),
                     usage: None,
+                    cache: None,
                     worker: String::new(),
                     duration_ms: 0,
                 };

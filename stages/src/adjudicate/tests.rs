@@ -179,6 +179,7 @@ fn lane(outcome: LaneOutcome, decisions: Vec<Decision>, findings: Vec<Finding>) 
         banner: None,
         fault: None,
         usage: None,
+        cache: None,
         worker: "w".into(),
         duration_ms: 1,
     }

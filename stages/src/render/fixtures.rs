@@ -39,6 +39,7 @@ pub fn lane(
         summary: summary.into(),
         banner: None,
         usage: None,
+        cache: None,
     }
 }
 

@@ -204,9 +204,14 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
     )?;
     writeln!(out, "|---|---|---|---|---:|---:|---:|---|")?;
     for l in &r.lanes {
+        let cached = if l.cache == Some(revu_common::lane::CacheUse::Hit) {
+            " (cached)"
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {}{cached} | {} | {} | {} | {} |",
             cell(&code(&l.id)),
             cell(&inline(&l.kind)),
             cell(&inline(&l.engine)),
@@ -218,6 +223,18 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
         )?;
     }
     writeln!(out)?;
+    let hits = r
+        .lanes
+        .iter()
+        .filter(|l| l.cache == Some(revu_common::lane::CacheUse::Hit))
+        .count();
+    if hits > 0 {
+        writeln!(
+            out,
+            "{hits} lane(s) reused the report of an identical input reviewed before \
+             (the lane result cache; `revu submit --no-cache` runs them again).\n"
+        )?;
+    }
     write_usage(out, r)?;
     if !r.dimensions_not_dispatched.is_empty() {
         let skipped: Vec<String> = r

@@ -39,6 +39,7 @@ fn lane(id: &str, outcome: LaneOutcome, banner: Option<&str>) -> LaneSummary {
         summary: String::new(),
         banner: banner.map(Into::into),
         usage: None,
+        cache: None,
     }
 }
 

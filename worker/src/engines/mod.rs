@@ -203,6 +203,13 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     /// Reviews a lane without blocking the async runtime. Dropping the
     /// future abandons the lane and must stop whatever it started.
     fn review(&self, input: LaneInput) -> Review<'_>;
+    /// What decides this engine's answers besides the lane: its version,
+    /// prompt and settings, for the lane result cache. `None` (the
+    /// default) keeps its lanes out of the cache: an engine whose
+    /// behaviour revu cannot pin down (an external command) always runs.
+    fn cache_identity(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The built-in deterministic rules. A domain lane runs every rule on its
@@ -261,6 +268,18 @@ impl Engines {
 impl Engine for RulesEngine {
     fn name(&self) -> &'static str {
         "rules"
+    }
+
+    fn cache_identity(&self) -> Option<String> {
+        let linters = self
+            .linters
+            .as_ref()
+            .map_or_else(|| "off".to_owned(), |l| l.identity());
+        Some(format!(
+            "rules/{}/{} rules/linters {linters}",
+            env!("CARGO_PKG_VERSION"),
+            self.rules.len()
+        ))
     }
 
     /// One pass over the lane's added lines, on a blocking thread (a large

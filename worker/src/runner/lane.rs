@@ -5,7 +5,7 @@ use super::AbortOnDrop;
 use super::Worker;
 use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
 use revu_common::diff;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
+use revu_common::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::now_ms;
 use std::sync::Arc;
@@ -20,38 +20,101 @@ fn failed(kind: FaultKind, reason: impl Into<String>, transient: bool) -> LaneAt
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
-    /// Runs the lane's engine; what it spends on a model service goes to
-    /// `meter`.
-    pub(super) async fn run_lane(&self, job: &LaneJob, meter: &Arc<Meter>) -> LaneAttemptOutcome {
+    /// Runs the lane's engine, or reuses the stored report of an identical
+    /// input; what it spends on a model service goes to `meter`.
+    pub(super) async fn run_lane(
+        &self,
+        job: &LaneJob,
+        meter: &Arc<Meter>,
+    ) -> (LaneAttemptOutcome, Option<CacheUse>) {
+        let (engine, input) = match self.lane_input(job, meter).await {
+            Ok(ready) => ready,
+            Err(outcome) => return (outcome, None),
+        };
+        let key = self
+            .lane_cache_ttl
+            .and_then(|_| super::cache::key(engine.as_ref(), &input));
+        if let Some(key) = &key
+            && let Some(body) = self.cached(key).await
+        {
+            self.count_cache(&job.lane.engine, CacheUse::Hit);
+            return (LaneAttemptOutcome::Reported { body }, Some(CacheUse::Hit));
+        }
+        let outcome = self.run_engine(engine, input).await;
+        let mut used = None;
+        if let (Some(key), Some(ttl), LaneAttemptOutcome::Reported { body }) =
+            (&key, self.lane_cache_ttl, &outcome)
+            && super::cache::storable(body)
+        {
+            match serde_json::to_string(body) {
+                Ok(text) => match self.backend.cache_lane(key, &text, ttl).await {
+                    Ok(()) => {
+                        used = Some(CacheUse::Miss);
+                        self.count_cache(&job.lane.engine, CacheUse::Miss);
+                    }
+                    Err(e) => tracing::debug!(error = %e, "lane report not cached"),
+                },
+                Err(e) => tracing::debug!(error = %e, "lane report not cached"),
+            }
+        }
+        (outcome, used)
+    }
+
+    /// The stored report body under `key`, if any that decodes.
+    async fn cached(&self, key: &str) -> Option<serde_json::Value> {
+        match self.backend.cached_lane(key).await {
+            Ok(Some(text)) => serde_json::from_str(&text).ok(),
+            Ok(None) => None,
+            Err(e) => {
+                // A cache that does not answer costs a run, never a lane.
+                tracing::debug!(error = %e, "lane cache not read");
+                None
+            }
+        }
+    }
+
+    fn count_cache(&self, engine: &str, used: CacheUse) {
+        self.metrics
+            .lane_cache
+            .get_or_create(&crate::metrics::CacheLabels {
+                engine: engine.to_owned(),
+                result: used.label().to_owned(),
+            })
+            .inc();
+    }
+
+    /// The lane's engine and what it sees, or why the lane cannot run.
+    async fn lane_input(
+        &self,
+        job: &LaneJob,
+        meter: &Arc<Meter>,
+    ) -> Result<(Arc<dyn crate::engines::Engine>, LaneInput), LaneAttemptOutcome> {
         if now_ms() > job.deadline_ms {
-            return failed(
+            return Err(failed(
                 FaultKind::Deadline,
                 "lane deadline passed before it started",
                 false,
-            );
+            ));
         }
         match self.backend.load_record(&job.review_id).await {
             Ok(Some(r)) if r.state.is_terminal() => {
-                return failed(
+                return Err(failed(
                     FaultKind::Cancelled,
                     "review already finished or cancelled; lane not run",
                     false,
-                );
+                ));
             }
             Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "review state unknown; running the lane"),
         }
         let Some(engine) = self.engines.get(&job.lane.engine) else {
-            return failed(
+            return Err(failed(
                 FaultKind::NoEngine,
                 format!("this worker has no engine {:?}", job.lane.engine),
                 false,
-            );
+            ));
         };
-        let review = match self.load(job).await {
-            Ok(l) => l,
-            Err(outcome) => return outcome,
-        };
+        let review = self.load(job).await?;
         let ledger: Option<Arc<dyn Ledger>> = job.token_cap.map(|_| {
             Arc::new(StoreLedger {
                 store: self.backend.clone(),
@@ -64,9 +127,17 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             meter: meter.clone(),
             ledger,
         };
-        // On a task of its own, so that a panicking engine fails its lane
-        // and not the worker; aborted (and the engine's future dropped)
-        // when this lane is abandoned.
+        Ok((engine, input))
+    }
+
+    /// Runs `engine` on `input`, on a task of its own, so that a panicking
+    /// engine fails its lane and not the worker; aborted (and the engine's
+    /// future dropped) when this lane is abandoned.
+    async fn run_engine(
+        &self,
+        engine: Arc<dyn crate::engines::Engine>,
+        input: LaneInput,
+    ) -> LaneAttemptOutcome {
         let mut task = AbortOnDrop(tokio::spawn(async move { engine.review(input).await }));
         match (&mut task.0).await {
             Ok(Ok(EngineOutput::Raw(body))) => LaneAttemptOutcome::Reported { body },

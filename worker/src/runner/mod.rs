@@ -7,6 +7,7 @@
 //! fresh so a slow but live lane is not taken away.
 
 mod bundles;
+mod cache;
 mod held;
 mod lane;
 mod observe;
@@ -15,7 +16,9 @@ use crate::engines::{Engines, Meter};
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage};
+use revu_common::lane::{
+    CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage,
+};
 use revu_common::queue::{Delivery, JobQueue, QueueError, ReviewStore};
 use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::{ProgressEvent, now_ms};
@@ -103,6 +106,8 @@ pub struct Worker<B> {
     messaging: Arc<MessagingTarget>,
     /// A stop may cut an idle read short (see [`Worker::with_stoppable_reads`]).
     stoppable_reads: bool,
+    /// How long a lane's report is kept for reuse; `None` keeps none.
+    lane_cache_ttl: Option<Duration>,
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
@@ -121,6 +126,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             metrics: Arc::default(),
             messaging: Arc::default(),
             stoppable_reads: false,
+            lane_cache_ttl: None,
         }
     }
 
@@ -136,6 +142,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     }
 
     /// Records lane attempts in `metrics` (by default, in metrics nobody reads).
+    /// Reuses the report of a lane whose input is identical to one
+    /// reviewed in the last `ttl`, and stores each complete report for as
+    /// long (see [`cache`]); zero turns the cache off.
+    pub fn with_lane_cache(mut self, ttl: Duration) -> Self {
+        self.lane_cache_ttl = (!ttl.is_zero()).then_some(ttl);
+        self
+    }
+
     pub fn with_metrics(mut self, metrics: Arc<WorkerMetrics>) -> Self {
         self.metrics = metrics;
         self
@@ -388,7 +402,20 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         meter: &Meter,
         outcome: LaneAttemptOutcome,
     ) -> LaneReport {
+        self.report_cached(job, started, meter, outcome, None)
+    }
+
+    /// [`Self::report`], saying what the lane result cache did.
+    fn report_cached(
+        &self,
+        job: &LaneJob,
+        started: Instant,
+        meter: &Meter,
+        outcome: LaneAttemptOutcome,
+        cache: Option<CacheUse>,
+    ) -> LaneReport {
         LaneReport {
+            cache,
             usage: spent(job, meter),
             review_id: job.review_id.clone(),
             lane_id: job.lane.id.clone(),
@@ -416,14 +443,17 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         }
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
         let limit = self.lane_timeout.min(left);
-        let outcome = match tokio::time::timeout(limit, self.run_lane(job, meter)).await {
-            Ok(outcome) => outcome,
-            Err(_) => LaneAttemptOutcome::Failed {
-                reason: format!("lane ran longer than {}s", limit.as_secs()),
-                transient: true,
-                kind: FaultKind::Timeout,
-                retry_after_ms: None,
-            },
+        let (outcome, cache) = match tokio::time::timeout(limit, self.run_lane(job, meter)).await {
+            Ok(ran) => ran,
+            Err(_) => (
+                LaneAttemptOutcome::Failed {
+                    reason: format!("lane ran longer than {}s", limit.as_secs()),
+                    transient: true,
+                    kind: FaultKind::Timeout,
+                    retry_after_ms: None,
+                },
+                None,
+            ),
         };
         let outcome = redacted(outcome);
         if let LaneAttemptOutcome::Failed {
@@ -435,7 +465,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         {
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");
         }
-        self.report(job, started, meter, outcome)
+        self.report_cached(job, started, meter, outcome, cache)
     }
 
     /// Writes the report and acknowledges the job, retrying a backend that

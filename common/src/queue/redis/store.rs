@@ -104,6 +104,27 @@ impl ReviewStore for RedisBackend {
         })
     }
 
+    async fn cached_lane(&self, key: &str) -> Result<Option<String>, QueueError> {
+        let mut conn = self.conn.clone();
+        Ok(redis::cmd("GET")
+            .arg(self.key(&format!("cache:{key}")))
+            .query_async(&mut conn)
+            .await?)
+    }
+
+    async fn cache_lane(&self, key: &str, body: &str, ttl: Duration) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        redis::cmd("SET")
+            .arg(self.key(&format!("cache:{key}")))
+            .arg(body)
+            .arg("PX")
+            .arg(ms)
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
+    }
+
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: Option<String> = redis::cmd("HGET")

@@ -27,6 +27,14 @@ impl Engine for LintEngine {
         LINT_ENGINE
     }
 
+    fn cache_identity(&self) -> Option<String> {
+        Some(format!(
+            "lint/{} {}",
+            env!("CARGO_PKG_VERSION"),
+            self.linters.identity()
+        ))
+    }
+
     fn review(&self, input: LaneInput) -> Review<'_> {
         Box::pin(async move {
             let reviewed: Vec<String> = input.job.lane.files.clone();

@@ -60,6 +60,34 @@ impl Linters {
         })
     }
 
+    /// What decides the tools' answers, for the lane result cache: the
+    /// filter mode, and each tool's command with the program it resolves
+    /// to on PATH now (its size and modification time stand for its
+    /// version: an upgraded tool is another tool).
+    pub fn identity(&self) -> String {
+        let mut out = format!("mode={}", self.mode.as_str());
+        for tool in &self.tools {
+            let found = on_path(&tool.program).and_then(|p| {
+                let meta = p.metadata().ok()?;
+                let mtime = meta
+                    .modified()
+                    .ok()?
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()?
+                    .as_secs();
+                Some(format!("{}:{}:{mtime}", p.display(), meta.len()))
+            });
+            out.push_str(&format!(
+                " {}[{} {}]={}",
+                tool.name,
+                tool.program,
+                tool.args.join(" "),
+                found.as_deref().unwrap_or("absent")
+            ));
+        }
+        out
+    }
+
     /// Runs every tool that reads one of the lane's files.
     pub async fn run(&self, input: &LaneInput) -> Linted {
         let files = head_files(input);

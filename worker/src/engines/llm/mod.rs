@@ -463,6 +463,21 @@ impl Engine for LlmEngine {
         &self.name
     }
 
+    /// The service, the model, the answer and input budgets and the
+    /// prompts' version: a new prompt or model is another engine.
+    fn cache_identity(&self) -> Option<String> {
+        Some(format!(
+            "llm/{}/{:?}/{}/{}/out={}/in={}/{}",
+            env!("CARGO_PKG_VERSION"),
+            self.provider,
+            self.url,
+            self.model,
+            self.max_output_tokens,
+            self.max_input_tokens,
+            prompt::PROMPT_VERSION,
+        ))
+    }
+
     fn review(&self, input: LaneInput) -> Review<'_> {
         Box::pin(self.run(input))
     }
