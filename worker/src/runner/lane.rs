@@ -165,6 +165,11 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         if let Some(hit) = self.bundles.get(&job.review_id) {
             return Ok(hit);
         }
+        let turn = self.bundles.turn(&job.review_id);
+        let _turn = turn.lock().await;
+        if let Some(hit) = self.bundles.get(&job.review_id) {
+            return Ok(hit);
+        }
         let bundle = match self.backend.load_bundle(&job.review_id).await {
             Ok(Some(b)) => b,
             Ok(None) => {
