@@ -46,7 +46,7 @@ enum Command {
     /// Print the JSON Schema of the canonical report.
     Schema(commands::schema::Args),
     /// Load a running fleet with synthetic reviews and measure it.
-    Bench(commands::bench::Args),
+    Bench(Box<commands::bench::Args>),
 }
 
 fn main() -> ExitCode {
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
         Command::Submit(args) => commands::submit::run(*args),
         Command::Facts(args) => commands::facts::run(args),
         Command::Render(args) => commands::render::run(args),
-        Command::Bench(args) => commands::bench::run(args),
+        Command::Bench(args) => commands::bench::run(*args),
         Command::Verdict(args) => commands::verdict::run(args),
         Command::Schema(args) => commands::schema::run(args),
     };

@@ -23,9 +23,23 @@ pub struct Args {
         default_value = "http://127.0.0.1:50051"
     )]
     coordinator: String,
-    /// The fleet's Redis, for the baseline round trips.
+    /// The fleet's Redis, for the baseline round trips (`rediss://` for
+    /// TLS).
     #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     redis: String,
+    /// PEM CA certificates of a `rediss://` Redis, instead of the system
+    /// roots.
+    #[arg(long, env = "REVU_REDIS_CA_CERT", value_name = "FILE")]
+    redis_ca_cert: Option<std::path::PathBuf>,
+    /// PEM client certificate for the Redis (with `--redis-client-key`).
+    #[arg(long, env = "REVU_REDIS_CLIENT_CERT", value_name = "FILE")]
+    redis_client_cert: Option<std::path::PathBuf>,
+    /// PEM private key of `--redis-client-cert`.
+    #[arg(long, env = "REVU_REDIS_CLIENT_KEY", value_name = "FILE")]
+    redis_client_key: Option<std::path::PathBuf>,
+    /// A file holding the Redis password, instead of the URL's.
+    #[arg(long, env = "REVU_REDIS_PASSWORD_FILE", value_name = "FILE")]
+    redis_password_file: Option<std::path::PathBuf>,
     /// Reviews to submit.
     #[arg(long, default_value_t = 100)]
     reviews: usize,
@@ -145,7 +159,13 @@ async fn measure(
         latencies.get(i).copied().unwrap_or(0.0)
     };
     let round_trips = lanes.max(args.reviews).max(200);
-    let baseline = baseline(&args.redis, args.concurrency, round_trips).await?;
+    let options = revu_common::queue::redis::RedisOptions {
+        ca_cert: args.redis_ca_cert.clone(),
+        client_cert: args.redis_client_cert.clone(),
+        client_key: args.redis_client_key.clone(),
+        password_file: args.redis_password_file.clone(),
+    };
+    let baseline = baseline(&args.redis, &options, args.concurrency, round_trips).await?;
     let lanes_per_sec = lanes as f64 / wall;
     Ok(serde_json::json!({
         "reviews": results.len(),
@@ -165,10 +185,17 @@ async fn measure(
 /// adding a job-sized entry, reading one through a consumer group and
 /// acknowledging it, `total` in all, on a stream of the run's own (removed
 /// after).
-async fn baseline(url: &str, concurrency: usize, total: usize) -> Result<f64, CliError> {
-    let unavailable = |e: redis::RedisError| CliError::Unavailable(format!("redis {url}: {e}"));
-    let client = redis::Client::open(url)
-        .map_err(|e| CliError::Input(format!("bad --redis {url:?}: {e}")))?;
+async fn baseline(
+    url: &str,
+    options: &revu_common::queue::redis::RedisOptions,
+    concurrency: usize,
+    total: usize,
+) -> Result<f64, CliError> {
+    let shown = revu_common::config::redact_url(url);
+    let unavailable = |e: redis::RedisError| CliError::Unavailable(format!("redis {shown}: {e}"));
+    let client = revu_common::queue::redis::client(url, options)
+        .await
+        .map_err(|e| CliError::Input(format!("--redis {shown}: {e}")))?;
     let mut conn = client
         .get_multiplexed_async_connection()
         .await
