@@ -70,21 +70,23 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         );
         let started = Instant::now();
         let inner_span = prepare_span.clone();
-        let (prepared, diff) = blocking(move || {
+        let (plan, diff) = blocking(move || {
             // Entered on the blocking thread so the stage spans nest under it.
-            let prepared = inner_span.in_scope(|| prepare(&diff, &settings, &grouper, &request));
-            (prepared, diff)
+            // Only the plan is kept: the parsed diff and its facts are freed
+            // here, off the runtime, before the review is stored (on a large
+            // diff they are several times its size).
+            let plan = inner_span
+                .in_scope(|| prepare(&diff, &settings, &grouper, &request))
+                .map(|prepared| prepared.plan);
+            (plan, diff)
         })
         .instrument(prepare_span.clone())
         .await?;
-        let prepared = prepared?;
+        let plan = plan?;
         self.metrics.stage("prepare", started.elapsed());
-        prepare_span.record(attr::LANE_COUNT, prepared.plan.lanes.len());
-        prepare_span.record(attr::FILES_CHANGED, prepared.plan.facts.files_changed);
-        prepare_span.record(
-            attr::RISK_TIER,
-            tracing::field::debug(prepared.plan.facts.risk_tier),
-        );
+        prepare_span.record(attr::LANE_COUNT, plan.lanes.len());
+        prepare_span.record(attr::FILES_CHANGED, plan.facts.files_changed);
+        prepare_span.record(attr::RISK_TIER, tracing::field::debug(plan.facts.risk_tier));
         drop(prepare_span);
         let id = ReviewId::new_in(sub.tenant.as_deref());
         let created_ms = now_ms();
@@ -94,7 +96,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let record = ReviewRecord {
             // Later work on the review joins the trace of the request.
             traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
-            ..ReviewRecord::running(id.clone(), prepared.plan, created_ms, deadline_ms)
+            ..ReviewRecord::running(id.clone(), plan, created_ms, deadline_ms)
         };
         let bundle = ReviewBundle {
             diff,
