@@ -93,7 +93,8 @@ pub struct ServerTlsFiles {
 pub struct TlsFlags {
     pub cert: &'static str,
     pub key: &'static str,
-    pub client_ca: &'static str,
+    /// `None` where the server takes no client CA.
+    pub client_ca: Option<&'static str>,
 }
 
 impl TlsFlags {
@@ -101,13 +102,13 @@ impl TlsFlags {
     pub const GRPC: TlsFlags = TlsFlags {
         cert: "--tls-cert",
         key: "--tls-key",
-        client_ca: "--tls-client-ca",
+        client_ca: Some("--tls-client-ca"),
     };
     /// The metrics endpoint.
     pub const METRICS: TlsFlags = TlsFlags {
         cert: "--metrics-tls-cert",
         key: "--metrics-tls-key",
-        client_ca: "--metrics-tls-client-ca",
+        client_ca: None,
     };
 }
 
@@ -122,11 +123,12 @@ impl ServerTlsFiles {
             .map_err(|e| TlsError::Config(e.to_string()))?;
         let builder = match &self.client_ca {
             Some(ca) => {
-                let roots = read_roots(flags.client_ca, ca)?;
+                let what = flags.client_ca.unwrap_or("client CA");
+                let roots = read_roots(what, ca)?;
                 let verifier =
                     WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
                         .build()
-                        .map_err(|e| TlsError::Config(format!("{}: {e}", flags.client_ca)))?;
+                        .map_err(|e| TlsError::Config(format!("{what}: {e}")))?;
                 builder.with_client_cert_verifier(verifier)
             }
             None => builder.with_no_client_auth(),

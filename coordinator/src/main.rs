@@ -63,7 +63,6 @@ async fn coordinate(
             server::ALPN,
         )?);
     }
-    let ready = tokio::spawn(readiness.follow(backend.clone()));
     let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target())
@@ -75,10 +74,10 @@ async fn coordinate(
         listener,
         coordinator,
         access,
+        readiness,
         revu_common::shutdown::signal(),
     )
     .await;
-    ready.abort();
     served?;
     tracing::info!("coordinator stopped");
     Ok(())

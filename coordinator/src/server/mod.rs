@@ -52,10 +52,13 @@ const FILES_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Serves the API on `listener` until `shutdown` resolves, with the
 /// gatherer and the sweeper running beside it.
+/// `readiness` (the metrics endpoint's `/readyz`) follows Redis with the
+/// gRPC health, from the same check.
 pub async fn serve<B: JobQueue + ReviewStore>(
     listener: TcpListener,
     coordinator: Coordinator<B>,
     access: Access,
+    readiness: revu_common::metrics::Readiness,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
@@ -93,7 +96,10 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         let c = coordinator.clone();
         let rx = stop_rx.clone();
         let reporter = health_reporter.clone();
-        tokio::spawn(async move { watch_health::<B>(c, reporter, HEALTH_EVERY, stopped(rx)).await })
+        let readiness = readiness.clone();
+        tokio::spawn(async move {
+            watch_health::<B>(c, reporter, readiness, HEALTH_EVERY, stopped(rx)).await
+        })
     };
 
     let sampler = {
@@ -171,12 +177,16 @@ fn without_nagle(
 async fn watch_health<B: JobQueue + ReviewStore>(
     coordinator: Coordinator<B>,
     reporter: tonic_health::server::HealthReporter,
+    readiness: revu_common::metrics::Readiness,
     every: std::time::Duration,
     shutdown: impl Future<Output = ()>,
 ) {
     use tonic_health::ServingStatus;
+    // The server starts after Redis answered once.
+    readiness.set(true);
     let follow = revu_common::queue::watch_reachable(coordinator.backend(), every, true, |up| {
         let reporter = reporter.clone();
+        readiness.set(up);
         async move {
             let status = if up {
                 tracing::info!("backend answers again; health SERVING");

@@ -27,22 +27,49 @@ pub(super) fn key(engine: &dyn Engine, input: &LaneInput) -> Option<String> {
     }
     let identity = engine.cache_identity()?;
     let mut h = Sha256::new();
-    let mut part = |bytes: &[u8]| {
+    let part = |h: &mut Sha256, bytes: &[u8]| {
         h.update(u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
         h.update(bytes);
     };
-    part(b"revu-lane-cache-v1");
-    part(identity.as_bytes());
-    part(job.review_id.tenant().unwrap_or_default().as_bytes());
-    part(serde_json::to_string(&job.lane).ok()?.as_bytes());
+    part(&mut h, b"revu-lane-cache-v1");
+    part(&mut h, identity.as_bytes());
+    part(
+        &mut h,
+        job.review_id.tenant().unwrap_or_default().as_bytes(),
+    );
+    part(&mut h, serde_json::to_string(&job.lane).ok()?.as_bytes());
     let bundle = input.bundle();
-    part(bundle.intent.as_bytes());
+    part(&mut h, bundle.intent.as_bytes());
     for patch in input.lane_files() {
-        part(format!("{patch:?}").as_bytes());
+        // Streamed into the digest: a specialist lane reads every file, and
+        // a copy of the whole patch text per lane is what this avoids.
+        let mut streamed = Streamed {
+            hash: &mut h,
+            bytes: 0,
+        };
+        std::fmt::Write::write_fmt(&mut streamed, format_args!("{patch:?}")).ok()?;
+        let bytes = streamed.bytes;
+        h.update(bytes.to_le_bytes());
         let head = bundle.head_files.get(patch.path()).map(String::as_bytes);
-        part(head.unwrap_or(b"\0no head"));
+        let head = head.unwrap_or(b"\0no head");
+        h.update(u64::try_from(head.len()).unwrap_or(u64::MAX).to_le_bytes());
+        h.update(head);
     }
     Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Formatted text fed straight into a digest, counting its bytes.
+struct Streamed<'a> {
+    hash: &'a mut Sha256,
+    bytes: u64,
+}
+
+impl std::fmt::Write for Streamed<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.hash.update(s.as_bytes());
+        self.bytes += u64::try_from(s.len()).unwrap_or(u64::MAX);
+        Ok(())
+    }
 }
 
 /// Whether a report body may be stored: a complete one, never one in which

@@ -31,9 +31,18 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(ready) => ready,
             Err(outcome) => return (outcome, None),
         };
-        let key = self
-            .lane_cache_ttl
-            .and_then(|_| super::cache::key(engine.as_ref(), &input));
+        // Hashing a lane's patches is CPU work in proportion to the diff:
+        // off the async runtime.
+        let key = match self.lane_cache_ttl {
+            Some(_) => {
+                let (engine, input) = (engine.clone(), input.clone());
+                tokio::task::spawn_blocking(move || super::cache::key(engine.as_ref(), &input))
+                    .await
+                    .ok()
+                    .flatten()
+            }
+            None => None,
+        };
         if let Some(key) = &key
             && let Some(body) = self.cached(key).await
         {
