@@ -49,7 +49,7 @@ fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
         // The server's gRPC decoder speaks of bytes, not of revu's limits.
         return CliError::Input(format!(
             "{msg} (the coordinator takes requests up to its --max-diff-bytes plus \
-             --max-head-bytes, plus 1 MiB)"
+             --max-head-bytes plus --max-index-bytes, plus 1 MiB)"
         ));
     }
     match status.code() {

@@ -9,11 +9,10 @@
 //! head contents together pass the per-review limit is refused with the
 //! limit and the flag that raises it.
 
+use crate::blobs::{Blob, Blobs};
 use crate::error::CliError;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::Stdio;
 
 /// Where the head side of the change lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,13 +142,6 @@ pub fn collect(
     Ok(heads)
 }
 
-/// One file's head side as read.
-enum Blob {
-    Bytes(Vec<u8>),
-    TooLarge(u64),
-    Missing,
-}
-
 fn read_work_tree(
     top: &Path,
     paths: &[String],
@@ -184,69 +176,11 @@ fn read_blobs(
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let failed = |e: std::io::Error| CliError::Internal(format!("git cat-file: {e}"));
-    let mut child = crate::source::git(top)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(failed)?;
-    // The names go in on a thread of their own, so that neither side of
-    // the pipe waits on the other.
-    let mut stdin = child
-        .stdin
-        .take()
-        .ok_or_else(|| CliError::Internal("git cat-file: no stdin".into()))?;
-    let names: Vec<String> = paths.iter().map(|p| format!("{rev}:{p}\n")).collect();
-    let writer = std::thread::spawn(move || {
-        for name in names {
-            if stdin.write_all(name.as_bytes()).is_err() {
-                break;
-            }
-        }
-    });
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| CliError::Internal("git cat-file: no stdout".into()))?;
-    let mut reader = BufReader::new(stdout);
+    let spec = |p: &str| format!("{rev}:{p}");
+    let mut blobs = Blobs::open(top, paths.to_vec(), &spec, limits.max_head_file_bytes)?;
     let mut out = Vec::new();
-    for path in paths {
-        let mut header = String::new();
-        reader.read_line(&mut header).map_err(failed)?;
-        // `<oid> blob <size>`, or `<name> missing`.
-        let fields: Vec<&str> = header.split_whitespace().collect();
-        let blob = match fields.as_slice() {
-            [_, "blob", size] => {
-                let size: u64 = size.parse().map_err(|_| {
-                    CliError::Internal(format!("git cat-file: a bad header {header:?}"))
-                })?;
-                if size > limits.max_head_file_bytes {
-                    skip(&mut reader, size).map_err(failed)?;
-                    Blob::TooLarge(size)
-                } else {
-                    let mut bytes = vec![0u8; usize::try_from(size).unwrap_or(0)];
-                    reader.read_exact(&mut bytes).map_err(failed)?;
-                    skip(&mut reader, 0).map_err(failed)?;
-                    Blob::Bytes(bytes)
-                }
-            }
-            // Not a blob (a submodule's commit): its body is passed over.
-            [_, _, size] => {
-                skip(&mut reader, size.parse().unwrap_or(0)).map_err(failed)?;
-                Blob::Missing
-            }
-            _ => Blob::Missing,
-        };
-        out.push((path.clone(), blob));
+    while let Some(next) = blobs.next_blob() {
+        out.push(next.map_err(|e| CliError::Internal(format!("git cat-file: {e}")))?);
     }
-    let _ = writer.join();
-    let _ = child.wait();
     Ok(out)
-}
-
-/// Passes over `size` bytes of a blob and the newline after it.
-fn skip(reader: &mut impl Read, size: u64) -> std::io::Result<()> {
-    std::io::copy(&mut reader.take(size + 1), &mut std::io::sink()).map(|_| ())
 }

@@ -6,6 +6,8 @@
 //! `revu verdict`, a verdict that does not replay), 2 usage or input error,
 //! 3 service unavailable or internal failure.
 
+mod blobs;
+mod code_index;
 mod commands;
 mod credentials;
 mod embedded;
@@ -39,6 +41,8 @@ enum Command {
     Submit(Box<commands::submit::Args>),
     /// Print the facts of a diff as JSON.
     Facts(commands::facts::Args),
+    /// Print the code index of a git change as JSON (`--stats`: its cost).
+    Index(Box<commands::index::Args>),
     /// Render a canonical report JSON as md, sarif, rdjson or json.
     Render(commands::render::Args),
     /// Recompute a report's verdict from the report alone and check it agrees.
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Command::Review(args) => commands::review::run(*args),
         Command::Submit(args) => commands::submit::run(*args),
         Command::Facts(args) => commands::facts::run(args),
+        Command::Index(args) => commands::index::run(*args),
         Command::Render(args) => commands::render::run(args),
         Command::Bench(args) => commands::bench::run(*args),
         Command::Verdict(args) => commands::verdict::run(args),

@@ -43,6 +43,17 @@ pub struct Source {
     pub paths: Vec<PathBuf>,
 }
 
+/// The flags that say what change to review and what travels with it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChangeArgs {
+    #[command(flatten)]
+    pub source: Source,
+    #[command(flatten)]
+    pub head_limits: crate::head::HeadLimits,
+    #[command(flatten)]
+    pub index: crate::code_index::IndexArgs,
+}
+
 /// The change to review, and the work tree it came from (when it did).
 #[derive(Debug)]
 pub struct Change {
@@ -50,6 +61,9 @@ pub struct Change {
     pub work_tree: Option<PathBuf>,
     /// Where the head side of a git change lives.
     pub head_of: Option<HeadOf>,
+    /// Where its base side lives, as a `git cat-file` prefix: a commit, or
+    /// empty for the index (none for a root commit or a first commit).
+    pub base_rev: Option<String>,
 }
 
 /// What git is asked for.
@@ -69,6 +83,7 @@ impl Source {
                 diff: read_diff(path)?,
                 work_tree: None,
                 head_of: None,
+                base_rev: None,
             });
         }
         let top = work_tree(Path::new("."))?;
@@ -78,15 +93,18 @@ impl Source {
                 "nothing to review: {what} is empty"
             )));
         }
-        let head_of = match range {
-            Range::Staged => HeadOf::Index,
-            Range::Worktree => HeadOf::WorkTree,
-            Range::Commits { to, .. } => HeadOf::Commit(to),
+        let (head_of, base_rev) = match range {
+            Range::Staged => (HeadOf::Index, revision(&top, "HEAD").ok()),
+            Range::Worktree => (HeadOf::WorkTree, Some(String::new())),
+            Range::Commits { from, to } => {
+                (HeadOf::Commit(to), Some(from).filter(|f| f != EMPTY_TREE))
+            }
         };
         Ok(Change {
             diff,
             work_tree: Some(top),
             head_of: Some(head_of),
+            base_rev,
         })
     }
 

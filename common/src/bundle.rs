@@ -1,5 +1,6 @@
 //! The review bundle: everything a lane needs besides its job.
 
+use crate::code_index::CodeIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -21,4 +22,7 @@ pub struct ReviewBundle {
     /// The repo's `revu.toml`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo_config: Option<String>,
+    /// The client's code index of the change, when it built one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_index: Option<CodeIndex>,
 }

@@ -7,6 +7,7 @@
 
 pub mod adjudication;
 pub mod bundle;
+pub mod code_index;
 #[cfg(feature = "runtime")]
 pub mod config;
 pub mod diff;

@@ -203,9 +203,17 @@ pub struct VerificationStats {
     /// per raised finding, like the drops; not a drop itself).
     #[serde(default)]
     pub severity_overridden: usize,
+    /// Raised from IMPORTANT to BLOCKER by the blast-radius rule: 50 or
+    /// more transitive importers of the cited file.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub elevated: usize,
     /// Findings that survived verification (adjudication, when on, may
     /// drop some of them afterwards; see the report's `adjudication`).
     pub kept: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The canonical report.
@@ -247,6 +255,37 @@ pub struct Report {
     /// when the review was not adjudicated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adjudication: Option<crate::adjudication::AdjudicationReport>,
+    /// What the client's code index read; absent when the review had none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_index: Option<IndexReport>,
+}
+
+/// What the client's code index read, and what it found downstream.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexReport {
+    pub files: usize,
+    #[serde(default)]
+    pub with_errors: usize,
+    #[serde(default)]
+    pub skipped: usize,
+    pub languages: std::collections::BTreeMap<String, usize>,
+    /// Uses at head of what the change removed, renamed or re-shaped.
+    pub stale_uses: usize,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downstream: Vec<crate::code_index::DownstreamHit>,
+}
+
+impl IndexReport {
+    pub fn of(index: &crate::code_index::CodeIndex) -> IndexReport {
+        IndexReport {
+            files: index.stats.files,
+            with_errors: index.stats.with_errors,
+            skipped: index.stats.skipped,
+            languages: index.stats.languages.clone(),
+            stale_uses: index.omissions.len(),
+            downstream: index.downstream.clone(),
+        }
+    }
 }
 
 /// What the review read: every changed file with the lanes that reviewed

@@ -54,6 +54,10 @@ pub struct ReviewSettings {
     #[arg(long, env = "REVU_MAX_HEAD_BYTES", default_value_t = defaults().max_head_bytes)]
     pub max_head_bytes: usize,
 
+    /// Largest code index (its JSON) a submission may carry, in bytes.
+    #[arg(long, env = "REVU_MAX_INDEX_BYTES", default_value_t = defaults().max_index_bytes)]
+    pub max_index_bytes: usize,
+
     /// Most lanes one review may plan.
     #[arg(long, env = "REVU_MAX_LANES", default_value_t = defaults().max_lanes)]
     pub max_lanes: usize,
@@ -121,6 +125,7 @@ impl ReviewSettings {
     pub fn max_request_bytes(&self) -> usize {
         self.max_diff_bytes
             .saturating_add(self.max_head_bytes)
+            .saturating_add(self.max_index_bytes)
             .saturating_add(1024 * 1024)
     }
 
@@ -214,6 +219,7 @@ impl Default for ReviewSettings {
             max_file_lines: 500_000,
             max_head_file_bytes: 4 * 1024 * 1024,
             max_head_bytes: 64 * 1024 * 1024,
+            max_index_bytes: 16 * 1024 * 1024,
             max_lanes: 500,
             max_report_bytes: 32 * 1024 * 1024,
             max_slice_files: 40,

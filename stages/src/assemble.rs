@@ -103,6 +103,10 @@ pub fn assemble(
         coverage: coverage(plan, results, diff, bundle),
         conventions,
         adjudication,
+        code_index: bundle
+            .code_index
+            .as_ref()
+            .map(revu_common::report::IndexReport::of),
     };
     redact_report(&mut report);
     report
@@ -279,10 +283,9 @@ fn verify_lanes(
     let ledger = repo.config.ledger.run(diff);
     let matches = ledger.len();
     raised.extend(ledger);
-    (
-        verify::verify_with(raised, diff, bundle, &repo.conventions),
-        matches,
-    )
+    let mut verified = verify::verify_with(raised, diff, bundle, &repo.conventions);
+    crate::radius::apply(&mut verified, bundle);
+    (verified, matches)
 }
 
 /// One lane's line in the report.

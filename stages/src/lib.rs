@@ -15,6 +15,7 @@ pub mod cover;
 pub mod fuzzing;
 pub mod grouping;
 pub mod plan;
+pub mod radius;
 pub mod render;
 pub mod verdict;
 pub mod verify;

@@ -66,30 +66,43 @@ pub fn verify_with(
     let mut effects = ConventionEffects::default();
     let patches: BTreeMap<&str, &FilePatch> = diff.files.iter().map(|p| (p.path(), p)).collect();
     let mut survivors = Vec::new();
+    let index = bundle.code_index.as_ref();
     for mut finding in raised {
-        let Some(patch) = patches.get(finding.file.as_str()) else {
-            stats.dropped_unknown_file += 1;
-            continue;
-        };
-        // A finding on the whole file cites its first changed line; a
-        // file with no head-side line to show (binary, deleted) is cited
-        // at line 1 and has no line to check.
         // Only verification says what is pre-existing.
         finding.pre_existing = false;
-        let on_file = finding.line == 0;
-        if on_file {
-            finding.line = patch.anchor_line();
-        }
-        let whole_file = patch.first_head_line().is_none() && finding.line == 1;
-        let head = HeadSide::of(patch, bundle);
-        if !whole_file && !head.has_line(finding.line) {
-            stats.dropped_missing_line += 1;
+        // A use at head the client's index read as left behind by the
+        // change (a stale caller of a renamed symbol) may be cited in a
+        // file the change did not touch; it is caused by the change.
+        let cited_use = index.is_some_and(|i| i.has_site(&finding.file, finding.line));
+        let patch = patches.get(finding.file.as_str()).copied();
+        if patch.is_none() && !cited_use {
+            stats.dropped_unknown_file += 1;
             continue;
         }
-        // A bad range is an imprecise citation, not a wrong one: keep the line.
-        if let Some(end) = finding.end_line
-            && (whole_file || end < finding.line || !head.has_line(end))
-        {
+        let mut on_file = false;
+        let mut whole_file = false;
+        if let Some(patch) = patch.filter(|_| !cited_use) {
+            // A finding on the whole file cites its first changed line; a
+            // file with no head-side line to show (binary, deleted) is
+            // cited at line 1 and has no line to check.
+            on_file = finding.line == 0;
+            if on_file {
+                finding.line = patch.anchor_line();
+            }
+            whole_file = patch.first_head_line().is_none() && finding.line == 1;
+            let head = HeadSide::of(patch, bundle);
+            if !whole_file && !head.has_line(finding.line) {
+                stats.dropped_missing_line += 1;
+                continue;
+            }
+            // A bad range is an imprecise citation, not a wrong one: keep
+            // the line.
+            if let Some(end) = finding.end_line
+                && (whole_file || end < finding.line || !head.has_line(end))
+            {
+                finding.end_line = None;
+            }
+        } else {
             finding.end_line = None;
         }
         finding = match conventions.apply(finding) {
@@ -109,7 +122,11 @@ pub fn verify_with(
                 f
             }
         };
-        if !whole_file && !on_file && !patch.is_added_line(finding.line) {
+        if let Some(patch) = patch.filter(|_| !cited_use)
+            && !whole_file
+            && !on_file
+            && !patch.is_added_line(finding.line)
+        {
             if finding.severity != Severity::Blocker {
                 finding.pre_existing = true;
             }

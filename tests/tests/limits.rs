@@ -60,6 +60,8 @@ fn submissions_past_a_limit_are_refused_naming_it_and_nothing_before_is_lost() {
             "100",
             "--max-head-bytes",
             "150",
+            "--max-index-bytes",
+            "1000",
         ],
     );
     let mut client = rt.block_on(Client::connect(
@@ -110,6 +112,25 @@ fn submissions_past_a_limit_are_refused_naming_it_and_nothing_before_is_lost() {
             "--max-head-bytes",
         ],
     );
+    let indexed = |code_index: Vec<u8>| pb::SubmitReviewRequest {
+        diff: diff(1, 5),
+        code_index,
+        ..pb::SubmitReviewRequest::default()
+    };
+    refused(
+        rt.block_on(client.submit_request(indexed(b"{\"stats\": 3".to_vec()))),
+        &["code_index is not a valid code index"],
+    );
+    let mut padded = b"{\"stats\": {\"files\": 0}}".to_vec();
+    padded.resize(1001, b' ');
+    refused(
+        rt.block_on(client.submit_request(indexed(padded))),
+        &[
+            "code index bytes is 1001",
+            "past the limit of 1000",
+            "--max-index-bytes",
+        ],
+    );
 
     // The CLI says the same, on one line, and exits 2.
     let big = std::env::temp_dir().join(format!("revu-limits-{}.patch", std::process::id()));
@@ -130,7 +151,8 @@ fn submissions_past_a_limit_are_refused_naming_it_and_nothing_before_is_lost() {
     };
     let stderr = submit_file(diff(1, 400));
     assert!(stderr.contains("--max-diff-bytes"), "{stderr}");
-    // Past the gRPC message size (the diff and head limits plus 1 MiB):
+    // Past the gRPC message size (the diff, head and index limits plus
+    // 1 MiB):
     // refused by the server's decoder, and the CLI names the limits.
     let stderr = submit_file(vec![b'+'; 1024 * 1024 + 8000]);
     assert!(

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod facts;
+pub mod index;
 pub mod render;
 pub mod review;
 pub mod schema;

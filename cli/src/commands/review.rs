@@ -2,9 +2,8 @@
 
 use crate::embedded;
 use crate::error::CliError;
-use crate::head::HeadLimits;
 use crate::output::{FailOn, Format, emit};
-use crate::source::Source;
+use crate::source::ChangeArgs;
 use revu_common::facts::SkipFiles;
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
@@ -18,9 +17,7 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    source: Source,
-    #[command(flatten)]
-    head_limits: HeadLimits,
+    change: ChangeArgs,
     /// Report format.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
@@ -120,12 +117,16 @@ pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let change = args.source.read()?;
-    let heads = change.heads(args.head_limits)?;
+    let change = args.change.source.read()?;
+    let heads = change.heads(args.change.head_limits)?;
     heads.say_skipped();
+    let code_index = change
+        .code_index(&heads, &args.change.index)?
+        .map(|(index, _)| index);
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let submission = Submission {
+        code_index,
         diff: change.diff,
         head_files: heads.files,
         intent: args.intent,

@@ -5,10 +5,10 @@ use super::review::{RepoFiles, read_repo};
 use crate::credentials::{TlsArgs, TokenArgs};
 use crate::error::CliError;
 use crate::follow::{self, Link};
-use crate::head::{HeadLimits, Heads};
+use crate::head::Heads;
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
-use crate::source::Source;
+use crate::source::ChangeArgs;
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
 use std::path::PathBuf;
@@ -18,9 +18,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
-    source: Source,
-    #[command(flatten)]
-    head_limits: HeadLimits,
+    change: ChangeArgs,
     #[command(flatten)]
     token: TokenArgs,
     #[command(flatten)]
@@ -99,11 +97,16 @@ fn parse_traceparent(
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let change = args.source.read()?;
-    let heads = change.heads(args.head_limits)?;
+    let change = args.change.source.read()?;
+    let heads = change.heads(args.change.head_limits)?;
     if !args.quiet {
         heads.say_skipped();
     }
+    let code_index = match change.code_index(&heads, &args.change.index)? {
+        Some((index, _)) => serde_json::to_vec(&index)
+            .map_err(|e| CliError::Internal(format!("encoding the code index: {e}")))?,
+        None => Vec::new(),
+    };
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let diff = change.diff;
@@ -112,7 +115,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (format, fail_on) = (args.format, args.fail_on);
     revu_common::tls::install_crypto_provider();
     let tls = args.tls.config(&args.coordinator)?;
-    let report = runtime.block_on(submit(args, tls, diff, heads, repo))?;
+    let report = runtime.block_on(submit(args, tls, diff, heads, code_index, repo))?;
     emit(&report, format, fail_on)
 }
 
@@ -121,6 +124,7 @@ async fn submit(
     tls: Option<tonic::transport::ClientTlsConfig>,
     diff: Vec<u8>,
     heads: Heads,
+    code_index: Vec<u8>,
     repo: RepoFiles,
 ) -> Result<String, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
@@ -158,6 +162,7 @@ async fn submit(
         conventions: repo.review_md.unwrap_or_default(),
         repo_config: repo.revu_toml.unwrap_or_default(),
         no_cache: args.no_cache,
+        code_index,
     };
     let mut progress = Progress::stderr(args.quiet);
     let followed = async {

@@ -37,7 +37,18 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
             "idempotency key and labels are limited to {MAX_TOKEN} bytes"
         )));
     }
+    let code_index_bytes = req.code_index.len();
+    let code_index = if req.code_index.is_empty() {
+        None
+    } else {
+        let index = serde_json::from_slice(&req.code_index).map_err(|e| {
+            ServiceError::InvalidRequest(format!("code_index is not a valid code index: {e}"))
+        })?;
+        Some(index)
+    };
     Ok(Submission {
+        code_index,
+        code_index_bytes,
         diff: req.diff,
         head_files,
         intent: req.intent,

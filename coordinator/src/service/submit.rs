@@ -31,6 +31,9 @@ pub struct Submission {
     pub tenant: Option<String>,
     /// No lane may reuse a cached report.
     pub no_cache: bool,
+    /// The client's code index of the change, and its size on the wire.
+    pub code_index: Option<revu_common::code_index::CodeIndex>,
+    pub code_index_bytes: usize,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -104,6 +107,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             intent: sub.intent,
             conventions: sub.conventions,
             repo_config: sub.repo_config,
+            code_index: sub.code_index,
         };
         let dispatch_span = tracing::info_span!(
             span::DISPATCH,
@@ -206,6 +210,12 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             total,
             s.max_head_bytes,
             "--max-head-bytes",
+        )?;
+        within(
+            || "code index bytes".into(),
+            sub.code_index_bytes,
+            s.max_index_bytes,
+            "--max-index-bytes",
         )?;
         Ok(())
     }

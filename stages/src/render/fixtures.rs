@@ -125,6 +125,7 @@ pub fn clean_docs_report() -> Report {
         },
         conventions: Default::default(),
         adjudication: None,
+        code_index: None,
     }
 }
 
@@ -276,6 +277,7 @@ pub fn blocked_report() -> Report {
         },
         conventions: Default::default(),
         adjudication: None,
+        code_index: None,
     }
 }
 

@@ -139,6 +139,7 @@ fn write_finding(out: &mut String, f: &Finding, counted: Severity, rigor: Rigor)
     if !f.fix.is_empty() {
         writeln!(out, "  - fix: {}", inline(&f.fix))?;
     }
+    writeln!(out, "  - blast radius: {}", inline(f.blast_radius.as_str()))?;
     Ok(())
 }
 
@@ -314,10 +315,68 @@ fn write_verification(out: &mut String, r: &Report) -> fmt::Result {
         v.dropped_untouched_line,
         v.merged_duplicates
     )?;
+    if v.elevated > 0 {
+        writeln!(
+            out,
+            "Raised from IMPORTANT to BLOCKER by blast radius (50 or more transitive importers): {}\n",
+            v.elevated
+        )?;
+    }
     if let Some(note) = &r.cover_fallback {
         writeln!(out, "Cover fallback: {}\n", inline(note))?;
     }
-    Ok(())
+    write_code_index(out, r)
+}
+
+/// What the code index read, and the downstream uses it found.
+fn write_code_index(out: &mut String, r: &Report) -> fmt::Result {
+    let Some(index) = &r.code_index else {
+        return writeln!(
+            out,
+            "Code index: none (blast radius is graph unavailable -- severity based on code analysis only)\n"
+        );
+    };
+    let languages: Vec<String> = index
+        .languages
+        .iter()
+        .map(|(lang, n)| format!("{lang} {n}"))
+        .collect();
+    writeln!(
+        out,
+        "Code index: {} file(s) ({}) · with syntax errors {} · skipped {} · stale uses {}\n",
+        index.files,
+        if languages.is_empty() {
+            "no indexed language".to_owned()
+        } else {
+            languages.join(", ")
+        },
+        index.with_errors,
+        index.skipped,
+        index.stale_uses
+    )?;
+    if index.downstream.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "## Downstream consumers ({})\n",
+        index.downstream.len()
+    )?;
+    writeln!(
+        out,
+        "| repository | use | symbol | change |\n|---|---|---|---|"
+    )?;
+    for hit in &index.downstream {
+        writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            cell(&hit.repository),
+            code(&format!("{}:{}", hit.file, hit.line)),
+            code(&hit.symbol),
+            hit.change
+        )?;
+    }
+    writeln!(out)
 }
 
 fn lane_warning(lane: &LaneSummary) -> String {

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A review's stored bundle with its diff parsed, shared by its lanes.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct LoadedReview {
     pub bundle: ReviewBundle,
     pub diff: Diff,
@@ -324,6 +324,7 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
                 rules,
                 &job.candidates,
                 input.diff(),
+                input.bundle().code_index.as_ref(),
             ));
         }
         LaneKind::Grouping => return EngineOutput::Body(rules::phases::group(&job.proposal)),
@@ -336,6 +337,7 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
     let ctx = RuleContext {
         files: &files,
         change: &input.diff().files,
+        index: input.bundle().code_index.as_ref(),
     };
     let selected: Vec<&dyn Rule> = rules
         .iter()

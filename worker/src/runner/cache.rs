@@ -1,6 +1,7 @@
 //! The lane result cache: a lane whose input is identical to one already
 //! reviewed (the same engine at the same version, prompt and settings; the
-//! same files, patches and head contents; the same guidance and intent)
+//! same files, patches and head contents, and what the code index says of
+//! them; the same guidance and intent)
 //! reuses the stored report instead of running the engine again, so a CI
 //! re-run after one more commit re-runs only the lanes whose input changed.
 //!
@@ -54,6 +55,18 @@ pub(super) fn key(engine: &dyn Engine, input: &LaneInput) -> Option<String> {
         let head = head.unwrap_or(b"\0no head");
         h.update(u64::try_from(head.len()).unwrap_or(u64::MAX).to_le_bytes());
         h.update(head);
+        // What the code index says of the file: its callers, importers and
+        // the uses at head its change left stale, which lanes report on.
+        if let Some(index) = &bundle.code_index {
+            let path = patch.path();
+            let stale: Vec<_> = index
+                .omissions
+                .iter()
+                .filter(|o| o.defined_in == path)
+                .collect();
+            let seen = (index.files.get(path), stale);
+            part(&mut h, serde_json::to_string(&seen).ok()?.as_bytes());
+        }
     }
     Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
 }
@@ -78,4 +91,72 @@ pub(super) fn storable(body: &serde_json::Value) -> bool {
     // The section the completeness gate reads as "could not finish".
     body.as_object()
         .is_some_and(|o| !o.contains_key("incomplete"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::key;
+    use crate::engines::RulesEngine;
+    use crate::engines::{LaneInput, LoadedReview};
+    use revu_common::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
+    use revu_common::finding::Dimension;
+    use revu_common::lane::{LaneKind, LaneSpec};
+    use std::sync::Arc;
+
+    const PATCH: &[u8] = b"diff --git a/app.py b/app.py
+--- a/app.py
++++ b/app.py
+@@ -1 +1 @@
+-self.user_name = 1
++self.username = 1
+";
+
+    fn input(index: Option<CodeIndex>) -> LaneInput {
+        let lane = LaneSpec {
+            id: "specialist:correctness".into(),
+            kind: LaneKind::Specialist {
+                dimension: Dimension::Correctness,
+            },
+            engine: "rules".into(),
+            files: vec!["app.py".into()],
+            guidance: vec![],
+        };
+        let base = crate::engines::patch_input(lane, PATCH, "");
+        let mut review = LoadedReview::clone(&base.review);
+        review.bundle.code_index = index;
+        LaneInput::new(base.job.clone(), Arc::new(review))
+    }
+
+    fn stale_in(file: &str) -> CodeIndex {
+        CodeIndex {
+            omissions: vec![Omission {
+                symbol: "user_name".into(),
+                kind: SymbolKind::Property,
+                change: SymbolChange::Renamed {
+                    to: "username".into(),
+                },
+                defined_in: "app.py".into(),
+                defined_line: 1,
+                site: Site {
+                    file: file.into(),
+                    line: 3,
+                },
+                text: "x.user_name".into(),
+            }],
+            ..CodeIndex::default()
+        }
+    }
+
+    #[test]
+    fn what_the_index_says_of_the_lane_files_is_part_of_the_key() {
+        let engine = RulesEngine::default();
+        let plain = key(&engine, &input(None));
+        assert!(plain.is_some());
+        assert_eq!(plain, key(&engine, &input(None)));
+        let stale = key(&engine, &input(Some(stale_in("report.py"))));
+        assert_ne!(stale, plain, "a stale use found");
+        assert_eq!(stale, key(&engine, &input(Some(stale_in("report.py")))));
+        // The stale use fixed elsewhere: the lane must run again.
+        assert_ne!(stale, key(&engine, &input(Some(stale_in("other.py")))));
+    }
 }

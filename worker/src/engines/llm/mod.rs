@@ -11,6 +11,7 @@
 //! server's reason. Dropping the lane's future cancels the request.
 
 pub mod budget;
+mod consumers;
 mod merge;
 pub mod phase;
 pub mod price;

@@ -159,6 +159,7 @@ pub fn parts(input: &LaneInput) -> Parts {
         }
         context.push('\n');
     }
+    context.push_str(&super::consumers::section(input));
     let heads = &input.bundle().head_files;
     let files = input
         .lane_files()

@@ -6,6 +6,7 @@
 
 use super::{Rule, RuleContext};
 use revu_common::adjudication::{Action, Decision};
+use revu_common::code_index::CodeIndex;
 use revu_common::diff::Diff;
 use revu_common::finding::Finding;
 use revu_common::lane::LaneReportBody;
@@ -16,6 +17,7 @@ pub(crate) fn adjudicate(
     rules: &[Box<dyn Rule>],
     candidates: &[Finding],
     diff: &Diff,
+    code_index: Option<&CodeIndex>,
 ) -> LaneReportBody {
     let mut checks = BTreeSet::new();
     let decisions: Vec<Decision> = candidates
@@ -27,7 +29,7 @@ pub(crate) fn adjudicate(
                 return decision(index, Action::Confirm, "not a built-in rule; kept".into());
             };
             checks.insert(rule.code());
-            if fires_at(rule.as_ref(), diff, &c.file, c.line) {
+            if fires_at(rule.as_ref(), diff, code_index, &c.file, c.line) {
                 decision(index, Action::Confirm, format!("rule still fires at {at}"))
             } else {
                 decision(index, Action::Drop, format!("rule no longer fires at {at}"))
@@ -60,16 +62,28 @@ fn decision(index: usize, action: Action, reason: String) -> Decision {
 }
 
 /// Whether `rule`, run on `file` of the change, raises a finding at `line`.
-fn fires_at(rule: &dyn Rule, diff: &Diff, file: &str, line: u32) -> bool {
-    let files: Vec<_> = diff.files.iter().filter(|p| p.path() == file).collect();
+/// A finding cited in a file the change did not touch (a stale use the
+/// code index found) is re-tried with every file of the change.
+fn fires_at(
+    rule: &dyn Rule,
+    diff: &Diff,
+    index: Option<&CodeIndex>,
+    file: &str,
+    line: u32,
+) -> bool {
+    let mut files: Vec<_> = diff.files.iter().filter(|p| p.path() == file).collect();
     if files.is_empty() {
-        return false;
+        if !index.is_some_and(|i| i.has_site(file, line)) {
+            return false;
+        }
+        files = diff.files.iter().collect();
     }
     let mut found = Vec::new();
     rule.check(
         &RuleContext {
             files: &files,
             change: &diff.files,
+            index,
         },
         &mut found,
     );
@@ -126,7 +140,7 @@ mod tests {
             candidate(eval, 3),
             candidate("MISS-012", 1),
         ];
-        let body = adjudicate(&all_rules(), &candidates, &change());
+        let body = adjudicate(&all_rules(), &candidates, &change(), None);
         let decided: Vec<(usize, Action, &str)> = body
             .decisions
             .iter()
@@ -153,7 +167,7 @@ mod tests {
     fn a_candidate_on_a_file_outside_the_change_is_dropped() {
         let mut gone = candidate("RV-SEC-003", 2);
         gone.file = "src/other.py".into();
-        let body = adjudicate(&all_rules(), &[gone], &change());
+        let body = adjudicate(&all_rules(), &[gone], &change(), None);
         assert_eq!(body.decisions[0].action, Action::Drop);
         assert_eq!(
             body.decisions[0].reason,

@@ -2,6 +2,7 @@
 //! change. One rule per module, each with a stable code, a dimension, a
 //! severity, a confidence and a fixture test.
 
+use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -24,6 +25,8 @@ pub struct RuleContext<'a> {
     /// Every file of the change (for change-wide rules such as "source
     /// changed without tests").
     pub change: &'a [FilePatch],
+    /// The client's code index of the change, when the review has one.
+    pub index: Option<&'a CodeIndex>,
 }
 
 /// A built-in check.
@@ -59,6 +62,7 @@ rules! {
     placeholder_macro::PlaceholderMacro,
     swallowed_exception::SwallowedException,
     destructive_migration::DestructiveMigration,
+    stale_reference::StaleReference,
     hardcoded_credential::HardcodedCredential,
     sql_string_formatting::SqlStringFormatting,
     dynamic_code_execution::DynamicCodeExecution,

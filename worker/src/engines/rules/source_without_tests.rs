@@ -117,6 +117,7 @@ mod tests {
             &RuleContext {
                 files: &files,
                 change,
+                index: None,
             },
             &mut out,
         );

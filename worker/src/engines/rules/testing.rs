@@ -84,6 +84,7 @@ pub(crate) fn run(rule: &dyn Rule, change: &[FilePatch]) -> Vec<Finding> {
         &RuleContext {
             files: &files,
             change,
+            index: None,
         },
         &mut out,
     );

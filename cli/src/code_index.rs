@@ -1,0 +1,191 @@
+//! The code index of a git change: every file of the repository at head
+//! (the work tree, the index or the commit, matching what was diffed)
+//! streamed through the indexer, the base side of the changed files beside
+//! it, and the downstream sweep under `--consumers-root`.
+
+use crate::blobs::Blobs;
+use crate::error::CliError;
+use crate::head::{HeadOf, Heads};
+use crate::source::{Change, git};
+use revu_common::code_index::CodeIndex;
+use revu_index::{ChangeInput, Indexer, Options};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct IndexArgs {
+    /// Build no code index: findings' blast radius then reads `graph
+    /// unavailable`, and no stale use of a renamed or removed symbol is
+    /// found.
+    #[arg(long, env = "REVU_NO_INDEX")]
+    pub no_index: bool,
+    /// A directory of sibling checkouts of downstream repositories, each
+    /// searched for the symbols the change removes, renames or changes.
+    #[arg(long, value_name = "DIR")]
+    pub consumers_root: Option<PathBuf>,
+    /// Most files of the repository the code index parses; the rest are
+    /// counted as skipped.
+    #[arg(long, value_name = "N", default_value_t = 200_000)]
+    pub max_index_files: usize,
+    /// Largest file the code index parses, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
+    pub max_index_file_bytes: usize,
+}
+
+/// What building the index took.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IndexCost {
+    pub elapsed: Duration,
+    pub bytes: u64,
+}
+
+impl Change {
+    /// The code index of a git change; `None` for a diff given as a file,
+    /// or with `--no-index`.
+    pub fn code_index(
+        &self,
+        heads: &Heads,
+        args: &IndexArgs,
+    ) -> Result<Option<(CodeIndex, IndexCost)>, CliError> {
+        let (Some(top), Some(head_of)) = (&self.work_tree, &self.head_of) else {
+            if args.consumers_root.is_some() {
+                eprintln!("revu: --consumers-root needs a git change to index; not searched");
+            }
+            return Ok(None);
+        };
+        if args.no_index {
+            return Ok(None);
+        }
+        let started = Instant::now();
+        let diff = revu_common::diff::parse(&self.diff)
+            .map_err(|e| CliError::Input(format!("git wrote a diff revu cannot read: {e}")))?;
+        let mut input = ChangeInput {
+            head: heads
+                .files
+                .iter()
+                .filter(|(p, _)| revu_index::Lang::of(p).is_some())
+                .map(|(p, t)| (p.clone(), t.as_bytes().to_vec()))
+                .collect(),
+            ..ChangeInput::default()
+        };
+        if let Some(base) = &self.base_rev {
+            let olds: Vec<String> = diff
+                .files
+                .iter()
+                .filter_map(|p| p.old_path.clone())
+                .filter(|p| revu_index::Lang::of(p).is_some())
+                .collect();
+            let spec = |p: &str| format!("{base}:{p}");
+            for (path, bytes) in Blobs::open(top, olds, &spec, u64::MAX)? {
+                input.base.insert(path, bytes);
+            }
+        }
+        input.diff = diff;
+        let options = Options {
+            max_files: args.max_index_files,
+            max_file_bytes: args.max_index_file_bytes,
+            ..Options::default()
+        };
+        let mut indexer = Indexer::new(input, options);
+        let paths: Vec<String> = list(top, head_of)?
+            .into_iter()
+            .filter(|p| Indexer::wants(p))
+            .collect();
+        let mut bytes = 0u64;
+        let counted = |item: (String, Vec<u8>)| {
+            bytes += item.1.len() as u64;
+            item
+        };
+        match head_of {
+            HeadOf::WorkTree => indexer.scan(work_tree_files(top, paths).map(counted)),
+            HeadOf::Index => {
+                let spec = |p: &str| format!(":{p}");
+                indexer.scan(Blobs::open(top, paths, &spec, u64::MAX)?.map(counted));
+            }
+            HeadOf::Commit(rev) => {
+                let spec = |p: &str| format!("{rev}:{p}");
+                indexer.scan(Blobs::open(top, paths, &spec, u64::MAX)?.map(counted));
+            }
+        }
+        let mut index = indexer.finish();
+        if let Some(root) = &args.consumers_root {
+            let tokens = revu_index::downstream::contract_tokens(&index);
+            index.downstream = revu_index::downstream::sweep(root, &tokens).map_err(|e| {
+                CliError::Input(format!("--consumers-root {}: {e}", root.display()))
+            })?;
+        }
+        let cost = IndexCost {
+            elapsed: started.elapsed(),
+            bytes,
+        };
+        Ok(Some((index, cost)))
+    }
+}
+
+impl Change {
+    /// Reads every file the index would read, parsing none: the reference
+    /// the index's cost is measured against.
+    pub fn read_only(&self) -> Result<IndexCost, CliError> {
+        let (Some(top), Some(head_of)) = (&self.work_tree, &self.head_of) else {
+            return Ok(IndexCost::default());
+        };
+        let started = Instant::now();
+        let paths: Vec<String> = list(top, head_of)?
+            .into_iter()
+            .filter(|p| Indexer::wants(p))
+            .collect();
+        let bytes: u64 = match head_of {
+            HeadOf::WorkTree => work_tree_files(top, paths)
+                .map(|(_, b)| b.len() as u64)
+                .sum(),
+            HeadOf::Index => Blobs::open(top, paths, &|p| format!(":{p}"), u64::MAX)?
+                .map(|(_, b)| b.len() as u64)
+                .sum(),
+            HeadOf::Commit(rev) => Blobs::open(top, paths, &|p| format!("{rev}:{p}"), u64::MAX)?
+                .map(|(_, b)| b.len() as u64)
+                .sum(),
+        };
+        Ok(IndexCost {
+            elapsed: started.elapsed(),
+            bytes,
+        })
+    }
+}
+
+/// The paths of the repository at head, as git lists them.
+fn list(top: &Path, head_of: &HeadOf) -> Result<Vec<String>, CliError> {
+    let mut cmd = git(top);
+    match head_of {
+        HeadOf::WorkTree | HeadOf::Index => cmd.args(["ls-files", "-z", "--cached"]),
+        HeadOf::Commit(rev) => cmd.args(["ls-tree", "-r", "-z", "--name-only", rev.as_str()]),
+    };
+    let out = cmd
+        .output()
+        .map_err(|e| CliError::Internal(format!("listing the repository's files: {e}")))?;
+    if !out.status.success() {
+        return Err(CliError::Internal(format!(
+            "listing the repository's files: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_owned))
+        .collect())
+}
+
+/// The files of the work tree, read one at a time; one that is gone or not
+/// a regular file is passed over.
+fn work_tree_files(top: &Path, paths: Vec<String>) -> impl Iterator<Item = (String, Vec<u8>)> {
+    let top = top.to_path_buf();
+    paths.into_iter().filter_map(move |p| {
+        let file = top.join(&p);
+        let meta = std::fs::symlink_metadata(&file).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        std::fs::read(&file).ok().map(|bytes| (p, bytes))
+    })
+}

@@ -1,0 +1,494 @@
+//! From every file's facts to what the review needs: importers and callers
+//! of each changed file's symbols, and the uses the change left stale.
+
+use crate::ChangeInput;
+use crate::extract::{Def, FileFacts, Ref};
+use crate::lang::Lang;
+use crate::resolve::Resolver;
+use crate::scan::{ScannedFile, quote};
+use revu_common::code_index::{
+    CodeIndex, IndexedFile, MAX_SITES, Omission, Site, Symbol, SymbolChange, SymbolKind, Taken,
+};
+use revu_common::diff::{FilePatch, FileStatus};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+/// Most importers listed per file.
+const MAX_IMPORTERS: usize = 50;
+/// Most stale uses reported per review.
+const MAX_OMISSIONS: usize = 500;
+
+/// One indexed file.
+struct Rec<'a> {
+    lang: Lang,
+    facts: FileFacts,
+    /// The text, for a changed file; scanned files keep quotes instead.
+    src: Option<&'a [u8]>,
+    quotes: HashMap<u32, String>,
+}
+
+struct Graph<'a> {
+    resolver: Resolver,
+    recs: Vec<Option<Rec<'a>>>,
+    /// Id → ids of the files that import it.
+    importers: Vec<Vec<usize>>,
+    /// Name → its uses, as (file id, reference).
+    uses: HashMap<String, Vec<(usize, usize)>>,
+    /// (family, name) → definitions at head.
+    defined: HashMap<(Lang, String), usize>,
+}
+
+pub(crate) fn analyze(
+    change: &ChangeInput,
+    heads: BTreeMap<String, (Lang, FileFacts)>,
+    bases: &BTreeMap<String, (Lang, FileFacts)>,
+    scanned: Vec<ScannedFile>,
+) -> CodeIndex {
+    let graph = Graph::build(change, heads, scanned);
+    let mut index = CodeIndex::default();
+    for patch in &change.diff.files {
+        let path = patch.path();
+        let Some(lang) = Lang::of(path) else { continue };
+        let file = graph.file(patch, lang, bases, &mut index);
+        index.files.insert(path.to_owned(), file);
+    }
+    index
+        .omissions
+        .sort_by(|a, b| (&a.site, &a.symbol).cmp(&(&b.site, &b.symbol)));
+    index.omissions.dedup();
+    index.omissions.truncate(MAX_OMISSIONS);
+    index.taken.sort();
+    index.taken.dedup();
+    index
+}
+
+/// The files one changed file is reached from.
+struct Reach {
+    /// The file itself (and its old path when renamed).
+    own: Vec<usize>,
+    direct: BTreeSet<usize>,
+    transitive: BTreeSet<usize>,
+    same_package: Vec<usize>,
+}
+
+impl Reach {
+    /// Files whose uses of a top-level symbol of the file count.
+    fn sees(&self, id: usize) -> bool {
+        self.own.contains(&id) || self.direct.contains(&id) || self.same_package.contains(&id)
+    }
+
+    /// Files whose uses of a member (`x.name`) count: objects travel
+    /// through imports.
+    fn reaches(&self, id: usize) -> bool {
+        self.sees(id) || self.transitive.contains(&id)
+    }
+}
+
+impl<'a> Graph<'a> {
+    fn build(
+        change: &'a ChangeInput,
+        heads: BTreeMap<String, (Lang, FileFacts)>,
+        scanned: Vec<ScannedFile>,
+    ) -> Graph<'a> {
+        let mut resolver = Resolver::default();
+        let mut recs: Vec<Option<Rec<'a>>> = Vec::new();
+        let mut put = |resolver: &mut Resolver, path: &str, rec: Option<Rec<'a>>| {
+            let id = resolver.add(path);
+            if recs.len() <= id {
+                recs.resize_with(id + 1, || None);
+            }
+            if rec.is_some() {
+                recs[id] = rec;
+            }
+        };
+        for f in &scanned {
+            if let Some(text) = &f.manifest {
+                resolver.manifest(&f.path, text);
+            }
+        }
+        for (path, (lang, facts)) in heads {
+            let src = change.head.get(&path).map(Vec::as_slice);
+            let rec = Rec {
+                lang,
+                facts,
+                src,
+                quotes: HashMap::new(),
+            };
+            put(&mut resolver, &path, Some(rec));
+        }
+        for f in scanned {
+            let Some(lang) = f.lang else { continue };
+            let rec = Rec {
+                lang,
+                facts: f.facts,
+                src: None,
+                quotes: f.quotes,
+            };
+            put(&mut resolver, &f.path, Some(rec));
+        }
+        // Paths the change took away stay resolvable, so that what still
+        // imports them is found.
+        for patch in &change.diff.files {
+            if matches!(patch.status, FileStatus::Deleted | FileStatus::Renamed)
+                && let Some(old) = &patch.old_path
+                && Lang::of(old).is_some()
+            {
+                put(&mut resolver, old, None);
+            }
+        }
+        resolver.finish();
+        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); resolver.len()];
+        let mut uses: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+        let mut defined: HashMap<(Lang, String), usize> = HashMap::new();
+        for (id, rec) in recs.iter().enumerate() {
+            let Some(rec) = rec else { continue };
+            let from = resolver.path(id).to_owned();
+            for import in &rec.facts.imports {
+                for target in resolver.resolve(&from, rec.lang, import) {
+                    if target != id {
+                        importers[target].push(id);
+                    }
+                }
+            }
+            for (i, r) in rec.facts.refs.iter().enumerate() {
+                uses.entry(r.name.clone()).or_default().push((id, i));
+            }
+            for d in &rec.facts.defs {
+                *defined
+                    .entry((rec.lang.family(), d.name.clone()))
+                    .or_default() += 1;
+            }
+        }
+        for list in &mut importers {
+            list.sort_unstable();
+            list.dedup();
+        }
+        Graph {
+            resolver,
+            recs,
+            importers,
+            uses,
+            defined,
+        }
+    }
+
+    fn rec(&self, id: usize) -> Option<&Rec<'a>> {
+        self.recs.get(id).and_then(Option::as_ref)
+    }
+
+    fn reach(&self, patch: &FilePatch, lang: Lang) -> Reach {
+        let mut own: Vec<usize> = [patch.new_path.as_deref(), patch.old_path.as_deref()]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| self.resolver.id(p))
+            .collect();
+        own.dedup();
+        let direct: BTreeSet<usize> = own
+            .iter()
+            .flat_map(|&id| self.importers[id].iter().copied())
+            .filter(|id| !own.contains(id))
+            .collect();
+        let mut transitive = BTreeSet::new();
+        let mut queue: VecDeque<usize> = own.iter().copied().collect();
+        let mut seen: HashSet<usize> = own.iter().copied().collect();
+        while let Some(id) = queue.pop_front() {
+            for &i in &self.importers[id] {
+                if seen.insert(i) {
+                    transitive.insert(i);
+                    queue.push_back(i);
+                }
+            }
+        }
+        let same_package = if matches!(lang, Lang::Go | Lang::Java) {
+            self.resolver
+                .same_dir(patch.path())
+                .iter()
+                .copied()
+                .filter(|&id| self.rec(id).is_some_and(|r| r.lang == lang))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Reach {
+            own,
+            direct,
+            transitive,
+            same_package,
+        }
+    }
+
+    /// The uses of `name` in files of `family` that `counts` accepts.
+    fn uses_of<'g>(
+        &'g self,
+        name: &str,
+        family: Lang,
+        counts: impl Fn(usize, &Ref) -> bool + 'g,
+    ) -> impl Iterator<Item = (usize, &'g Ref)> + 'g {
+        self.uses
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter_map(move |&(id, i)| {
+                let rec = self.rec(id)?;
+                let r = rec.facts.refs.get(i)?;
+                (rec.lang.family() == family && counts(id, r)).then_some((id, r))
+            })
+    }
+
+    fn site(&self, id: usize, line: u32) -> Site {
+        Site {
+            file: self.resolver.path(id).to_owned(),
+            line,
+        }
+    }
+
+    fn quote(&self, id: usize, line: u32) -> String {
+        let Some(rec) = self.rec(id) else {
+            return String::new();
+        };
+        match rec.src {
+            Some(src) => quote(src, line).unwrap_or_default(),
+            None => rec.quotes.get(&line).cloned().unwrap_or_default(),
+        }
+    }
+
+    fn file(
+        &self,
+        patch: &FilePatch,
+        lang: Lang,
+        bases: &BTreeMap<String, (Lang, FileFacts)>,
+        index: &mut CodeIndex,
+    ) -> IndexedFile {
+        let reach = self.reach(patch, lang);
+        let head_id = patch.new_path.as_deref().and_then(|p| self.resolver.id(p));
+        let head = head_id.and_then(|id| self.rec(id));
+        let symbols = head.map_or_else(Vec::new, |rec| {
+            rec.facts
+                .defs
+                .iter()
+                .map(|d| self.symbol(d, lang, head_id, &reach, patch))
+                .collect()
+        });
+        let base = patch
+            .old_path
+            .as_deref()
+            .and_then(|p| bases.get(p))
+            .map(|(_, f)| f);
+        if let Some(base) = base {
+            let head_defs = head.map_or(&[][..], |r| r.facts.defs.as_slice());
+            self.omissions(patch, lang, base, head_defs, &reach, index);
+        }
+        IndexedFile {
+            language: lang.name().to_owned(),
+            direct_importers: reach.direct.len(),
+            transitive_importers: reach.transitive.len(),
+            importers: reach
+                .direct
+                .iter()
+                .take(MAX_IMPORTERS)
+                .map(|&id| self.resolver.path(id).to_owned())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect(),
+            symbols,
+        }
+    }
+
+    fn symbol(
+        &self,
+        d: &Def,
+        lang: Lang,
+        head_id: Option<usize>,
+        reach: &Reach,
+        patch: &FilePatch,
+    ) -> Symbol {
+        let member = d.kind.is_member();
+        let uses = self.uses_of(&d.name, lang.family(), |id, r| {
+            let own = Some(id) == head_id;
+            if r.import || (own && (d.line..=d.end_line).contains(&r.line)) {
+                return false;
+            }
+            if member {
+                (r.member || own) && reach.reaches(id)
+            } else {
+                reach.sees(id)
+            }
+        });
+        let mut callers = BTreeSet::new();
+        let mut sites = BTreeSet::new();
+        for (id, r) in uses {
+            callers.insert((id, r.caller.unwrap_or(0)));
+            sites.insert(self.site(id, r.line));
+        }
+        Symbol {
+            name: d.name.clone(),
+            kind: d.kind,
+            line: d.line,
+            end_line: d.end_line,
+            changed: patch
+                .added_lines()
+                .any(|(n, _)| (d.line..=d.end_line).contains(&n)),
+            callers: callers.len(),
+            sites: sites.into_iter().take(MAX_SITES).collect(),
+        }
+    }
+
+    /// What the change took away from `base` that is still used.
+    fn omissions(
+        &self,
+        patch: &FilePatch,
+        lang: Lang,
+        base: &FileFacts,
+        head: &[Def],
+        reach: &Reach,
+        index: &mut CodeIndex,
+    ) {
+        let head_names: HashSet<&str> = head.iter().map(|d| d.name.as_str()).collect();
+        let base_names: HashSet<&str> = base.defs.iter().map(|d| d.name.as_str()).collect();
+        let family = lang.family();
+        let mut seen = HashSet::new();
+        for b in &base.defs {
+            if !seen.insert(b.name.as_str()) {
+                continue;
+            }
+            let change = if head_names.contains(b.name.as_str()) {
+                match self.arity_change(b, base, head, family, lang) {
+                    Some(found) => found,
+                    None => continue,
+                }
+            } else if self.defined.contains_key(&(family, b.name.clone())) {
+                // Moved, or still defined elsewhere: not taken away.
+                continue;
+            } else {
+                match renamed_to(b, patch, head, &base_names) {
+                    Some(to) => Changed::Renamed(to),
+                    None => Changed::Removed,
+                }
+            };
+            index.taken.push(Taken {
+                symbol: b.name.clone(),
+                kind: b.kind,
+                file: patch.path().to_owned(),
+                line: b.line,
+                change: match change {
+                    Changed::Removed => "removed",
+                    Changed::Renamed(_) => "renamed",
+                    Changed::Arity { .. } => "changed",
+                }
+                .to_owned(),
+            });
+            let member = b.kind.is_member();
+            let own = |id: usize| reach.own.contains(&id);
+            let uses = self.uses_of(&b.name, family, |id, r| {
+                if member {
+                    (r.member || own(id)) && reach.reaches(id)
+                } else {
+                    reach.sees(id)
+                }
+            });
+            for (id, r) in uses {
+                let symbol_change = match &change {
+                    Changed::Removed => SymbolChange::Removed,
+                    Changed::Renamed(to) => SymbolChange::Renamed { to: to.clone() },
+                    Changed::Arity {
+                        was,
+                        now,
+                        takes_self,
+                    } => {
+                        let Some(n) = r.call_args else { continue };
+                        if (*takes_self && r.path_call) || !was.accepts(n) || now.accepts(n) {
+                            continue;
+                        }
+                        SymbolChange::Arity {
+                            was: was.describe(),
+                            now: now.describe(),
+                            passed: n,
+                        }
+                    }
+                };
+                index.omissions.push(Omission {
+                    symbol: b.name.clone(),
+                    kind: b.kind,
+                    change: symbol_change,
+                    defined_in: patch.path().to_owned(),
+                    defined_line: b.line,
+                    site: self.site(id, r.line),
+                    text: self.quote(id, r.line),
+                });
+            }
+        }
+    }
+
+    /// The arity change of function `b`, when the language checks it and
+    /// the name is one function in the repository and in each side of its
+    /// file (no overloads to confuse).
+    fn arity_change(
+        &self,
+        b: &Def,
+        base: &FileFacts,
+        head: &[Def],
+        family: Lang,
+        lang: Lang,
+    ) -> Option<Changed> {
+        if !lang.checks_arity() || !matches!(b.kind, SymbolKind::Function | SymbolKind::Method) {
+            return None;
+        }
+        let was = b.arity?;
+        let once = |defs: &[Def]| defs.iter().filter(|d| d.name == b.name).count() == 1;
+        if !once(&base.defs) || !once(head) {
+            return None;
+        }
+        if self.defined.get(&(family, b.name.clone())) != Some(&1) {
+            return None;
+        }
+        let h = head.iter().find(|d| d.name == b.name)?;
+        let now = h.arity?;
+        (now != was).then_some(Changed::Arity {
+            was,
+            now,
+            takes_self: h.takes_self,
+        })
+    }
+}
+
+enum Changed {
+    Removed,
+    Renamed(String),
+    Arity {
+        was: crate::extract::Arity,
+        now: crate::extract::Arity,
+        takes_self: bool,
+    },
+}
+
+/// The new name of `b`, when one new definition of its kind stands where it
+/// stood: in the hunk that removed it, at the same offset if several do.
+fn renamed_to(
+    b: &Def,
+    patch: &FilePatch,
+    head: &[Def],
+    base_names: &HashSet<&str>,
+) -> Option<String> {
+    let hunk = patch.hunks.iter().find(|h| {
+        let end = h.old_start + h.old_lines.max(1);
+        (h.old_start..end).contains(&b.line)
+    })?;
+    let new_end = hunk.new_start + hunk.new_lines.max(1);
+    let candidates: Vec<&Def> = head
+        .iter()
+        .filter(|h| h.kind == b.kind && !base_names.contains(h.name.as_str()))
+        .filter(|h| (hunk.new_start..new_end).contains(&h.line))
+        .collect();
+    let mut names: Vec<&str> = candidates.iter().map(|d| d.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.len() == 1 {
+        return Some(names[0].to_owned());
+    }
+    let offset = b.line - hunk.old_start;
+    let at: Vec<&str> = candidates
+        .iter()
+        .filter(|h| h.line - hunk.new_start == offset)
+        .map(|d| d.name.as_str())
+        .collect();
+    (at.len() == 1).then(|| at[0].to_owned())
+}

@@ -1,0 +1,346 @@
+//! Which files an import names, per language: Python modules and packages,
+//! relative JavaScript/TypeScript specifiers, Go packages under their
+//! `go.mod`, Rust `use` paths and `mod` declarations within a workspace's
+//! crates, Java classes and packages by path suffix. A specifier that names
+//! nothing in the repository (the standard library, a dependency) resolves
+//! to nothing.
+
+use crate::extract::Import;
+use crate::lang::Lang;
+use std::collections::HashMap;
+
+/// The repository's files and manifests, for resolving imports.
+#[derive(Debug, Default)]
+pub struct Resolver {
+    ids: HashMap<String, usize>,
+    /// Id → path.
+    paths: Vec<String>,
+    /// Directory → ids of the indexed files directly in it.
+    dirs: HashMap<String, Vec<usize>>,
+    /// File name → ids, for Java's suffix lookups.
+    by_name: HashMap<String, Vec<usize>>,
+    /// `go.mod` module path → its directory.
+    go_modules: Vec<(String, String)>,
+    /// Crate name (with `_`) → its `src` directory.
+    crates: HashMap<String, String>,
+    /// Directories that hold a `Cargo.toml`.
+    crate_dirs: Vec<String>,
+}
+
+pub fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn join(dir: &str, rest: &str) -> String {
+    if dir.is_empty() {
+        rest.to_owned()
+    } else if rest.is_empty() {
+        dir.to_owned()
+    } else {
+        format!("{dir}/{rest}")
+    }
+}
+
+/// `a/./b/../c` → `a/c`; `None` when it climbs above the top.
+fn normalize(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl Resolver {
+    /// Registers a file at `path`; its id is the count registered before.
+    pub fn add(&mut self, path: &str) -> usize {
+        if let Some(&id) = self.ids.get(path) {
+            return id;
+        }
+        let id = self.paths.len();
+        self.paths.push(path.to_owned());
+        self.ids.insert(path.to_owned(), id);
+        self.dirs
+            .entry(dir_of(path).to_owned())
+            .or_default()
+            .push(id);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        self.by_name.entry(name.to_owned()).or_default().push(id);
+        id
+    }
+
+    pub fn path(&self, id: usize) -> &str {
+        &self.paths[id]
+    }
+
+    pub fn len(&self) -> usize {
+        self.paths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty()
+    }
+
+    /// Reads a `go.mod` or `Cargo.toml` at `path`.
+    pub fn manifest(&mut self, path: &str, text: &str) {
+        let dir = dir_of(path).to_owned();
+        if path == "go.mod" || path.ends_with("/go.mod") {
+            if let Some(module) = text
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("module "))
+                .map(|m| m.trim().trim_matches('"').to_owned())
+            {
+                self.go_modules.push((module, dir));
+            }
+        } else if path == "Cargo.toml" || path.ends_with("/Cargo.toml") {
+            self.crate_dirs.push(dir.clone());
+            let mut in_package = false;
+            for line in text.lines() {
+                let line = line.trim();
+                if line.starts_with('[') {
+                    in_package = line == "[package]";
+                } else if in_package
+                    && let Some(v) = line.strip_prefix("name")
+                    && let Some(v) = v.trim_start().strip_prefix('=')
+                {
+                    let name = v.trim().trim_matches('"').replace('-', "_");
+                    self.crates.insert(name, join(&dir, "src"));
+                }
+            }
+        }
+    }
+
+    pub fn finish(&mut self) {
+        // Longest module path first, so the most specific module wins.
+        self.go_modules
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+        self.crate_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+    }
+
+    pub fn id(&self, path: &str) -> Option<usize> {
+        self.ids.get(path).copied()
+    }
+
+    /// The ids of indexed files in `path`'s directory.
+    pub fn same_dir(&self, path: &str) -> &[usize] {
+        self.dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The files `import` in `from` names.
+    pub fn resolve(&self, from: &str, lang: Lang, import: &Import) -> Vec<usize> {
+        let mut out = match lang {
+            Lang::Python => self.python(from, import),
+            Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
+                self.script(from, &import.spec).into_iter().collect()
+            }
+            Lang::Go => self.go(&import.spec),
+            Lang::Rust => self.rust(from, import),
+            Lang::Java => self.java(import),
+        };
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn first(&self, candidates: &[String]) -> Option<usize> {
+        candidates.iter().find_map(|c| self.id(c))
+    }
+
+    fn python_module(&self, base: &str) -> Option<usize> {
+        self.first(&[
+            format!("{base}.py"),
+            format!("{base}/__init__.py"),
+            format!("{base}.pyi"),
+        ])
+    }
+
+    fn python(&self, from: &str, import: &Import) -> Vec<usize> {
+        let spec = import.spec.as_str();
+        let dots = spec.len() - spec.trim_start_matches('.').len();
+        let module = spec[dots..].replace('.', "/");
+        let mut roots: Vec<String> = Vec::new();
+        if dots > 0 {
+            let mut dir = dir_of(from).to_owned();
+            for _ in 1..dots {
+                dir = dir_of(&dir).to_owned();
+            }
+            roots.push(dir);
+        } else {
+            // The top, then each directory above the importing file (a
+            // package root inside a monorepo), then `src/`.
+            let mut dir = dir_of(from);
+            roots.push(String::new());
+            while !dir.is_empty() {
+                roots.push(dir.to_owned());
+                dir = dir_of(dir);
+            }
+            roots.push("src".to_owned());
+        }
+        for root in roots {
+            let base = join(&root, &module);
+            let mut found: Vec<usize> = import
+                .names
+                .iter()
+                .filter_map(|n| self.python_module(&join(&base, n)))
+                .collect();
+            if let Some(m) = (!module.is_empty())
+                .then(|| self.python_module(&base))
+                .flatten()
+            {
+                found.push(m);
+            } else if module.is_empty()
+                && let Some(init) = self.id(&join(&base, "__init__.py"))
+            {
+                found.push(init);
+            }
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    fn script(&self, from: &str, spec: &str) -> Option<usize> {
+        if !(spec.starts_with("./") || spec.starts_with("../")) {
+            return None;
+        }
+        let base = normalize(&join(dir_of(from), spec))?;
+        const EXTS: [&str; 8] = [
+            ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts",
+        ];
+        let mut candidates = vec![base.clone()];
+        // TypeScript written for ES modules imports `./x.js` for `x.ts`.
+        if let Some(stem) = base.strip_suffix(".js") {
+            candidates.push(format!("{stem}.ts"));
+            candidates.push(format!("{stem}.tsx"));
+        }
+        candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
+        candidates.extend(EXTS.iter().map(|e| format!("{base}/index{e}")));
+        self.first(&candidates)
+    }
+
+    fn go(&self, spec: &str) -> Vec<usize> {
+        for (module, dir) in &self.go_modules {
+            let rest = if spec == module {
+                Some("")
+            } else {
+                spec.strip_prefix(module.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+            };
+            if let Some(rest) = rest {
+                return self.dirs.get(&join(dir, rest)).cloned().unwrap_or_default();
+            }
+        }
+        Vec::new()
+    }
+
+    /// The directory holding the modules a Rust file declares.
+    fn rust_module_dir(from: &str) -> String {
+        let file = from.rsplit('/').next().unwrap_or(from);
+        let dir = dir_of(from);
+        match file {
+            "mod.rs" | "lib.rs" | "main.rs" => dir.to_owned(),
+            _ => join(dir, file.trim_end_matches(".rs")),
+        }
+    }
+
+    fn rust_crate_src(&self, from: &str) -> Option<String> {
+        self.crate_dirs
+            .iter()
+            .find(|d| d.is_empty() || from.starts_with(&format!("{d}/")))
+            .map(|d| join(d, "src"))
+    }
+
+    fn rust_file(&self, base: &str) -> Option<usize> {
+        self.first(&[format!("{base}.rs"), format!("{base}/mod.rs")])
+    }
+
+    fn rust(&self, from: &str, import: &Import) -> Vec<usize> {
+        if import.module_decl {
+            let dir = Self::rust_module_dir(from);
+            return self
+                .rust_file(&join(&dir, &import.spec))
+                .into_iter()
+                .collect();
+        }
+        let path = import.spec.split('{').next().unwrap_or_default();
+        let mut segs: Vec<&str> = path
+            .split("::")
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if segs.is_empty() {
+            return Vec::new();
+        }
+        let root = match segs[0] {
+            "crate" => self.rust_crate_src(from),
+            "self" => Some(Self::rust_module_dir(from)),
+            "super" => {
+                let mut dir = Self::rust_module_dir(from);
+                while segs.first() == Some(&"super") {
+                    dir = dir_of(&dir).to_owned();
+                    segs.remove(0);
+                }
+                segs.insert(0, "super");
+                Some(dir)
+            }
+            name => self.crates.get(name).cloned(),
+        };
+        let Some(root) = root else { return Vec::new() };
+        let segs = &segs[1..];
+        for k in (1..=segs.len()).rev() {
+            if let Some(id) = self.rust_file(&join(&root, &segs[..k].join("/"))) {
+                return vec![id];
+            }
+        }
+        self.first(&[
+            join(&root, "lib.rs"),
+            join(&root, "main.rs"),
+            join(&root, "mod.rs"),
+        ])
+        .into_iter()
+        .collect()
+    }
+
+    fn java(&self, import: &Import) -> Vec<usize> {
+        let spec = import.spec.trim_start_matches("static ").trim();
+        let parts: Vec<&str> = spec.split('.').collect();
+        if import.wildcard {
+            let suffix = parts.join("/");
+            return self
+                .dirs
+                .iter()
+                .filter(|(d, _)| *d == &suffix || d.ends_with(&format!("/{suffix}")))
+                .flat_map(|(_, ids)| ids.iter().copied())
+                .collect();
+        }
+        // `a.b.C`, or `a.b.C.member` for a static import.
+        for take in [parts.len(), parts.len().saturating_sub(1)] {
+            if take == 0 {
+                continue;
+            }
+            let suffix = format!("{}.java", parts[..take].join("/"));
+            let name = format!("{}.java", parts[take - 1]);
+            let found: Vec<usize> = self
+                .by_name
+                .get(&name)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|&id| {
+                    let p = &self.paths[id];
+                    p == &suffix || p.ends_with(&format!("/{suffix}"))
+                })
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+}

@@ -1,0 +1,45 @@
+//! Blast radius, as the review contract writes it, from the client's code
+//! index: `N direct callers, M transitive importers` for each finding (the
+//! callers of the innermost symbol around its line, the importers of its
+//! file), or `graph unavailable -- severity based on code analysis only`
+//! when the review has no index or the index cannot read the file. Then the
+//! contract's elevation rule: an IMPORTANT finding the change caused, in a
+//! file with 50 or more transitive importers, is raised to BLOCKER, and
+//! its `why` says so.
+
+use crate::verify::Verified;
+use revu_common::bundle::ReviewBundle;
+use revu_common::code_index::{ELEVATE_AT_IMPORTERS, GRAPH_UNAVAILABLE, describe_radius};
+use revu_common::finding::{BlastRadius, Severity};
+use std::cmp::Reverse;
+
+pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
+    let index = bundle.code_index.as_ref();
+    for f in &mut verified.findings {
+        let Some((callers, importers)) = index.and_then(|i| i.blast_radius(&f.file, f.line)) else {
+            f.blast_radius = BlastRadius::Described(GRAPH_UNAVAILABLE.to_owned());
+            continue;
+        };
+        f.blast_radius = BlastRadius::Described(describe_radius(callers, importers));
+        if f.severity == Severity::Important && !f.pre_existing && importers >= ELEVATE_AT_IMPORTERS
+        {
+            f.severity = Severity::Blocker;
+            f.why = format!(
+                "Raised from IMPORTANT to BLOCKER: {importers} transitive importers, \
+                 {ELEVATE_AT_IMPORTERS} or more. {}",
+                f.why
+            );
+            verified.stats.elevated += 1;
+        }
+    }
+    if verified.stats.elevated > 0 {
+        verified.findings.sort_by(|a, b| {
+            (Reverse(a.severity), &a.file, a.line, &a.rule).cmp(&(
+                Reverse(b.severity),
+                &b.file,
+                b.line,
+                &b.rule,
+            ))
+        });
+    }
+}

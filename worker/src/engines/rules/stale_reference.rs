@@ -1,0 +1,174 @@
+use super::{Message, Rule, RuleContext, finding};
+use revu_common::code_index::{SymbolChange, describe_radius};
+use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+
+/// ## What it does
+/// Flags a use, anywhere at head, of a symbol this change renamed or
+/// removed in one of the lane's files, or a call that still passes the
+/// arguments a function took before the change re-shaped its parameters.
+/// It reads the client's code index (tree-sitter definitions, references
+/// and imports of the repository at head), so it sees call sites on lines
+/// and in files the diff does not touch. Without an index it is silent.
+///
+/// ## Why is this bad?
+/// A rename applied to the definition and to some callers compiles in the
+/// files that changed and breaks in the one that did not: an `AttributeError`
+/// or `undefined` at run time, or a build failure in a package the author
+/// never opened. It is the omission a reviewer reading only the hunks
+/// misses.
+///
+/// ## Example
+/// ```text
+/// # models.py (changed)        self.user_name = name  ->  self.username = name
+/// # report.py (not changed)    print(user.user_name)
+/// ```
+///
+/// Use instead: rename the remaining use (`user.username`), or keep the old
+/// name as an alias while callers move.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StaleReference;
+
+impl Rule for StaleReference {
+    fn code(&self) -> &'static str {
+        "RV-COR-006"
+    }
+    fn name(&self) -> &'static str {
+        "stale-reference"
+    }
+    fn dimension(&self) -> Dimension {
+        Dimension::Correctness
+    }
+    fn severity(&self) -> Severity {
+        Severity::Blocker
+    }
+    fn confidence(&self) -> u8 {
+        90
+    }
+
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        let Some(index) = ctx.index else { return };
+        for o in &index.omissions {
+            if !ctx.files.iter().any(|p| p.path() == o.defined_in) {
+                continue;
+            }
+            let (summary, fix) = match &o.change {
+                SymbolChange::Removed => (
+                    format!("`{}` was removed, but this still uses it.", o.symbol),
+                    format!("Remove this use of `{}`, or keep the definition.", o.symbol),
+                ),
+                SymbolChange::Renamed { to } => (
+                    format!("`{}` was renamed to `{to}`, but this still uses the old name.", o.symbol),
+                    format!("Rename this use to `{to}`."),
+                ),
+                SymbolChange::Arity { now, .. } => (
+                    format!("`{}` now takes {now} argument(s), but this call was not updated.", o.symbol),
+                    format!("Pass the arguments `{}` takes now.", o.symbol),
+                ),
+            };
+            let what = format!(
+                "{} `{}` (at {}:{} before the change)",
+                o.kind.as_str(),
+                o.symbol,
+                o.defined_in,
+                o.defined_line
+            );
+            let done = match &o.change {
+                SymbolChange::Removed => format!("removed {what}"),
+                SymbolChange::Renamed { to } => format!("renamed {what} to `{to}`"),
+                SymbolChange::Arity { was, now, passed } => format!(
+                    "changed the parameters of {what} from {was} to {now}; this call passes {passed}"
+                ),
+            };
+            let why = format!(
+                "The change {done}, and this line at head still reads `{}`: it fails at run \
+                 time or does not build.",
+                o.text
+            );
+            let callers = index
+                .omissions
+                .iter()
+                .filter(|x| x.symbol == o.symbol && x.defined_in == o.defined_in)
+                .count();
+            let importers = index
+                .files
+                .get(&o.defined_in)
+                .map_or(0, |f| f.transitive_importers);
+            out.push(finding(
+                self,
+                &o.site.file,
+                o.site.line,
+                BlastRadius::Described(describe_radius(callers, importers)),
+                Message { summary, why, fix },
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{assert_well_formed, cited, modified};
+    use super::*;
+    use revu_common::code_index::{CodeIndex, Omission, Site, SymbolKind};
+
+    fn index() -> CodeIndex {
+        CodeIndex {
+            omissions: vec![Omission {
+                symbol: "user_name".into(),
+                kind: SymbolKind::Property,
+                change: SymbolChange::Renamed {
+                    to: "username".into(),
+                },
+                defined_in: "app/models.py".into(),
+                defined_line: 3,
+                site: Site {
+                    file: "app/report.py".into(),
+                    line: 6,
+                },
+                text: "return user.user_name".into(),
+            }],
+            ..CodeIndex::default()
+        }
+    }
+
+    #[test]
+    fn a_stale_use_of_a_symbol_renamed_in_the_lane_is_a_blocker_at_the_use() {
+        let change = [modified(
+            "app/models.py",
+            3,
+            &[('-', "        self.user_name = name"), ('+', "        self.username = name")],
+        )];
+        let files: Vec<_> = change.iter().collect();
+        let index = index();
+        let mut out = Vec::new();
+        StaleReference.check(
+            &RuleContext {
+                files: &files,
+                change: &change,
+                index: Some(&index),
+            },
+            &mut out,
+        );
+        assert_eq!(cited(&out), vec![("app/report.py", 6)]);
+        assert!(out[0].why.contains("to `username`"), "{}", out[0].why);
+        assert_well_formed(&StaleReference, &out);
+    }
+
+    #[test]
+    fn another_lane_and_a_review_without_an_index_raise_nothing() {
+        let change = [modified("app/views.py", 1, &[('+', "x = 1")])];
+        let files: Vec<_> = change.iter().collect();
+        let index = index();
+        for index in [Some(&index), None] {
+            let mut out = Vec::new();
+            StaleReference.check(
+                &RuleContext {
+                    files: &files,
+                    change: &change,
+                    index,
+                },
+                &mut out,
+            );
+            assert!(out.is_empty());
+        }
+    }
+}
