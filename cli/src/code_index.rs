@@ -64,7 +64,7 @@ impl Change {
                 .files
                 .iter()
                 .filter(|(p, _)| revu_index::Lang::of(p).is_some())
-                .map(|(p, t)| (p.clone(), t.as_bytes().to_vec()))
+                .map(|(p, t)| (p.clone(), t.clone()))
                 .collect(),
             ..ChangeInput::default()
         };

@@ -4,8 +4,9 @@
 //! citation of any line of a changed file and engines can read the whole
 //! file.
 //!
-//! Bounded per file and per review. A file over the per-file limit, binary,
-//! not UTF-8 text, or a symbolic link is left out and named; a change whose
+//! Contents travel byte-exact, whatever their encoding. Bounded per file
+//! and per review. A file over the per-file limit, binary, or a symbolic
+//! link is left out and named; a change whose
 //! head contents together pass the per-review limit is refused with the
 //! limit and the flag that raises it.
 
@@ -40,7 +41,7 @@ pub struct HeadLimits {
 /// The head contents collected, and what was left out and why.
 #[derive(Debug, Default)]
 pub struct Heads {
-    pub files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, Vec<u8>>,
     pub skipped: Vec<(String, String)>,
 }
 
@@ -115,13 +116,10 @@ pub fn collect(
     let mut total = 0u64;
     for (path, blob) in blobs {
         match blob {
-            Blob::Bytes(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => {
-                    total += text.len() as u64;
-                    heads.files.insert(path, text);
-                }
-                Err(_) => heads.skipped.push((path, "not UTF-8 text".to_owned())),
-            },
+            Blob::Bytes(bytes) => {
+                total += bytes.len() as u64;
+                heads.files.insert(path, bytes);
+            }
             Blob::TooLarge(size) => heads.skipped.push((
                 path,
                 format!(

@@ -165,3 +165,29 @@ fn full_contents_travel_within_limits_and_what_is_left_out_is_named() {
         stderr(&over)
     );
 }
+
+#[test]
+fn a_changed_file_that_is_not_utf8_travels_whole() {
+    let s = Scratch::new("latin1");
+    std::fs::write(s.dir.join("src/legacy.py"), b"# caf\xe9\nNAME = 1\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    s.commit("first");
+    std::fs::write(s.dir.join("src/legacy.py"), b"# caf\xe9\nNAME = 2\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let out = s.review(&[]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not a report ({e}): {}", stderr(&out)));
+    assert!(
+        !stderr(&out).contains("full contents not sent"),
+        "{}",
+        stderr(&out)
+    );
+    let read: Vec<&str> = report["coverage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| f["path"] == "src/legacy.py")
+        .filter_map(|f| f["read"].as_str())
+        .collect();
+    assert_eq!(read, vec!["full"], "{:#}", report["coverage"]);
+}

@@ -2,6 +2,8 @@
 
 use crate::code_index::CodeIndex;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// Stored once per review; lane jobs carry only a reference to it.
@@ -11,9 +13,18 @@ pub struct ReviewBundle {
     /// bytes, since a diff need not be UTF-8.
     #[serde(skip)]
     pub diff: Vec<u8>,
-    /// Head-side contents of changed files, when the client sent them.
+    /// Head-side contents of changed files, byte-exact, when the client
+    /// sent them. Stored beside the JSON part, once per distinct content,
+    /// under its digest ([`ReviewBundle::head_digests`]).
+    #[serde(skip)]
+    pub head_files: BTreeMap<String, Vec<u8>>,
+    /// Path → SHA-256 of its head contents, in the stored JSON part.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub head_files: BTreeMap<String, String>,
+    pub heads: BTreeMap<String, String>,
+    /// Head files as text inside the JSON part, as bundles stored before
+    /// the contents moved out by digest carry them; read, never written.
+    #[serde(default, rename = "head_files", skip_serializing)]
+    pub legacy_head_files: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent: String,
     /// The repo's `REVIEW.md`, when sent.
@@ -25,4 +36,107 @@ pub struct ReviewBundle {
     /// The client's code index of the change, when it built one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_index: Option<CodeIndex>,
+}
+
+/// The SHA-256 of `bytes`, in hex: a head file's name in storage.
+pub fn digest(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl ReviewBundle {
+    /// The head file at `path` as text (invalid UTF-8 shown as U+FFFD).
+    pub fn head_text(&self, path: &str) -> Option<Cow<'_, str>> {
+        self.head_files
+            .get(path)
+            .map(|bytes| String::from_utf8_lossy(bytes))
+    }
+
+    /// Path → digest of each head file, and each distinct content once by
+    /// digest: what storage keeps beside the JSON part.
+    pub fn head_digests(&self) -> (BTreeMap<String, String>, BTreeMap<String, &[u8]>) {
+        let heads: BTreeMap<String, String> = self
+            .head_files
+            .iter()
+            .map(|(path, bytes)| (path.clone(), digest(bytes)))
+            .collect();
+        let mut blobs = BTreeMap::new();
+        for (path, d) in &heads {
+            if let Some(bytes) = self.head_files.get(path) {
+                blobs.insert(d.clone(), bytes.as_slice());
+            }
+        }
+        (heads, blobs)
+    }
+
+    /// After loading the JSON part: the digests each path needs, and the
+    /// legacy text moved into [`ReviewBundle::head_files`].
+    pub fn wanted_heads(&mut self) -> Vec<String> {
+        for (path, text) in std::mem::take(&mut self.legacy_head_files) {
+            self.head_files.insert(path, text.into_bytes());
+        }
+        let mut wanted: Vec<String> = self.heads.values().cloned().collect();
+        wanted.sort();
+        wanted.dedup();
+        wanted
+    }
+
+    /// Puts loaded contents back under their paths; a digest storage did
+    /// not return is named in the error.
+    pub fn put_heads(&mut self, blobs: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+        for (path, d) in &self.heads {
+            let bytes = blobs
+                .get(d)
+                .ok_or_else(|| format!("head file {path} (sha256 {d}) is not stored"))?;
+            self.head_files.insert(path.clone(), bytes.clone());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn head_files_are_stored_once_per_content_and_come_back_byte_exact() {
+        let latin1 = vec![b'c', b'a', b'f', 0xe9, b'\n'];
+        let mut bundle = ReviewBundle::default();
+        bundle.head_files.insert("a.txt".into(), latin1.clone());
+        bundle.head_files.insert("b.txt".into(), latin1.clone());
+        bundle.head_files.insert("c.txt".into(), b"x\n".to_vec());
+        let (heads, blobs) = bundle.head_digests();
+        let stored: BTreeMap<String, Vec<u8>> =
+            blobs.into_iter().map(|(d, b)| (d, b.to_vec())).collect();
+        assert_eq!(stored.len(), 2, "two paths, one content");
+        let mut json_part = bundle.clone();
+        json_part.heads = heads;
+        let json = serde_json::to_string(&json_part).unwrap_or_default();
+        assert!(!json.contains("head_files"), "{json}");
+        let mut loaded: ReviewBundle = serde_json::from_str(&json).unwrap_or_default();
+        assert_eq!(loaded.wanted_heads().len(), 2);
+        assert_eq!(loaded.put_heads(&stored), Ok(()));
+        assert_eq!(loaded.head_files, bundle.head_files);
+        assert_eq!(loaded.head_text("a.txt").as_deref(), Some("caf\u{fffd}\n"));
+        let mut missing = loaded.clone();
+        missing.head_files.clear();
+        let err = missing.put_heads(&BTreeMap::new());
+        assert!(
+            err.as_ref().is_err_and(|e| e.contains("is not stored")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_bundle_stored_with_text_heads_still_loads_them() {
+        let old = r#"{"head_files":{"a.py":"x = 1\n"},"intent":"i"}"#;
+        let mut loaded: ReviewBundle = serde_json::from_str(old).unwrap_or_default();
+        assert!(loaded.wanted_heads().is_empty());
+        assert_eq!(
+            loaded.head_files.get("a.py").map(Vec::as_slice),
+            Some(&b"x = 1\n"[..])
+        );
+    }
 }

@@ -224,7 +224,7 @@ impl<'a> HeadSide<'a> {
             return HeadSide::Gone;
         }
         match bundle.head_files.get(patch.path()) {
-            Some(text) => HeadSide::Lines(text.lines().count()),
+            Some(bytes) => HeadSide::Lines(line_count(bytes)),
             None => HeadSide::Hunks(patch),
         }
     }
@@ -236,6 +236,13 @@ impl<'a> HeadSide<'a> {
             HeadSide::Hunks(patch) => patch.has_head_line(line),
         }
     }
+}
+
+/// Lines in `bytes` as `str::lines` counts them: a last line without a
+/// newline counts, a trailing newline opens none.
+fn line_count(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// Folds one root cause into one finding. Which copy lends its text is fixed

@@ -263,6 +263,24 @@ impl RedisServer {
             .count()
     }
 
+    /// The fields of every review hash the store holds, sorted.
+    pub fn review_fields(&self) -> Vec<String> {
+        let head = format!("{}:review:", self.prefix);
+        let keys: Vec<String> = self
+            .query(redis::cmd("KEYS").arg(format!("{head}*")))
+            .unwrap_or_default();
+        let mut fields: Vec<String> = keys
+            .iter()
+            .filter(|k| k.strip_prefix(&head).is_some_and(|id| !id.contains(':')))
+            .flat_map(|k| {
+                self.query::<Vec<String>>(redis::cmd("HKEYS").arg(k))
+                    .unwrap_or_default()
+            })
+            .collect();
+        fields.sort();
+        fields
+    }
+
     /// Entries on the stream `{prefix}:{stream}` (0 if unreadable).
     pub fn stream_len(&self, stream: &str) -> u64 {
         self.query(redis::cmd("XLEN").arg(format!("{}:{stream}", self.prefix)))

@@ -52,6 +52,13 @@ fn a_submitted_git_change_carries_its_index_to_the_fleet() {
         "app/models.py",
         &MODELS.replace("user_name", "username"),
     );
+    // A Latin-1 file, and a copy of it: one content, stored once, kept
+    // byte-exact. Staged with the rename, so the staged change is reviewed.
+    let latin1 = b"# caf\xe9\nNAME = 'x'\n";
+    for path in ["app/legacy.py", "app/legacy_copy.py"] {
+        std::fs::write(dir.join(path), latin1).unwrap_or_else(|e| panic!("{e}"));
+    }
+    git(&dir, &["add", "-A"]);
 
     let out = Command::new(bin("revu"))
         .current_dir(&dir)
@@ -88,6 +95,18 @@ fn a_submitted_git_change_carries_its_index_to_the_fleet() {
                 .ends_with("transitive importer")
                 || b.ends_with("transitive importers"))),
         "{findings:#?}"
+    );
+    let heads: Vec<String> = cluster
+        .redis
+        .review_fields()
+        .into_iter()
+        .filter(|f| f.starts_with("head:"))
+        .collect();
+    // models.py, and the two Latin-1 files as one.
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(
+        heads.contains(&format!("head:{}", revu_common::bundle::digest(latin1))),
+        "{heads:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -153,10 +153,16 @@ async fn dead_letter_acknowledges_and_counts<B: JobQueue + ReviewStore>(b: B) {
 
 async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStore>(b: B) {
     let first = ReviewId::new();
-    let bundle = ReviewBundle {
+    let mut bundle = ReviewBundle {
         diff: b"diff --git a/x b/x\n\xff raw bytes".to_vec(),
         ..Default::default()
     };
+    // Head files in Latin-1 and with NUL bytes come back byte-exact; two
+    // paths with one content are stored once.
+    let latin1 = b"caf\xe9 = 1\n\x00\n".to_vec();
+    bundle.head_files.insert("a.py".into(), latin1.clone());
+    bundle.head_files.insert("copy/a.py".into(), latin1);
+    bundle.head_files.insert("b.py".into(), b"x = 2\n".to_vec());
     let created = b
         .create_review(&record(&first), &bundle, Some("key-1"), &[])
         .await;
@@ -172,9 +178,14 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     assert_eq!(again.or_fail(), CreateOutcome::Existing(first.clone()));
     let loaded = b.load_bundle(&first).await.or_fail();
     assert_eq!(
-        loaded.map(|l| l.diff),
-        Some(bundle.diff.clone()),
+        loaded.as_ref().map(|l| &l.diff),
+        Some(&bundle.diff),
         "diff bytes kept exactly"
+    );
+    assert_eq!(
+        loaded.map(|l| l.head_files),
+        Some(bundle.head_files.clone()),
+        "head files kept exactly"
     );
     assert_eq!(b.active_reviews().await.or_fail(), vec![first.clone()]);
 

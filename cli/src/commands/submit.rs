@@ -141,10 +141,7 @@ async fn submit(
     let head_files = heads
         .files
         .into_iter()
-        .map(|(path, text)| pb::HeadFile {
-            path,
-            content: text.into_bytes(),
-        })
+        .map(|(path, content)| pb::HeadFile { path, content })
         .collect();
     // A retried submission must find the review the first one made.
     let idempotency_key = if args.idempotency_key.is_empty() {

@@ -81,6 +81,10 @@ pub enum QueueError {
     Closed,
     #[error("{0:?} is not a job entry handed out by this queue")]
     BadEntry(String),
+    /// Stored state that contradicts itself (a bundle naming a head file
+    /// that is not stored).
+    #[error("stored state is inconsistent: {0}")]
+    Corrupt(String),
     /// The backend's settings cannot work (a file that does not read, a
     /// CA for a URL without TLS).
     #[error("{0}")]
@@ -101,6 +105,7 @@ impl QueueError {
             QueueError::Encode { .. }
             | QueueError::Decode { .. }
             | QueueError::BadEntry(_)
+            | QueueError::Corrupt(_)
             | QueueError::Config(_) => false,
         }
     }

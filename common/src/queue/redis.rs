@@ -8,7 +8,9 @@
 //! | `{p}:engines`                | set    | engines that have a job stream               |
 //! | `{p}:results`                | stream | lane reports; consumer group `coordinators`  |
 //! | `{p}:dead`                   | stream | dead-lettered jobs with their reason         |
-//! | `{p}:review:{id}`            | hash   | `record`, `bundle`, `diff`, `report`         |
+//! | `{p}:review:{id}`            | hash   | `record`, `bundle`, `diff`, `report`, and    |
+//! |                              |        | `head:{sha256}`: each head file's contents,  |
+//! |                              |        | once per distinct content                    |
 //! | `{p}:review:{id}:lanes`      | hash   | settled lane results by lane id              |
 //! | `{p}:review:{id}:attempts`   | hash   | the attempt awaited per lane                 |
 //! | `{p}:review:{id}:events`     | stream | progress events                              |

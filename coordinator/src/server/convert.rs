@@ -29,8 +29,7 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
                 "head file with an empty or overlong path".into(),
             ));
         }
-        let content = String::from_utf8_lossy(&f.content).into_owned();
-        head_files.insert(f.path, content);
+        head_files.insert(f.path, f.content);
     }
     if req.idempotency_key.len() > MAX_TOKEN || req.labels.iter().any(|l| l.len() > MAX_TOKEN) {
         return Err(ServiceError::InvalidRequest(format!(

@@ -18,7 +18,8 @@ use tracing::field::Empty;
 #[derive(Debug, Clone, Default)]
 pub struct Submission {
     pub diff: Vec<u8>,
-    pub head_files: BTreeMap<String, String>,
+    /// Head-side contents of changed files, byte-exact.
+    pub head_files: BTreeMap<String, Vec<u8>>,
     pub intent: String,
     pub rigor: Option<Rigor>,
     pub labels: Vec<String>,
@@ -108,6 +109,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             conventions: sub.conventions,
             repo_config: sub.repo_config,
             code_index: sub.code_index,
+            ..ReviewBundle::default()
         };
         let dispatch_span = tracing::info_span!(
             span::DISPATCH,

@@ -68,7 +68,7 @@ fn fixture() -> (Diff, ReviewBundle) {
     let mut bundle = ReviewBundle::default();
     bundle
         .head_files
-        .insert("src/full.rs".into(), "x\n".repeat(30));
+        .insert("src/full.rs".into(), "x\n".repeat(30).into_bytes());
     (diff, bundle)
 }
 

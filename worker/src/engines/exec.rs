@@ -64,11 +64,17 @@ impl ExecEngine {
     fn request(input: &LaneInput) -> Result<Vec<u8>, EngineError> {
         let files: Vec<&str> = input.lane_files().iter().map(|f| f.path()).collect();
         let bundle = input.bundle();
+        // Text for the command: a head file that is not UTF-8 shows U+FFFD.
+        let heads: std::collections::BTreeMap<&str, std::borrow::Cow<'_, str>> = bundle
+            .head_files
+            .keys()
+            .filter_map(|p| Some((p.as_str(), bundle.head_text(p)?)))
+            .collect();
         let mut request = serde_json::json!({
             "job": &*input.job,
             "files": files,
             "diff": String::from_utf8_lossy(&bundle.diff),
-            "head_files": bundle.head_files,
+            "head_files": heads,
             "intent": bundle.intent,
             "conventions": bundle.conventions,
         });

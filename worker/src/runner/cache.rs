@@ -51,7 +51,7 @@ pub(super) fn key(engine: &dyn Engine, input: &LaneInput) -> Option<String> {
         std::fmt::Write::write_fmt(&mut streamed, format_args!("{patch:?}")).ok()?;
         let bytes = streamed.bytes;
         h.update(bytes.to_le_bytes());
-        let head = bundle.head_files.get(patch.path()).map(String::as_bytes);
+        let head = bundle.head_files.get(patch.path()).map(Vec::as_slice);
         let head = head.unwrap_or(b"\0no head");
         h.update(u64::try_from(head.len()).unwrap_or(u64::MAX).to_le_bytes());
         h.update(head);

@@ -42,7 +42,8 @@ return 1
 /// KEYS: idempotency key, review hash, attempts hash, active set, engines
 /// set, then the job stream of each job in turn.
 /// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff, key TTL,
-/// then (lane id, engine, job JSON) triples.
+/// the number N of head files, N (digest, contents) pairs, then (lane id,
+/// engine, job JSON) triples.
 pub(super) static CREATE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -54,9 +55,13 @@ if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[6])
 end
 redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5])
+local heads = tonumber(ARGV[7])
+for i = 8, 7 + 2 * heads, 2 do
+  redis.call('HSET', KEYS[2], 'head:' .. ARGV[i], ARGV[i + 1])
+end
 redis.call('SADD', KEYS[4], ARGV[2])
 local job = 0
-for i = 7, #ARGV, 3 do
+for i = 8 + 2 * heads, #ARGV, 3 do
   job = job + 1
   redis.call('HSET', KEYS[3], ARGV[i], '1')
   redis.call('SADD', KEYS[5], ARGV[i + 1])

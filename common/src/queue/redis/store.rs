@@ -26,6 +26,16 @@ fn decode_json<T: serde::de::DeserializeOwned>(
     serde_json::from_str(raw).map_err(|source| QueueError::Decode { what, source })
 }
 
+/// The JSON part of a stored bundle: the bundle with its head files named
+/// by digest.
+#[derive(serde::Serialize)]
+struct StoredBundle<'a> {
+    #[serde(flatten)]
+    bundle: &'a ReviewBundle,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    heads: std::collections::BTreeMap<String, String>,
+}
+
 impl ReviewStore for RedisBackend {
     async fn create_review(
         &self,
@@ -44,12 +54,19 @@ impl ReviewStore for RedisBackend {
         for job in jobs {
             call.key(self.job_stream(&job.lane.engine));
         }
+        // Head files go beside the JSON part, once per distinct content.
+        let (heads, blobs) = bundle.head_digests();
+        let stored = StoredBundle { bundle, heads };
         call.arg(if idempotency_key.is_some() { "1" } else { "0" })
             .arg(&record.id.0)
             .arg(encode("review record", record)?)
-            .arg(encode("review bundle", bundle)?)
+            .arg(encode("review bundle", &stored)?)
             .arg(bundle.diff.as_slice())
-            .arg(IDEMPOTENCY_TTL_SECS);
+            .arg(IDEMPOTENCY_TTL_SECS)
+            .arg(blobs.len());
+        for (digest, bytes) in &blobs {
+            call.arg(digest).arg(*bytes);
+        }
         for job in jobs {
             call.arg(&job.lane.id)
                 .arg(&job.lane.engine)
@@ -165,6 +182,23 @@ impl ReviewStore for RedisBackend {
         let Some(raw) = raw else { return Ok(None) };
         let mut bundle: ReviewBundle = decode_json("review bundle", &raw)?;
         bundle.diff = diff.unwrap_or_default();
+        let wanted = bundle.wanted_heads();
+        if !wanted.is_empty() {
+            let mut cmd = redis::cmd("HMGET");
+            cmd.arg(self.review_key(id, ""));
+            for d in &wanted {
+                cmd.arg(format!("head:{d}"));
+            }
+            let found: Vec<Option<Vec<u8>>> = cmd.query_async(&mut conn).await?;
+            let blobs = wanted
+                .into_iter()
+                .zip(found)
+                .filter_map(|(d, bytes)| Some((d, bytes?)))
+                .collect();
+            bundle
+                .put_heads(&blobs)
+                .map_err(|why| QueueError::Corrupt(format!("review {id}: {why}")))?;
+        }
         Ok(Some(bundle))
     }
 

@@ -94,7 +94,7 @@ impl Linters {
         let mut linted = Linted::default();
         let mut scratch: Option<Scratch> = None;
         for tool in &self.tools {
-            let mine: Vec<&(String, String)> =
+            let mine: Vec<&(String, Vec<u8>)> =
                 files.iter().filter(|(path, _)| tool.reads(path)).collect();
             if mine.is_empty() {
                 continue;
@@ -276,10 +276,10 @@ fn finding(tool: &str, r: Raw) -> Finding {
     }
 }
 
-/// The head contents of the lane's text files: from the bundle, or, for
-/// a file the change adds, its added lines. Deleted, binary and unsafe
-/// paths are left out.
-fn head_files(input: &LaneInput) -> Vec<(String, String)> {
+/// The head contents of the lane's text files, byte-exact: from the
+/// bundle, or, for a file the change adds, its added lines. Deleted,
+/// binary and unsafe paths are left out.
+fn head_files(input: &LaneInput) -> Vec<(String, Vec<u8>)> {
     let heads = &input.bundle().head_files;
     input
         .lane_files()
@@ -293,7 +293,7 @@ fn head_files(input: &LaneInput) -> Vec<(String, String)> {
 }
 
 /// An added file's content, from its added lines.
-fn added_file(p: &FilePatch) -> Option<String> {
+fn added_file(p: &FilePatch) -> Option<Vec<u8>> {
     if p.status != FileStatus::Added {
         return None;
     }
@@ -302,7 +302,7 @@ fn added_file(p: &FilePatch) -> Option<String> {
         text.push_str(line);
         text.push('\n');
     }
-    Some(text)
+    Some(text.into_bytes())
 }
 
 /// A relative path that stays inside the scratch directory.
@@ -335,7 +335,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    async fn write(files: &[(String, String)]) -> Result<Scratch, String> {
+    async fn write(files: &[(String, Vec<u8>)]) -> Result<Scratch, String> {
         let root = std::env::temp_dir().join(format!("revu-lint-{}", uuid::Uuid::now_v7()));
         for (path, text) in files {
             let at = root.join(path);

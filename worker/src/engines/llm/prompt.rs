@@ -160,13 +160,13 @@ pub fn parts(input: &LaneInput) -> Parts {
         context.push('\n');
     }
     context.push_str(&super::consumers::section(input));
-    let heads = &input.bundle().head_files;
+    let bundle = input.bundle();
     let files = input
         .lane_files()
         .into_iter()
         .map(|patch| {
             let mut file = file_text(patch);
-            file.head = heads.get(patch.path()).map(|text| numbered(text));
+            file.head = bundle.head_text(patch.path()).map(|text| numbered(&text));
             file
         })
         .collect();

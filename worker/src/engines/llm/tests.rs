@@ -242,7 +242,7 @@ async fn the_full_file_after_the_change_is_shown_when_the_review_carries_it() {
     let mut review = ReviewBundle::clone(&lane.review.bundle);
     review.head_files.insert(
         "app.py".into(),
-        "import os\nx = eval(input())\nprint(x)\n".into(),
+        b"import os\nx = eval(input())\nprint(x)\n".to_vec(),
     );
     lane.review = Arc::new(crate::engines::LoadedReview {
         bundle: review,
