@@ -7,6 +7,14 @@ use std::sync::LazyLock;
 
 /// `eval(`/`exec(` as a free function whose argument is not a string literal.
 static EVAL: Pattern = LazyLock::new(|| compile(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#));
+/// `eval(` on any argument, for a line that also builds a string.
+static EVAL_ANY: Pattern = LazyLock::new(|| compile(r"(?:^|[^\w.])(eval)\("));
+/// A shell `eval` of an expansion.
+static SHELL_EVAL: Pattern = LazyLock::new(|| compile(r#"^\s*(eval)\s+["']?\$"#));
+/// Java's native deserialization, and node-serialize's.
+static JAVA_READ: Pattern =
+    LazyLock::new(|| compile(r"\b(readObject|readUnshared)\(\s*\)|\b(XMLDecoder)\("));
+static JS_UNSERIALIZE: Pattern = LazyLock::new(|| compile(r"\b(unserialize)\("));
 static NEW_FUNCTION: Pattern = LazyLock::new(|| compile(r#"\b(new Function)\(\s*[^)"'`\s]"#));
 static DESERIALIZE: Pattern = LazyLock::new(|| {
     compile(
@@ -17,8 +25,10 @@ static DESERIALIZE: Pattern = LazyLock::new(|| {
 /// ## What it does
 /// Flags code that executes or deserialises data as code: Python `eval(…)`
 /// and `exec(…)` on a non-literal, `pickle`/`marshal`/`dill` loads,
-/// `yaml.load(…)` without a safe loader, and JavaScript `eval(…)` or
-/// `new Function(…)` on a non-literal.
+/// `yaml.load(…)` without a safe loader, JavaScript `eval(…)` or
+/// `new Function(…)` on a non-literal or a concatenation, node-serialize's
+/// `unserialize`, Java's `readObject()` and `XMLDecoder`, and a shell
+/// `eval` of an expansion.
 ///
 /// ## Why is this bad?
 /// Whoever controls the input controls the process: an attacker-supplied
@@ -56,7 +66,10 @@ impl Rule for DynamicCodeExecution {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            if !matches!(lang, Lang::Python | Lang::JavaScript) {
+            if !matches!(
+                lang,
+                Lang::Python | Lang::JavaScript | Lang::Shell | Lang::Java
+            ) {
                 continue;
             }
             for (line, text) in production_lines(patch) {
@@ -98,6 +111,21 @@ impl Rule for DynamicCodeExecution {
 
 /// The dangerous call on `text`, if any.
 fn detect(text: &str, lang: Lang) -> Option<String> {
+    match lang {
+        Lang::Shell => return captures(&SHELL_EVAL, text).map(|c| c[1].to_string()),
+        Lang::Java => {
+            let c = captures(&JAVA_READ, text)?;
+            let call = c.get(1).or(c.get(2)).map_or("readObject", |m| m.as_str());
+            return Some(call.to_string());
+        }
+        _ => {}
+    }
+    // `eval("(" + input + ")")`: a literal first, then the data.
+    if let Some(c) = captures(&EVAL_ANY, text)
+        && super::interpolation::interpolation(text).is_some()
+    {
+        return Some(c[1].to_string());
+    }
     if let Some(c) = captures(&EVAL, text) {
         let name = &c[1];
         if lang == Lang::Python || name == "eval" {
@@ -105,7 +133,9 @@ fn detect(text: &str, lang: Lang) -> Option<String> {
         }
     }
     if lang == Lang::JavaScript {
-        return captures(&NEW_FUNCTION, text).map(|c| c[1].to_string());
+        return captures(&NEW_FUNCTION, text)
+            .or_else(|| captures(&JS_UNSERIALIZE, text))
+            .map(|c| c[1].to_string());
     }
     let c = captures(&DESERIALIZE, text)?;
     let call = &c[1];

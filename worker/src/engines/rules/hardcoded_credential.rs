@@ -33,7 +33,7 @@ static ASSIGNED: Pattern = LazyLock::new(|| {
 /// `NAME=value` in `.env`, YAML or INI files, unquoted.
 static CONFIG_ASSIGNED: Pattern = LazyLock::new(|| {
     compile(concat!(
-        r#"(?i)^\s*(?:export\s+)?([\w.-]*?(?:password|passwd|secret|api[_-]?key|apikey"#,
+        r#"(?i)^\s*(?:export\s+|ENV\s+|ARG\s+)?([\w.-]*?(?:password|passwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
         r#"\s*[=:]\s*([^\s"'#]+)\s*$"#,
     ))

@@ -7,6 +7,7 @@ use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 pub(crate) mod adjudicator;
+mod catalogue;
 mod interpolation;
 mod lang;
 mod paths;
@@ -63,6 +64,7 @@ rules! {
     swallowed_exception::SwallowedException,
     destructive_migration::DestructiveMigration,
     stale_reference::StaleReference,
+    unguarded_recursive_delete::UnguardedRecursiveDelete,
     hardcoded_credential::HardcodedCredential,
     sql_string_formatting::SqlStringFormatting,
     dynamic_code_execution::DynamicCodeExecution,
@@ -70,6 +72,16 @@ rules! {
     tls_verification_disabled::TlsVerificationDisabled,
     secret_logged::SecretLogged,
     debug_mode_enabled::DebugModeEnabled,
+    weak_cryptography::WeakCryptography,
+    insecure_randomness::InsecureRandomness,
+    html_injection::HtmlInjection,
+    request_controlled_target::RequestControlledTarget,
+    world_writable_permissions::WorldWritablePermissions,
+    unverified_download::UnverifiedDownload,
+    container_privilege::ContainerPrivilege,
+    insecure_cloud_resource::InsecureCloudResource,
+    bind_all_interfaces::BindAllInterfaces,
+    insecure_temp_file::InsecureTempFile,
     regex_in_loop::RegexInLoop,
     select_star::SelectStar,
     blocking_sleep_in_async::BlockingSleepInAsync,
@@ -82,6 +94,8 @@ rules! {
     debug_print::DebugPrint,
     debugger_statement::DebuggerStatement,
     large_binary::LargeBinary,
+    unpinned_image::UnpinnedImage,
+    missing_timeout::MissingTimeout,
 }
 
 /// The text of a finding.

@@ -18,6 +18,9 @@ static JS_EXEC: Pattern =
 static RUST_SH: Pattern = LazyLock::new(|| {
     compile(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#)
 });
+static JAVA_EXEC: Pattern = LazyLock::new(|| {
+    compile(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(")
+});
 static GO_SH: Pattern = LazyLock::new(|| {
     compile(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#)
 });
@@ -26,7 +29,8 @@ static GO_SH: Pattern = LazyLock::new(|| {
 /// Flags shell commands built from runtime values: `subprocess.*(…,
 /// shell=True)` with a formatted command, `os.system`/`os.popen` with a
 /// non-literal, Node `child_process.exec` with a template literal or
-/// concatenation, and `sh -c` with a formatted script in Rust or Go.
+/// concatenation, `sh -c` with a formatted script in Rust or Go, and
+/// Java's `Runtime.exec` or `ProcessBuilder` given a concatenated command.
 ///
 /// ## Why is this bad?
 /// The shell parses the whole string, so a value containing `;`, `|`, `$( )`
@@ -113,6 +117,10 @@ fn detect(text: &str, lang: Lang) -> Option<String> {
         }
         Lang::Go => {
             let c = captures(&GO_SH, text)?;
+            interpolated.then(|| c[1].to_string())
+        }
+        Lang::Java => {
+            let c = captures(&JAVA_EXEC, text)?;
             interpolated.then(|| c[1].to_string())
         }
         _ => None,

@@ -1,0 +1,72 @@
+use super::catalogue::{Check, Files, Wording, table_rule};
+use super::lang::Lang;
+use std::sync::LazyLock;
+
+static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
+    vec![
+        Check::new("host=\"0.0.0.0\"", Files::Lang(Lang::Python), r#"\bhost\s*=\s*["']0\.0\.0\.0["']"#).verbatim(),
+        Check::new("bind((\"0.0.0.0\", …))", Files::Lang(Lang::Python), r#"\.bind\(\s*\(\s*["'](?:0\.0\.0\.0)?["']\s*,"#).verbatim(),
+        Check::new("Listen(\"0.0.0.0:…\")", Files::Lang(Lang::Go), r#"\bnet\.Listen\(\s*"tcp4?"\s*,\s*"0\.0\.0\.0:"#).verbatim(),
+        Check::new("listen(…, \"0.0.0.0\")", Files::Lang(Lang::JavaScript), r#"\.listen\([^)]*["']0\.0\.0\.0["']"#).verbatim(),
+    ]
+});
+
+fn summary(label: &str) -> String {
+    format!("Server bound to every interface (`{label}`).")
+}
+
+static WORDING: Wording = Wording {
+    summary,
+    why: "Outside a container the service then answers on every network the machine \
+          is on, public ones included.",
+    fix: "Bind to `127.0.0.1` by default and take the listen address from \
+          configuration where the service must be reachable.",
+};
+
+table_rule! {
+    /// ## What it does
+    /// Flags a server bound to every network interface in program code:
+    /// `app.run(host="0.0.0.0")`, `sock.bind(("0.0.0.0", port))`,
+    /// `net.Listen("tcp", "0.0.0.0:8080")`, `server.listen(port, "0.0.0.0")`.
+    /// The class of bandit's B104 and gosec's G102.
+    ///
+    /// ## Why is this bad?
+    /// Outside a container the service then answers on every network the
+    /// machine is on, public ones included, which is rarely what a
+    /// development server or an admin endpoint means to do.
+    ///
+    /// ## Example
+    /// ```text
+    /// app.run(host="0.0.0.0", port=8080)
+    /// ```
+    ///
+    /// Use instead: bind to `127.0.0.1` by default and take the address from
+    /// configuration where the service must be reachable.
+    BindAllInterfaces {
+        code: "RV-SEC-016",
+        name: "bind-all-interfaces",
+        dimension: Security,
+        severity: Suggestion,
+        confidence: 80,
+        checks: CHECKS,
+        wording: WORDING,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{added_file, assert_well_formed, cited, run};
+    use super::*;
+
+    #[test]
+    fn flags_binding_to_every_interface() {
+        let change = [added_file(
+            "app/serve.py",
+            &["app.run(host=\"0.0.0.0\", port=80)", "app.run(host=\"127.0.0.1\")", "app.run(host=settings.HOST)"],
+        )];
+        let found = run(&BindAllInterfaces, &change);
+        assert_eq!(cited(&found), vec![("app/serve.py", 1)]);
+        assert_well_formed(&BindAllInterfaces, &found);
+        assert!(CHECKS.iter().all(|c| c.pattern.is_some()));
+    }
+}

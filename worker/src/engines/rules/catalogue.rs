@@ -1,0 +1,266 @@
+//! Table-driven rules: a rule that is one defect class spelled several
+//! ways across languages lists its spellings as [`Check`]s (where it
+//! applies, the pattern, the safe spellings that look alike) and lets
+//! [`hits`] find them on the lane's added production lines.
+
+use super::lang::Lang;
+use super::pattern::compile;
+use super::scope::production_lines;
+use super::{Message, Rule, RuleContext, finding, text_files};
+use regex::Regex;
+use revu_common::diff::FilePatch;
+use revu_common::finding::{BlastRadius, Finding};
+
+/// Which files a check reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Files {
+    Lang(Lang),
+    /// Shell scripts, Dockerfiles, Makefiles and CI files: where commands
+    /// are written.
+    Commands,
+    Dockerfile,
+    /// YAML manifests (Kubernetes, Compose, Helm templates).
+    Yaml,
+    Terraform,
+}
+
+pub(crate) fn is_dockerfile(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let lower = name.to_ascii_lowercase();
+    lower == "dockerfile"
+        || lower == "containerfile"
+        || lower.starts_with("dockerfile.")
+        || lower.ends_with(".dockerfile")
+}
+
+impl Files {
+    pub(crate) fn covers(self, path: &str) -> bool {
+        let lang = Lang::of(path);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
+        match self {
+            Files::Lang(l) => lang == l,
+            Files::Commands => {
+                lang == Lang::Shell
+                    || is_dockerfile(path)
+                    || name == "Makefile"
+                    || name.ends_with(".mk")
+                    || (yaml && (path.contains(".github/") || name.contains("gitlab-ci")))
+            }
+            Files::Dockerfile => is_dockerfile(path),
+            Files::Yaml => yaml,
+            Files::Terraform => {
+                name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".hcl")
+            }
+        }
+    }
+}
+
+/// One spelling of a defect.
+#[derive(Debug)]
+pub(crate) struct Check {
+    /// How the finding names it, e.g. `hashlib.md5`.
+    pub label: &'static str,
+    pub files: Files,
+    pub pattern: Option<Regex>,
+    /// A line that also matches this is the safe spelling.
+    pub unless: Option<Regex>,
+    /// Match the line with its string literals blanked (program code), or
+    /// as written (commands and configuration, where the value is the
+    /// point).
+    pub code_only: bool,
+    /// Only inside a block: walking back from the line, the first line
+    /// that matches either regex must match the first (`ingress` before
+    /// `egress` or the next `resource`). Lines the hunk does not show end
+    /// the walk, unmatched.
+    pub inside: Option<(Regex, Regex)>,
+}
+
+impl Check {
+    pub(crate) fn new(label: &'static str, files: Files, pattern: &str) -> Check {
+        let code_only = matches!(files, Files::Lang(_))
+            && !matches!(files, Files::Lang(Lang::Shell | Lang::Config));
+        Check {
+            label,
+            files,
+            pattern: compile(pattern),
+            unless: None,
+            code_only,
+            inside: None,
+        }
+    }
+
+    /// Only inside a block opened by `opens` and not yet closed by `stops`
+    /// (see [`Check::inside`]).
+    pub(crate) fn inside(mut self, opens: &str, stops: &str) -> Check {
+        self.inside = compile(opens).zip(compile(stops));
+        self
+    }
+
+    /// Safe when the line also matches `pattern`.
+    pub(crate) fn unless(mut self, pattern: &str) -> Check {
+        self.unless = compile(pattern);
+        self
+    }
+
+    /// Matched against the line as written, string literals included.
+    pub(crate) fn verbatim(mut self) -> Check {
+        self.code_only = false;
+        self
+    }
+
+    /// Whether the walk back over `before` (nearest last) finds the block
+    /// open.
+    fn in_block(&self, before: &[&str]) -> bool {
+        let Some((opens, stops)) = &self.inside else {
+            return true;
+        };
+        for text in before.iter().rev() {
+            if opens.is_match(text) {
+                return true;
+            }
+            if stops.is_match(text) {
+                return false;
+            }
+        }
+        false
+    }
+
+    fn matches(&self, text: &str, lang: Lang) -> bool {
+        let code;
+        let subject = if self.code_only {
+            code = lang.code_only(text);
+            code.as_ref()
+        } else {
+            text
+        };
+        self.pattern.as_ref().is_some_and(|re| re.is_match(subject))
+            && !self.unless.as_ref().is_some_and(|re| re.is_match(text))
+    }
+}
+
+/// Every added production line of the lane that a check matches, with
+/// the first check that does.
+pub(crate) fn hits<'a>(
+    ctx: &RuleContext<'a>,
+    checks: &'a [Check],
+) -> Vec<(&'a FilePatch, u32, &'a Check)> {
+    let mut out = Vec::new();
+    for patch in text_files(ctx) {
+        let path = patch.path();
+        let mine: Vec<&Check> = checks.iter().filter(|c| c.files.covers(path)).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let lang = Lang::of(path);
+        // Every head-side line the hunks show, for the block walks.
+        let shown: Vec<(u32, &str)> = patch
+            .hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .filter_map(|l| Some((l.new_line?, l.text.as_str())))
+            .collect();
+        for (line, text) in production_lines(patch) {
+            let at = shown.partition_point(|(n, _)| *n < line);
+            let before: Vec<&str> = shown[..at].iter().map(|(_, t)| *t).collect();
+            if let Some(check) = mine
+                .iter()
+                .find(|c| c.matches(text, lang) && c.in_block(&before))
+            {
+                out.push((patch, line, *check));
+            }
+        }
+    }
+    out
+}
+
+/// What a table-driven rule says of a hit: the summary (given the check's
+/// label), why it matters and how to fix it.
+pub(crate) struct Wording {
+    pub summary: fn(&str) -> String,
+    pub why: &'static str,
+    pub fix: &'static str,
+}
+
+/// Appends a finding of `rule` for every hit of `checks`.
+pub(crate) fn report(
+    rule: &dyn Rule,
+    ctx: &RuleContext<'_>,
+    checks: &[Check],
+    wording: &Wording,
+    out: &mut Vec<Finding>,
+) {
+    for (patch, line, check) in hits(ctx, checks) {
+        let msg = Message {
+            summary: (wording.summary)(check.label),
+            why: wording.why.to_owned(),
+            fix: wording.fix.to_owned(),
+        };
+        out.push(finding(rule, patch.path(), line, BlastRadius::Service, msg));
+    }
+}
+
+/// A rule that is a table of [`Check`]s: its struct and its [`Rule`]
+/// implementation, from its code, name, dimension, severity, confidence,
+/// checks and [`Wording`]. The doc comment goes on the struct.
+macro_rules! table_rule {
+    (
+        $(#[$doc:meta])*
+        $rule:ident {
+            code: $code:literal,
+            name: $name:literal,
+            dimension: $dimension:ident,
+            severity: $severity:ident,
+            confidence: $confidence:literal,
+            checks: $checks:ident,
+            wording: $wording:ident,
+        }
+    ) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $rule;
+
+        impl super::Rule for $rule {
+            fn code(&self) -> &'static str {
+                $code
+            }
+            fn name(&self) -> &'static str {
+                $name
+            }
+            fn dimension(&self) -> revu_common::finding::Dimension {
+                revu_common::finding::Dimension::$dimension
+            }
+            fn severity(&self) -> revu_common::finding::Severity {
+                revu_common::finding::Severity::$severity
+            }
+            fn confidence(&self) -> u8 {
+                $confidence
+            }
+            fn check(
+                &self,
+                ctx: &super::RuleContext<'_>,
+                out: &mut Vec<revu_common::finding::Finding>,
+            ) {
+                super::catalogue::report(self, ctx, &$checks, &$wording, out);
+            }
+        }
+    };
+}
+pub(crate) use table_rule;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_are_told_apart_by_name() {
+        assert!(Files::Dockerfile.covers("deploy/Dockerfile"));
+        assert!(Files::Dockerfile.covers("Dockerfile.prod"));
+        assert!(Files::Commands.covers("ops/install.sh"));
+        assert!(Files::Commands.covers(".github/workflows/ci.yml"));
+        assert!(!Files::Commands.covers("k8s/deploy.yaml"));
+        assert!(Files::Yaml.covers("k8s/deploy.yaml"));
+        assert!(Files::Terraform.covers("infra/main.tf"));
+        assert!(Files::Lang(Lang::Go).covers("app/main.go"));
+    }
+}
