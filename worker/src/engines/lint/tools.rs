@@ -32,6 +32,7 @@ pub enum Format {
     Hadolint,
     Actionlint,
     Yamllint,
+    Bandit,
     Sarif,
 }
 
@@ -99,6 +100,14 @@ pub fn builtin() -> Vec<Tool> {
             &["*.py", "*.pyi"],
             Format::Ruff,
             &[0],
+        ),
+        // bandit's default test set, low-severity findings left out.
+        tool(
+            "bandit",
+            &["--format", "json", "--quiet", "--severity-level", "medium"],
+            &["*.py"],
+            Format::Bandit,
+            &[0, 1],
         ),
         tool(
             "hadolint",
@@ -182,6 +191,7 @@ impl Tool {
             Format::Ruff => ruff(&json),
             Format::Hadolint => hadolint(&json),
             Format::Actionlint => actionlint(&json),
+            Format::Bandit => bandit(&json),
             Format::Sarif => sarif(&json),
             Format::Yamllint => Vec::new(),
         })
@@ -226,6 +236,39 @@ fn shellcheck(json: &Value) -> Vec<Raw> {
                     _ => Severity::Suggestion,
                 },
                 dimension: Dimension::Correctness,
+                fix: None,
+            }
+        })
+        .collect()
+}
+
+/// `--format json`: `{"results": [{filename, line_number, line_range,
+/// test_id, issue_severity, issue_text, more_info}]}`. HIGH severity is a
+/// BLOCKER, MEDIUM an IMPORTANT finding; every one is security.
+fn bandit(json: &Value) -> Vec<Raw> {
+    items(json, Some("results"))
+        .map(|r| {
+            let line = number(r, "line_number");
+            let last = items(r, Some("line_range"))
+                .filter_map(Value::as_u64)
+                .filter_map(|n| u32::try_from(n).ok())
+                .max();
+            Raw {
+                file: text(r, "filename"),
+                line,
+                end_line: last.filter(|l| *l > line),
+                code: text(r, "test_id"),
+                message: text(r, "issue_text"),
+                severity: if text(r, "issue_severity") == "HIGH" {
+                    Severity::Blocker
+                } else {
+                    Severity::Important
+                },
+                dimension: Dimension::Security,
+                url: r
+                    .get("more_info")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 fix: None,
             }
         })
