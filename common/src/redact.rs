@@ -26,10 +26,14 @@ pub fn mask(secret: &str) -> String {
     format!("{head}{}{tail}", "*".repeat((n - 8).min(12)))
 }
 
+// Word boundaries and classes are ASCII (`(?-u:\b)`): credentials are
+// ASCII, and the Unicode tables would cost more to compile than a small
+// review takes.
+
 /// Whole tokens of a known shape; group 1 is the secret.
 static TOKENS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"\b(",
+        r"(?-u:\b)(",
         r"(?:AKIA|ASIA)[0-9A-Z]{16}",
         r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}",
         r"|github_pat_[A-Za-z0-9_]{22,}",
@@ -59,7 +63,7 @@ static URL_PASSWORD: LazyLock<Option<Regex>> =
 /// `Bearer TOKEN` and `NAME=VALUE` / `NAME: VALUE` for credential names.
 static ASSIGNED: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(concat!(
-        r#"(?i)(\bbearer\s+|\b[\w.-]*(?:password|passwd|secret|api[_-]?key|apikey"#,
+        r#"(?i)((?-u:\b)bearer\s+|(?-u:\b)[0-9A-Za-z_.-]*(?:password|passwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token)["']?\s*[=:]\s*["']?)"#,
         r#"([A-Za-z0-9+/_.~-]{8,}=*)"#,
     ))

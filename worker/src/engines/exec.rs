@@ -1,8 +1,9 @@
 //! The `exec` engine: any external command reviews a lane.
 //!
 //! Protocol: the command gets the lane as JSON on stdin (`job`, `files`,
-//! `diff`, `head_files`, `intent`, `conventions`, and for the adjudication
-//! lane `candidates`) and writes the lane report body as JSON on stdout
+//! `diff`, `head_files`, `intent`, `conventions`; `consumers`, what the
+//! client's code index says of each lane file, when the review has one;
+//! and for the adjudication lane `candidates`) and writes the lane report body as JSON on stdout
 //! (`reviewed`, `checks`, `findings`, `summary`; an adjudication lane adds
 //! `decisions`: `{"index", "action": "confirm"|"downgrade"|"drop",
 //! "reason"}`, one per candidate).
@@ -78,6 +79,26 @@ impl ExecEngine {
             "intent": bundle.intent,
             "conventions": bundle.conventions,
         });
+        // What the code index says of the lane's files: importers, callers
+        // of their symbols, and the uses at head their change left stale.
+        if let Some(index) = &bundle.code_index {
+            let consumers: serde_json::Map<String, serde_json::Value> = files
+                .iter()
+                .filter_map(|path| {
+                    let file = index.files.get(*path)?;
+                    let stale: Vec<_> = index
+                        .omissions
+                        .iter()
+                        .filter(|o| o.defined_in == *path)
+                        .collect();
+                    Some((
+                        (*path).to_owned(),
+                        serde_json::json!({ "file": file, "stale_uses": stale }),
+                    ))
+                })
+                .collect();
+            request["consumers"] = serde_json::Value::Object(consumers);
+        }
         match input.job.lane.kind {
             LaneKind::Adjudication => {
                 request["candidates"] = serde_json::json!(input.job.candidates);
@@ -326,6 +347,48 @@ mod tests {
 
     async fn run(engine: &ExecEngine) -> Result<serde_json::Value, EngineError> {
         engine.review_raw(input()).await
+    }
+
+    #[test]
+    fn the_request_carries_what_the_code_index_says_of_the_lane_files() {
+        use revu_common::code_index::{CodeIndex, IndexedFile};
+        let lane = LaneSpec {
+            id: "domain:app".into(),
+            kind: LaneKind::Domain {
+                domain: "app".into(),
+            },
+            engine: "exec".into(),
+            files: vec!["app.py".into()],
+            guidance: Vec::new(),
+        };
+        let patch = b"diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n";
+        let base = crate::engines::patch_input(lane, patch, "");
+        let mut review = LoadedReview::clone(&base.review);
+        let mut index = CodeIndex::default();
+        index.files.insert(
+            "app.py".into(),
+            IndexedFile {
+                language: "python".into(),
+                direct_importers: 3,
+                ..IndexedFile::default()
+            },
+        );
+        review.bundle.code_index = Some(index);
+        let input = LaneInput::new(base.job.clone(), Arc::new(review));
+        let request: serde_json::Value = ExecEngine::request(&input)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        assert_eq!(
+            request["consumers"]["app.py"]["file"]["direct_importers"], 3,
+            "{request:#}"
+        );
+        // Without an index there is no `consumers`.
+        let plain: serde_json::Value = ExecEngine::request(&base)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default();
+        assert!(plain.get("consumers").is_none(), "{plain:#}");
     }
 
     /// Writes 200 KB to stderr, far more than a pipe holds.

@@ -10,6 +10,7 @@ use super::{Message, Rule, RuleContext, finding, text_files};
 use regex::Regex;
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
+use std::sync::OnceLock;
 
 /// Which files a check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,24 +57,50 @@ impl Files {
     }
 }
 
+/// A regex compiled the first time a file needs it, so that a review
+/// compiles only the patterns of the languages it has (compiling every
+/// pattern of every table costs more than reviewing a small change).
+#[derive(Debug)]
+pub(crate) struct Lazy {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Lazy {
+    pub(crate) fn new(source: &str) -> Lazy {
+        Lazy {
+            source: source.to_owned(),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn get(&self) -> Option<&Regex> {
+        self.compiled.get_or_init(|| compile(&self.source)).as_ref()
+    }
+
+    pub(crate) fn is_match(&self, text: &str) -> bool {
+        self.get().is_some_and(|re| re.is_match(text))
+    }
+}
+
 /// One spelling of a defect.
 #[derive(Debug)]
 pub(crate) struct Check {
     /// How the finding names it, e.g. `hashlib.md5`.
     pub label: &'static str,
     pub files: Files,
-    pub pattern: Option<Regex>,
+    pattern: Lazy,
     /// A line that also matches this is the safe spelling.
-    pub unless: Option<Regex>,
+    unless: Option<Lazy>,
     /// Match the line with its string literals blanked (program code), or
     /// as written (commands and configuration, where the value is the
     /// point).
-    pub code_only: bool,
+    code_only: bool,
     /// Only inside a block: walking back from the line, the first line
     /// that matches either regex must match the first (`ingress` before
     /// `egress` or the next `resource`). Lines the hunk does not show end
     /// the walk, unmatched.
-    pub inside: Option<(Regex, Regex)>,
+    inside: Option<(Lazy, Lazy)>,
 }
 
 impl Check {
@@ -83,7 +110,7 @@ impl Check {
         Check {
             label,
             files,
-            pattern: compile(pattern),
+            pattern: Lazy::new(pattern),
             unless: None,
             code_only,
             inside: None,
@@ -93,13 +120,13 @@ impl Check {
     /// Only inside a block opened by `opens` and not yet closed by `stops`
     /// (see [`Check::inside`]).
     pub(crate) fn inside(mut self, opens: &str, stops: &str) -> Check {
-        self.inside = compile(opens).zip(compile(stops));
+        self.inside = Some((Lazy::new(opens), Lazy::new(stops)));
         self
     }
 
     /// Safe when the line also matches `pattern`.
     pub(crate) fn unless(mut self, pattern: &str) -> Check {
-        self.unless = compile(pattern);
+        self.unless = Some(Lazy::new(pattern));
         self
     }
 
@@ -107,6 +134,17 @@ impl Check {
     pub(crate) fn verbatim(mut self) -> Check {
         self.code_only = false;
         self
+    }
+
+    /// Whether every regex of the check compiles (for the rules' tests).
+    #[cfg(test)]
+    pub(crate) fn compiles(&self) -> bool {
+        self.pattern.get().is_some()
+            && self.unless.as_ref().is_none_or(|u| u.get().is_some())
+            && self
+                .inside
+                .as_ref()
+                .is_none_or(|(o, s)| o.get().is_some() && s.get().is_some())
     }
 
     /// Whether the walk back over `before` (nearest last) finds the block
@@ -134,8 +172,7 @@ impl Check {
         } else {
             text
         };
-        self.pattern.as_ref().is_some_and(|re| re.is_match(subject))
-            && !self.unless.as_ref().is_some_and(|re| re.is_match(text))
+        self.pattern.is_match(subject) && !self.unless.as_ref().is_some_and(|u| u.is_match(text))
     }
 }
 

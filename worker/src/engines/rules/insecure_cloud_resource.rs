@@ -90,6 +90,6 @@ mod tests {
         let found = run(&InsecureCloudResource, &change);
         assert_eq!(cited(&found), vec![("infra/main.tf", 3), ("infra/main.tf", 10)]);
         assert_well_formed(&InsecureCloudResource, &found);
-        assert!(CHECKS.iter().all(|c| c.pattern.is_some()));
+        assert!(CHECKS.iter().all(Check::compiles));
     }
 }

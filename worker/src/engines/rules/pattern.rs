@@ -9,14 +9,46 @@ use std::sync::LazyLock;
 pub(crate) type Pattern = LazyLock<Option<Regex>>;
 
 /// Compiles `pattern`, logging (not panicking) when it is invalid.
+///
+/// Word classes and boundaries are ASCII (`\w`, `\b`, `\d` as in
+/// [`ascii_classes`]): the rules read code, whose names are ASCII, and the
+/// Unicode tables make a pattern many times slower to compile, which is
+/// most of what a small review costs.
 pub(crate) fn compile(pattern: &str) -> Option<Regex> {
-    match Regex::new(pattern) {
+    match Regex::new(&ascii_classes(pattern)) {
         Ok(re) => Some(re),
         Err(err) => {
             tracing::error!(%err, pattern, "built-in rule pattern does not compile; check disabled");
             None
         }
     }
+}
+
+/// `pattern` with `\w`, `\W`, `\d`, `\D`, `\b` and `\B` made ASCII-only;
+/// every other escape (`\\w` is a backslash and a `w`) left as written.
+fn ascii_classes(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('w') => out.push_str("[0-9A-Za-z_]"),
+            Some('W') => out.push_str("[^0-9A-Za-z_]"),
+            Some('d') => out.push_str("[0-9]"),
+            Some('D') => out.push_str("[^0-9]"),
+            Some('b') => out.push_str("(?-u:\\b)"),
+            Some('B') => out.push_str("(?-u:\\B)"),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
 }
 
 /// Whether `pattern` matches `text` (never, if it did not compile).
@@ -35,6 +67,15 @@ mod tests {
 
     static BROKEN: Pattern = LazyLock::new(|| compile("(unclosed"));
     static WORD: Pattern = LazyLock::new(|| compile(r"\bfoo\b"));
+
+    #[test]
+    fn word_classes_are_ascii_and_other_escapes_stay() {
+        assert_eq!(ascii_classes(r"\bfoo\w+"), r"(?-u:\b)foo[0-9A-Za-z_]+");
+        assert_eq!(ascii_classes(r"a\\w\.b"), r"a\\w\.b");
+        let re = compile(r"[\w.-]+\d").unwrap_or_else(|| panic!("compiles"));
+        assert!(re.is_match("a.b-c1"));
+        assert!(!re.is_match("é"));
+    }
 
     #[test]
     fn an_invalid_pattern_never_matches() {

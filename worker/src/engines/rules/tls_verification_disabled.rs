@@ -1,8 +1,7 @@
+use super::catalogue::Lazy;
 use super::lang::Lang;
-use super::pattern::compile;
 use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
-use regex::Regex;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -37,7 +36,7 @@ impl Scope {
 }
 
 /// Each way of turning verification off: summary name, scope, pattern.
-static CHECKS: LazyLock<Vec<(&'static str, Scope, Option<Regex>)>> = LazyLock::new(|| {
+static CHECKS: LazyLock<Vec<(&'static str, Scope, Lazy)>> = LazyLock::new(|| {
     [
         ("verify=False", Scope::Python, r"\bverify\s*=\s*False\b"),
         (
@@ -97,7 +96,7 @@ static CHECKS: LazyLock<Vec<(&'static str, Scope, Option<Regex>)>> = LazyLock::n
         ),
     ]
     .into_iter()
-    .map(|(label, scope, p)| (label, scope, compile(p)))
+    .map(|(label, scope, p)| (label, scope, Lazy::new(p)))
     .collect()
 });
 
@@ -152,7 +151,7 @@ impl Rule for TlsVerificationDisabled {
                 let hit = CHECKS.iter().find(|(_, scope, re)| {
                     let written_as_code = matches!(scope, Scope::Python | Scope::Go | Scope::Rust);
                     let subject = if written_as_code { &code } else { text };
-                    scope.covers(lang) && re.as_ref().is_some_and(|re| re.is_match(subject))
+                    scope.covers(lang) && re.is_match(subject)
                 });
                 let Some((label, _, _)) = hit else {
                     continue;
@@ -216,7 +215,7 @@ mod tests {
             "TLS certificate verification disabled (`verify=False`)."
         );
         assert_well_formed(&TlsVerificationDisabled, &found);
-        assert!(CHECKS.iter().all(|(_, _, re)| re.is_some()));
+        assert!(CHECKS.iter().all(|(_, _, re)| re.get().is_some()));
     }
 
     #[test]
