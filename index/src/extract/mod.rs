@@ -1,0 +1,317 @@
+//! One file's definitions, references and imports, read from its syntax
+//! tree: the node kinds of each grammar that define, name, call and import.
+
+mod arity;
+mod calls;
+mod definitions;
+mod imports;
+
+use crate::lang::Lang;
+use revu_common::code_index::SymbolKind;
+use std::collections::{HashMap, HashSet};
+use tree_sitter::{Node, Parser};
+
+/// What one file defines, names and imports.
+#[derive(Debug, Clone, Default)]
+pub struct FileFacts {
+    pub defs: Vec<Def>,
+    pub refs: Vec<Ref>,
+    pub imports: Vec<Import>,
+    /// The tree had syntax errors (the rest of it is still read).
+    pub has_errors: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Def {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub line: u32,
+    pub end_line: u32,
+    /// Parameters, for functions and methods.
+    pub arity: Option<Arity>,
+    /// A Rust method taking `self`: a path call (`T::f(x, …)`) passes it.
+    pub takes_self: bool,
+}
+
+/// How many arguments a function takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arity {
+    pub required: u32,
+    /// `None`: any number more (`*args`, `...rest`, a variadic).
+    pub max: Option<u32>,
+}
+
+impl Arity {
+    pub fn accepts(self, n: u32) -> bool {
+        n >= self.required && self.max.is_none_or(|m| n <= m)
+    }
+
+    /// `2`, `1 to 3`, `2 or more`.
+    pub fn describe(self) -> String {
+        match self.max {
+            Some(m) if m == self.required => format!("{m}"),
+            Some(m) => format!("{} to {m}", self.required),
+            None => format!("{} or more", self.required),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ref {
+    pub name: String,
+    pub line: u32,
+    /// Reached through an object: `x.name`, a field in a literal.
+    pub member: bool,
+    /// The line of the function or method around it (`None`: top level).
+    pub caller: Option<u32>,
+    /// The name is called with this many arguments (`None`: not a call, or
+    /// arguments that cannot be counted, such as `*args`).
+    pub call_args: Option<u32>,
+    /// Called by path (`Type::name(…)`), which passes a Rust `self`.
+    pub path_call: bool,
+    /// Named in an import, not used.
+    pub import: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// As written: `a.b`, `./util`, `github.com/x/y`, `crate::a::b`,
+    /// `com.x.Y`.
+    pub spec: String,
+    /// Names taken from it (`from a import b, c`).
+    pub names: Vec<String>,
+    /// `mod name;` in Rust: the module's file is part of this one's crate.
+    pub module_decl: bool,
+    /// `import a.*` / `from a import *`.
+    pub wildcard: bool,
+}
+
+/// Reads files of one language; one per thread.
+pub struct Reader {
+    parser: Parser,
+    lang: Lang,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader").field("lang", &self.lang).finish()
+    }
+}
+
+impl Reader {
+    pub fn new(lang: Lang) -> Option<Reader> {
+        let mut parser = Parser::new();
+        parser.set_language(&lang.grammar()).ok()?;
+        Some(Reader { parser, lang })
+    }
+
+    /// The facts of `src`, keeping only the definitions and references
+    /// whose name `want` accepts (imports are always kept).
+    pub fn read(&mut self, src: &[u8], want: &dyn Fn(&str) -> bool) -> FileFacts {
+        let Some(tree) = self.parser.parse(src, None) else {
+            return FileFacts {
+                has_errors: true,
+                ..FileFacts::default()
+            };
+        };
+        let mut walk = Walk {
+            lang: self.lang,
+            src,
+            want,
+            facts: FileFacts {
+                has_errors: tree.root_node().has_error(),
+                ..FileFacts::default()
+            },
+            scopes: Vec::new(),
+            def_names: HashSet::new(),
+            calls: HashMap::new(),
+            import_end: 0,
+        };
+        walk.run(tree.root_node());
+        walk.facts
+    }
+}
+
+/// A definition around the node being read.
+struct Scope {
+    end_byte: usize,
+    kind: SymbolKind,
+    line: u32,
+}
+
+struct Walk<'a> {
+    lang: Lang,
+    src: &'a [u8],
+    want: &'a dyn Fn(&str) -> bool,
+    facts: FileFacts,
+    scopes: Vec<Scope>,
+    /// Name nodes that define, not reference.
+    def_names: HashSet<usize>,
+    /// Callee name nodes: argument count, and whether called by path.
+    calls: HashMap<usize, (Option<u32>, bool)>,
+    /// The end of the import statement being read, if inside one.
+    import_end: usize,
+}
+
+fn line_of(node: Node<'_>) -> u32 {
+    u32::try_from(node.start_position().row + 1).unwrap_or(u32::MAX)
+}
+
+fn end_line_of(node: Node<'_>) -> u32 {
+    u32::try_from(node.end_position().row + 1).unwrap_or(u32::MAX)
+}
+
+impl<'a> Walk<'a> {
+    fn run(&mut self, root: Node<'_>) {
+        let mut cursor = root.walk();
+        loop {
+            let node = cursor.node();
+            while self
+                .scopes
+                .last()
+                .is_some_and(|s| s.end_byte <= node.start_byte())
+            {
+                self.scopes.pop();
+            }
+            self.visit(node);
+            if cursor.goto_first_child() {
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn text(&self, node: Node<'_>) -> Option<&'a str> {
+        node.utf8_text(self.src).ok()
+    }
+
+    fn in_class(&self) -> bool {
+        self.scopes
+            .last()
+            .is_some_and(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Type))
+    }
+
+    fn in_function(&self) -> bool {
+        self.scopes
+            .iter()
+            .any(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+    }
+
+    fn caller(&self) -> Option<u32> {
+        self.scopes
+            .iter()
+            .rev()
+            .find(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+            .map(|s| s.line)
+    }
+
+    fn visit(&mut self, node: Node<'_>) {
+        let kind = node.kind();
+        if self.lang.is_name(kind) {
+            self.name(node);
+            return;
+        }
+        self.definition(node, kind);
+        self.call(node, kind);
+        self.import(node, kind);
+    }
+
+    /// A name: a reference unless it is a definition's own name.
+    fn name(&mut self, node: Node<'_>) {
+        if self.def_names.contains(&node.id()) {
+            return;
+        }
+        let Some(name) = self.text(node) else { return };
+        if !(self.want)(name) {
+            return;
+        }
+        let (call_args, path_call) = self.calls.remove(&node.id()).unwrap_or((None, false));
+        let member = self.is_member(node);
+        self.facts.refs.push(Ref {
+            name: name.to_owned(),
+            line: line_of(node),
+            member,
+            caller: self.caller(),
+            call_args,
+            path_call,
+            import: node.start_byte() < self.import_end,
+        });
+    }
+
+    fn is_member(&self, node: Node<'_>) -> bool {
+        let kind = node.kind();
+        if matches!(
+            kind,
+            "property_identifier"
+                | "field_identifier"
+                | "shorthand_property_identifier"
+                | "shorthand_property_identifier_pattern"
+        ) {
+            return true;
+        }
+        let Some(parent) = node.parent() else {
+            return false;
+        };
+        match (self.lang, parent.kind()) {
+            (Lang::Python, "attribute") => parent
+                .child_by_field_name("attribute")
+                .is_some_and(|a| a.id() == node.id()),
+            (Lang::Java, "field_access") => parent
+                .child_by_field_name("field")
+                .is_some_and(|a| a.id() == node.id()),
+            (Lang::Java, "method_invocation") => {
+                parent.child_by_field_name("object").is_some()
+                    && parent
+                        .child_by_field_name("name")
+                        .is_some_and(|a| a.id() == node.id())
+            }
+            (Lang::Rust, "shorthand_field_initializer") => true,
+            _ => false,
+        }
+    }
+
+    fn define(&mut self, def: Node<'_>, name: Node<'_>, kind: SymbolKind, arity: Option<Arity>) {
+        self.define_with(def, name, kind, arity, false);
+    }
+
+    fn define_with(
+        &mut self,
+        def: Node<'_>,
+        name: Node<'_>,
+        kind: SymbolKind,
+        arity: Option<Arity>,
+        takes_self: bool,
+    ) {
+        self.def_names.insert(name.id());
+        let scoped = matches!(
+            kind,
+            SymbolKind::Function | SymbolKind::Method | SymbolKind::Class | SymbolKind::Type
+        );
+        if scoped {
+            self.scopes.push(Scope {
+                end_byte: def.end_byte(),
+                kind,
+                line: line_of(def),
+            });
+        }
+        let Some(text) = self.text(name) else { return };
+        if !(self.want)(text) {
+            return;
+        }
+        self.facts.defs.push(Def {
+            name: text.to_owned(),
+            kind,
+            line: line_of(def),
+            end_line: end_line_of(def),
+            arity,
+            takes_self,
+        });
+    }
+}
