@@ -44,7 +44,7 @@ impl Change {
     /// or with `--no-index`.
     pub fn code_index(
         &self,
-        heads: &Heads,
+        heads: &mut Heads,
         args: &IndexArgs,
     ) -> Result<Option<(CodeIndex, IndexCost)>, CliError> {
         let (Some(top), Some(head_of)) = (&self.work_tree, &self.head_of) else {
@@ -57,8 +57,11 @@ impl Change {
             return Ok(None);
         }
         let started = Instant::now();
-        let diff = revu_common::diff::parse(&self.diff)
-            .map_err(|e| CliError::Input(format!("git wrote a diff revu cannot read: {e}")))?;
+        let diff = match heads.parsed.take() {
+            Some(diff) => diff,
+            None => revu_common::diff::parse(&self.diff)
+                .map_err(|e| CliError::Input(format!("git wrote a diff revu cannot read: {e}")))?,
+        };
         let mut input = ChangeInput {
             head: heads
                 .files
@@ -87,26 +90,8 @@ impl Change {
             ..Options::default()
         };
         let mut indexer = Indexer::new(input, options);
-        let paths: Vec<String> = list(top, head_of)?
-            .into_iter()
-            .filter(|p| Indexer::wants(p))
-            .collect();
         let mut bytes = 0u64;
-        let counted = |item: (String, Vec<u8>)| {
-            bytes += item.1.len() as u64;
-            item
-        };
-        match head_of {
-            HeadOf::WorkTree => indexer.scan(work_tree_files(top, paths).map(counted)),
-            HeadOf::Index => {
-                let spec = |p: &str| format!(":{p}");
-                indexer.scan(Blobs::open(top, paths, &spec, u64::MAX)?.map(counted));
-            }
-            HeadOf::Commit(rev) => {
-                let spec = |p: &str| format!("{rev}:{p}");
-                indexer.scan(Blobs::open(top, paths, &spec, u64::MAX)?.map(counted));
-            }
-        }
+        indexer.scan(indexed_files(top, head_of)?.inspect(|(_, b)| bytes += b.len() as u64));
         let mut index = indexer.finish();
         if let Some(root) = &args.consumers_root {
             let tokens = revu_index::downstream::contract_tokens(&index);
@@ -130,26 +115,32 @@ impl Change {
             return Ok(IndexCost::default());
         };
         let started = Instant::now();
-        let paths: Vec<String> = list(top, head_of)?
-            .into_iter()
-            .filter(|p| Indexer::wants(p))
-            .collect();
-        let bytes: u64 = match head_of {
-            HeadOf::WorkTree => work_tree_files(top, paths)
-                .map(|(_, b)| b.len() as u64)
-                .sum(),
-            HeadOf::Index => Blobs::open(top, paths, &|p| format!(":{p}"), u64::MAX)?
-                .map(|(_, b)| b.len() as u64)
-                .sum(),
-            HeadOf::Commit(rev) => Blobs::open(top, paths, &|p| format!("{rev}:{p}"), u64::MAX)?
-                .map(|(_, b)| b.len() as u64)
-                .sum(),
-        };
+        let bytes = indexed_files(top, head_of)?
+            .map(|(_, b)| b.len() as u64)
+            .sum();
         Ok(IndexCost {
             elapsed: started.elapsed(),
             bytes,
         })
     }
+}
+
+/// Files streamed with their contents: a path and its bytes at a time.
+type Files = Box<dyn Iterator<Item = (String, Vec<u8>)>>;
+
+/// The files the index reads, at head.
+fn indexed_files(top: &Path, head_of: &HeadOf) -> Result<Files, CliError> {
+    let paths: Vec<String> = list(top, head_of)?
+        .into_iter()
+        .filter(|p| Indexer::wants(p))
+        .collect();
+    let rev = match head_of {
+        HeadOf::WorkTree => return Ok(Box::new(work_tree_files(top, paths))),
+        HeadOf::Index => "",
+        HeadOf::Commit(rev) => rev.as_str(),
+    };
+    let spec = |p: &str| format!("{rev}:{p}");
+    Ok(Box::new(Blobs::open(top, paths, &spec, u64::MAX)?))
 }
 
 /// The paths of the repository at head, as git lists them.
@@ -178,7 +169,10 @@ fn list(top: &Path, head_of: &HeadOf) -> Result<Vec<String>, CliError> {
 
 /// The files of the work tree, read one at a time; one that is gone or not
 /// a regular file is passed over.
-fn work_tree_files(top: &Path, paths: Vec<String>) -> impl Iterator<Item = (String, Vec<u8>)> {
+fn work_tree_files(
+    top: &Path,
+    paths: Vec<String>,
+) -> impl Iterator<Item = (String, Vec<u8>)> + use<> {
     let top = top.to_path_buf();
     paths.into_iter().filter_map(move |p| {
         let file = top.join(&p);

@@ -43,6 +43,8 @@ pub struct HeadLimits {
 pub struct Heads {
     pub files: BTreeMap<String, Vec<u8>>,
     pub skipped: Vec<(String, String)>,
+    /// The diff as parsed to find them, for the code index to take.
+    pub parsed: Option<revu_common::diff::Diff>,
 }
 
 impl crate::source::Change {
@@ -137,6 +139,7 @@ pub fn collect(
             limits.max_head_bytes
         )));
     }
+    heads.parsed = Some(parsed);
     Ok(heads)
 }
 

@@ -57,23 +57,20 @@ pub struct Indexer {
 
 impl Indexer {
     pub fn new(change: ChangeInput, options: Options) -> Indexer {
-        let mut heads = BTreeMap::new();
-        let mut bases = BTreeMap::new();
-        let all = |_: &str| true;
-        for (path, text) in &change.head {
-            if let Some(lang) = Lang::of(path)
-                && let Some(mut reader) = extract::Reader::new(lang)
-            {
-                heads.insert(path.clone(), (lang, reader.read(text, &all)));
+        let mut readers = extract::Readers::default();
+        let mut read_all = |files: &BTreeMap<String, Vec<u8>>| {
+            let mut out = BTreeMap::new();
+            for (path, text) in files {
+                if let Some(lang) = Lang::of(path)
+                    && let Some(facts) = readers.read(lang, text, &|_| true)
+                {
+                    out.insert(path.clone(), (lang, facts));
+                }
             }
-        }
-        for (path, text) in &change.base {
-            if let Some(lang) = Lang::of(path)
-                && let Some(mut reader) = extract::Reader::new(lang)
-            {
-                bases.insert(path.clone(), (lang, reader.read(text, &all)));
-            }
-        }
+            out
+        };
+        let heads = read_all(&change.head);
+        let bases = read_all(&change.base);
         let mut wanted = HashSet::new();
         let mut quoted = HashSet::new();
         for (_, facts) in heads.values() {

@@ -1,6 +1,6 @@
 //! Reading the repository's files on several threads.
 
-use crate::extract::{FileFacts, Reader};
+use crate::extract::{FileFacts, Readers};
 use crate::lang::Lang;
 use revu_common::code_index::IndexStats;
 use std::collections::{HashMap, HashSet};
@@ -129,7 +129,7 @@ fn read_files(
     wanted: &HashSet<String>,
     quoted: &HashSet<String>,
 ) -> Vec<ScannedFile> {
-    let mut readers: HashMap<Lang, Reader> = HashMap::new();
+    let mut readers = Readers::default();
     let mut out = Vec::new();
     let want = |name: &str| wanted.contains(name);
     loop {
@@ -146,14 +146,9 @@ fn read_files(
             });
             continue;
         };
-        let reader = match readers.entry(lang) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(e) => match Reader::new(lang) {
-                Some(r) => e.insert(r),
-                None => continue,
-            },
+        let Some(facts) = readers.read(lang, &bytes, &want) else {
+            continue;
         };
-        let facts = reader.read(&bytes, &want);
         let quotes = facts
             .refs
             .iter()

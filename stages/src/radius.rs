@@ -11,7 +11,6 @@ use crate::verify::Verified;
 use revu_common::bundle::ReviewBundle;
 use revu_common::code_index::{ELEVATE_AT_IMPORTERS, GRAPH_UNAVAILABLE, describe_radius};
 use revu_common::finding::{BlastRadius, Severity};
-use std::cmp::Reverse;
 
 pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
     let index = bundle.code_index.as_ref();
@@ -33,13 +32,6 @@ pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
         }
     }
     if verified.stats.elevated > 0 {
-        verified.findings.sort_by(|a, b| {
-            (Reverse(a.severity), &a.file, a.line, &a.rule).cmp(&(
-                Reverse(b.severity),
-                &b.file,
-                b.line,
-                &b.rule,
-            ))
-        });
+        crate::verify::sort_in_report_order(&mut verified.findings);
     }
 }

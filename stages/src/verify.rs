@@ -163,14 +163,7 @@ pub fn verify_with(
         }
         findings.extend(merge(group));
     }
-    findings.sort_by(|a, b| {
-        (Reverse(a.severity), &a.file, a.line, &a.rule).cmp(&(
-            Reverse(b.severity),
-            &b.file,
-            b.line,
-            &b.rule,
-        ))
-    });
+    sort_in_report_order(&mut findings);
     stats.kept = findings.len();
 
     // Whole-file findings (line 0) are left out: several issues with one file
@@ -202,6 +195,18 @@ pub fn verify_with(
         stats,
         conventions: effects,
     }
+}
+
+/// Most severe first, then by file, line and rule.
+pub(crate) fn sort_in_report_order(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (Reverse(a.severity), &a.file, a.line, &a.rule).cmp(&(
+            Reverse(b.severity),
+            &b.file,
+            b.line,
+            &b.rule,
+        ))
+    });
 }
 
 fn effect_key(e: &ConventionEffect) -> (&str, &str, &str, Severity, Option<Severity>) {

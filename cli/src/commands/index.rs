@@ -24,13 +24,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             "revu index reads a git change: run it in a repository, without --diff".into(),
         ));
     }
-    let heads = change.heads(args.change.head_limits)?;
+    let mut heads = change.heads(args.change.head_limits)?;
     let reference = if args.stats {
         Some(change.read_only()?)
     } else {
         None
     };
-    let Some((index, cost)) = change.code_index(&heads, &args.change.index)? else {
+    let Some((index, cost)) = change.code_index(&mut heads, &args.change.index)? else {
         return Err(CliError::Input("--no-index leaves nothing to print".into()));
     };
     let failed = |e: serde_json::Error| CliError::Internal(format!("writing the index: {e}"));

@@ -118,10 +118,10 @@ pub(crate) fn parse_rigor(s: &str) -> Result<Rigor, String> {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.change.source.read()?;
-    let heads = change.heads(args.change.head_limits)?;
+    let mut heads = change.heads(args.change.head_limits)?;
     heads.say_skipped();
     let code_index = change
-        .code_index(&heads, &args.change.index)?
+        .code_index(&mut heads, &args.change.index)?
         .map(|(index, _)| index);
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;

@@ -98,11 +98,11 @@ fn parse_traceparent(
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.change.source.read()?;
-    let heads = change.heads(args.change.head_limits)?;
+    let mut heads = change.heads(args.change.head_limits)?;
     if !args.quiet {
         heads.say_skipped();
     }
-    let code_index = match change.code_index(&heads, &args.change.index)? {
+    let code_index = match change.code_index(&mut heads, &args.change.index)? {
         Some((index, _)) => serde_json::to_vec(&index)
             .map_err(|e| CliError::Internal(format!("encoding the code index: {e}")))?,
         None => Vec::new(),

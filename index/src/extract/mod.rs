@@ -132,6 +132,27 @@ impl Reader {
     }
 }
 
+/// A reader per language, made when a file of it first comes.
+#[derive(Debug, Default)]
+pub struct Readers(HashMap<Lang, Reader>);
+
+impl Readers {
+    /// The facts of `src` in `lang` (see [`Reader::read`]); `None` when
+    /// the grammar does not load.
+    pub fn read(
+        &mut self,
+        lang: Lang,
+        src: &[u8],
+        want: &dyn Fn(&str) -> bool,
+    ) -> Option<FileFacts> {
+        let reader = match self.0.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(Reader::new(lang)?),
+        };
+        Some(reader.read(src, want))
+    }
+}
+
 /// A definition around the node being read.
 struct Scope {
     end_byte: usize,

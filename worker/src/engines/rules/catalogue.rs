@@ -5,7 +5,7 @@
 
 use super::lang::Lang;
 use super::pattern::compile;
-use super::scope::production_lines;
+use super::scope::{HeadLine, head_lines, production_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use regex::Regex;
 use revu_common::diff::FilePatch;
@@ -149,11 +149,11 @@ impl Check {
 
     /// Whether the walk back over `before` (nearest last) finds the block
     /// open.
-    fn in_block(&self, before: &[&str]) -> bool {
+    fn in_block(&self, before: &[HeadLine<'_>]) -> bool {
         let Some((opens, stops)) = &self.inside else {
             return true;
         };
-        for text in before.iter().rev() {
+        for HeadLine { text, .. } in before.iter().rev() {
             if opens.is_match(text) {
                 return true;
             }
@@ -191,18 +191,12 @@ pub(crate) fn hits<'a>(
         }
         let lang = Lang::of(path);
         // Every head-side line the hunks show, for the block walks.
-        let shown: Vec<(u32, &str)> = patch
-            .hunks
-            .iter()
-            .flat_map(|h| &h.lines)
-            .filter_map(|l| Some((l.new_line?, l.text.as_str())))
-            .collect();
+        let shown: Vec<HeadLine<'_>> = patch.hunks.iter().flat_map(head_lines).collect();
         for (line, text) in production_lines(patch) {
-            let at = shown.partition_point(|(n, _)| *n < line);
-            let before: Vec<&str> = shown[..at].iter().map(|(_, t)| *t).collect();
+            let before = &shown[..shown.partition_point(|l| l.line < line)];
             if let Some(check) = mine
                 .iter()
-                .find(|c| c.matches(text, lang) && c.in_block(&before))
+                .find(|c| c.matches(text, lang) && c.in_block(before))
             {
                 out.push((patch, line, *check));
             }

@@ -84,20 +84,17 @@ impl Rule for StaleReference {
                  time or does not build.",
                 o.text
             );
-            let callers = index
-                .omissions
-                .iter()
-                .filter(|x| x.symbol == o.symbol && x.defined_in == o.defined_in)
-                .count();
-            let importers = index
-                .files
-                .get(&o.defined_in)
-                .map_or(0, |f| f.transitive_importers);
+            // Verification writes the blast radius again from the same index.
+            let radius = index
+                .blast_radius(&o.site.file, o.site.line)
+                .map_or(BlastRadius::Local, |(callers, importers)| {
+                    BlastRadius::Described(describe_radius(callers, importers))
+                });
             out.push(finding(
                 self,
                 &o.site.file,
                 o.site.line,
-                BlastRadius::Described(describe_radius(callers, importers)),
+                radius,
                 Message { summary, why, fix },
             ));
         }

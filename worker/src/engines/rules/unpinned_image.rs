@@ -1,6 +1,6 @@
 use super::catalogue::{Files, is_dockerfile};
 use super::pattern::{Pattern, captures, compile};
-use super::scope::production_lines;
+use super::scope::{HeadLine, head_lines, production_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
@@ -72,14 +72,8 @@ impl Rule for UnpinnedImage {
             }
             // Build stages named so far may be used as images.
             let mut stages: HashSet<String> = HashSet::new();
-            let shown: Vec<(u32, &str)> = patch
-                .hunks
-                .iter()
-                .flat_map(|h| &h.lines)
-                .filter_map(|l| Some((l.new_line?, l.text.as_str())))
-                .collect();
             let production: HashSet<u32> = production_lines(patch).into_iter().map(|(n, _)| n).collect();
-            for (line, text) in shown {
+            for HeadLine { line, text, .. } in patch.hunks.iter().flat_map(head_lines) {
                 let image = if docker {
                     let Some(c) = captures(&FROM, text) else { continue };
                     let image = c[1].to_owned();
