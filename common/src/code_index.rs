@@ -214,6 +214,11 @@ impl CodeIndex {
             .min_by_key(|s| s.end_line - s.line)
     }
 
+    /// The stale uses of symbols defined in `file`.
+    pub fn omissions_in<'a>(&'a self, file: &'a str) -> impl Iterator<Item = &'a Omission> + 'a {
+        self.omissions.iter().filter(move |o| o.defined_in == file)
+    }
+
     /// Whether the client read `file:line` at head as a use of a changed
     /// symbol, so that a finding may cite it although the change did not
     /// touch the file.

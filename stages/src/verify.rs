@@ -75,13 +75,15 @@ pub fn verify_with(
         // file the change did not touch; it is caused by the change.
         let cited_use = index.is_some_and(|i| i.has_site(&finding.file, finding.line));
         let patch = patches.get(finding.file.as_str()).copied();
+        // The patch whose lines the citation is checked against.
+        let checked = patch.filter(|_| !cited_use);
         if patch.is_none() && !cited_use {
             stats.dropped_unknown_file += 1;
             continue;
         }
         let mut on_file = false;
         let mut whole_file = false;
-        if let Some(patch) = patch.filter(|_| !cited_use) {
+        if let Some(patch) = checked {
             // A finding on the whole file cites its first changed line; a
             // file with no head-side line to show (binary, deleted) is
             // cited at line 1 and has no line to check.
@@ -122,7 +124,7 @@ pub fn verify_with(
                 f
             }
         };
-        if let Some(patch) = patch.filter(|_| !cited_use)
+        if let Some(patch) = checked
             && !whole_file
             && !on_file
             && !patch.is_added_line(finding.line)

@@ -86,11 +86,7 @@ impl ExecEngine {
                 .iter()
                 .filter_map(|path| {
                     let file = index.files.get(*path)?;
-                    let stale: Vec<_> = index
-                        .omissions
-                        .iter()
-                        .filter(|o| o.defined_in == *path)
-                        .collect();
+                    let stale: Vec<_> = index.omissions_in(path).collect();
                     Some((
                         (*path).to_owned(),
                         serde_json::json!({ "file": file, "stale_uses": stale }),

@@ -52,18 +52,12 @@ pub(super) fn key(engine: &dyn Engine, input: &LaneInput) -> Option<String> {
         let bytes = streamed.bytes;
         h.update(bytes.to_le_bytes());
         let head = bundle.head_files.get(patch.path()).map(Vec::as_slice);
-        let head = head.unwrap_or(b"\0no head");
-        h.update(u64::try_from(head.len()).unwrap_or(u64::MAX).to_le_bytes());
-        h.update(head);
+        part(&mut h, head.unwrap_or(b"\0no head"));
         // What the code index says of the file: its callers, importers and
         // the uses at head its change left stale, which lanes report on.
         if let Some(index) = &bundle.code_index {
             let path = patch.path();
-            let stale: Vec<_> = index
-                .omissions
-                .iter()
-                .filter(|o| o.defined_in == path)
-                .collect();
+            let stale: Vec<_> = index.omissions_in(path).collect();
             let seen = (index.files.get(path), stale);
             part(&mut h, serde_json::to_string(&seen).ok()?.as_bytes());
         }

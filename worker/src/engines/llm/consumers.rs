@@ -54,7 +54,7 @@ pub(super) fn section(input: &LaneInput) -> String {
                 }
             );
         }
-        for o in index.omissions.iter().filter(|o| o.defined_in == path) {
+        for o in index.omissions_in(path) {
             let _ = writeln!(
                 out,
                 "  stale use at {}:{} of {} `{}` ({}): {}",
