@@ -1,5 +1,5 @@
 //! The linters beside the built-in rules in `revu review`: real shellcheck,
-//! ruff, hadolint and yamllint on the head files of a scratch repository,
+//! ruff, bandit, hadolint and yamllint on the head files of a scratch repository,
 //! their findings kept to the added lines; a tool added by `--lint-tool`;
 //! and a missing, failing or slow tool named in the lane's checks.
 //!

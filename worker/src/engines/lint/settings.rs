@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// Linter settings, on the worker and on `revu review` alike.
 #[derive(Debug, Clone, clap::Args, Serialize, Deserialize)]
 pub struct LintSettings {
-    /// Run the linters found on PATH (shellcheck, ruff, hadolint,
+    /// Run the linters found on PATH (shellcheck, ruff, bandit, hadolint,
     /// actionlint, yamllint and any `--lint-tool`) on each domain lane's
     /// changed files, beside the built-in rules: `on` or `off`.
     #[arg(long, env = "REVU_LINTERS", default_value = "on", value_parser = parse_switch, action = clap::ArgAction::Set)]
