@@ -23,9 +23,15 @@ use std::path::PathBuf;
 pub struct ServiceSettings {
     /// Redis URL: `redis://` or, over TLS, `rediss://`; an ACL user and
     /// password go in it (`rediss://USER:PASSWORD@HOST:PORT`) or the
-    /// password in `--redis-password-file`.
+    /// password in `--redis-password-file`. With `--redis-cluster`, a
+    /// comma-separated list of seed nodes.
     #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
     pub redis: String,
+
+    /// Redis is a Redis Cluster: `--redis` names seed nodes, and the rest
+    /// of the cluster is found from them.
+    #[arg(long, env = "REVU_REDIS_CLUSTER")]
+    pub redis_cluster: bool,
 
     /// PEM CA certificates a `rediss://` server's certificate must chain
     /// to, instead of the system roots.
@@ -89,7 +95,12 @@ impl ServiceSettings {
         )
         .await
         .map_err(|source| RedisConnectError {
-            url: redact_url(&self.redis),
+            url: self
+                .redis
+                .split(',')
+                .map(redact_url)
+                .collect::<Vec<_>>()
+                .join(","),
             source,
         })
     }
@@ -129,6 +140,7 @@ impl ServiceSettings {
             client_cert: self.redis_client_cert.clone(),
             client_key: self.redis_client_key.clone(),
             password_file: self.redis_password_file.clone(),
+            cluster: self.redis_cluster,
         }
     }
 }

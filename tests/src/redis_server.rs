@@ -47,6 +47,25 @@ const HOW_TO_GET_ONE: &str = "no Redis for the end-to-end tests: install redis-s
 or point REVU_TEST_REDIS_URL at a Redis 7 you may write to";
 
 impl RedisServer {
+    /// A handle on a Redis this handle did not start (an external one, or
+    /// a cluster named by its seeds), with key prefix `prefix`.
+    pub fn external(url: &str, prefix: &str) -> RedisServer {
+        RedisServer {
+            url: url.to_owned(),
+            prefix: prefix.to_owned(),
+            process: None,
+            port: 0,
+            command: Vec::new(),
+            dir: None,
+        }
+    }
+
+    /// Where this server's keys live (the key layout under its prefix).
+    pub fn layout(&self) -> revu_common::queue::redis::layout::Layout {
+        revu_common::queue::redis::layout::Layout::new(&self.prefix)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
     /// Starts (or connects to) a Redis. Panics with instructions if none can be had.
     pub fn start() -> RedisServer {
         Self::start_with(&[])
@@ -144,6 +163,17 @@ impl RedisServer {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// One try at starting a `redis-server` of our own on a free port with
+    /// `extra` arguments: `Err` when it did not come up (another process
+    /// took a port it was given).
+    pub fn try_start_with(extra: &[&str]) -> Result<RedisServer, String> {
+        let found = Command::new("redis-server").arg("--version").output();
+        if !found.is_ok_and(|o| o.status.success()) {
+            panic!("{HOW_TO_GET_ONE}");
+        }
+        Self::spawn_on(probe_port(), &format!("revu-test-{}", uuid_like()), extra)
     }
 
     /// Starts `redis-server` on `port`; `Err` when it is not ours that
@@ -252,26 +282,29 @@ impl RedisServer {
         .unwrap_or(0)
     }
 
-    /// How many reviews the store holds (their hashes `{prefix}:review:ID`).
-    pub fn review_count(&self) -> usize {
-        let head = format!("{}:review:", self.prefix);
+    /// The review hashes the store holds (`{prefix:N}:review:ID`).
+    fn review_hashes(&self) -> Vec<String> {
         let keys: Vec<String> = self
-            .query(redis::cmd("KEYS").arg(format!("{head}*")))
+            .query(redis::cmd("KEYS").arg(format!("{{{}:?}}:review:*", self.prefix)))
             .unwrap_or_default();
-        keys.iter()
-            .filter(|k| k.strip_prefix(&head).is_some_and(|id| !id.contains(':')))
-            .count()
+        keys.into_iter()
+            .filter(|k| {
+                k.split_once("}:review:")
+                    .is_some_and(|(_, id)| !id.contains(':'))
+            })
+            .collect()
+    }
+
+    /// How many reviews the store holds.
+    pub fn review_count(&self) -> usize {
+        self.review_hashes().len()
     }
 
     /// The fields of every review hash the store holds, sorted.
     pub fn review_fields(&self) -> Vec<String> {
-        let head = format!("{}:review:", self.prefix);
-        let keys: Vec<String> = self
-            .query(redis::cmd("KEYS").arg(format!("{head}*")))
-            .unwrap_or_default();
-        let mut fields: Vec<String> = keys
+        let mut fields: Vec<String> = self
+            .review_hashes()
             .iter()
-            .filter(|k| k.strip_prefix(&head).is_some_and(|id| !id.contains(':')))
             .flat_map(|k| {
                 self.query::<Vec<String>>(redis::cmd("HKEYS").arg(k))
                     .unwrap_or_default()
@@ -281,10 +314,16 @@ impl RedisServer {
         fields
     }
 
-    /// Entries on the stream `{prefix}:{stream}` (0 if unreadable).
+    /// Entries on the stream `{prefix:N}:{stream}` of every shard (0 for
+    /// one that is unreadable).
     pub fn stream_len(&self, stream: &str) -> u64 {
-        self.query(redis::cmd("XLEN").arg(format!("{}:{stream}", self.prefix)))
-            .unwrap_or(0)
+        let layout = self.layout();
+        revu_common::queue::redis::layout::shards()
+            .map(|s| {
+                self.query::<u64>(redis::cmd("XLEN").arg(layout.sharded(s, stream)))
+                    .unwrap_or(0)
+            })
+            .sum()
     }
 
     fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Option<T> {

@@ -132,8 +132,14 @@ fn citations_are_exact_and_nothing_stays_pending() {
     // it a moment.
     let client = redis::Client::open(cluster.redis.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut conn = client.get_connection().unwrap_or_else(|e| panic!("{e}"));
-    for (stream, group) in [("jobs:rules", "workers"), ("results", "coordinators")] {
-        let key = format!("{}:{stream}", cluster.redis.prefix);
+    let layout = cluster.redis.layout();
+    let streams = revu_common::queue::redis::layout::shards().flat_map(|s| {
+        [
+            (layout.jobs(s, "rules"), "workers"),
+            (layout.sharded(s, "results"), "coordinators"),
+        ]
+    });
+    for (key, group) in streams {
         let mut pending = pending_count(&mut conn, &key, group);
         for _ in 0..50 {
             if pending == 0 {

@@ -2,6 +2,7 @@
 //! workers, a killed coordinator, a restarted Redis, lanes that always fail,
 //! malformed reports, lanes slower than their lease.
 
+use revu_common::queue::redis::layout::shard_of;
 use revu_proto::v1::review_event::Kind;
 use revu_tests::client::kind;
 use revu_tests::scenario::{Scenario, citations, count, first_lane, lanes, without_id};
@@ -105,7 +106,12 @@ fn always_failing_lane_is_dead_lettered_after_exactly_n_attempts() {
     let redis = redis::Client::open(s.cluster.redis.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut conn = redis.get_connection().unwrap_or_else(|e| panic!("{e}"));
     let dead: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
-        .arg(format!("{}:dead", s.cluster.redis.prefix))
+        .arg(
+            s.cluster
+                .redis
+                .layout()
+                .sharded(shard_of(&revu_common::lane::ReviewId(id.clone())), "dead"),
+        )
         .arg("-")
         .arg("+")
         .query(&mut conn)

@@ -165,31 +165,45 @@ fn rendered_manifests_are_valid_kubernetes_objects() {
         0,
         "{kinds_every:?}"
     );
-    // Two triggers (lag and pending entries) per engine stream.
+    // Two triggers (lag and pending entries) per engine stream of each of
+    // the eight key shards, of the cluster kind since redis.cluster is on,
+    // each asking for an eighth of the per-replica counts.
     let docs = YamlLoader::load_from_str(&every).unwrap_or_default();
     let scaled = docs
         .iter()
         .find(|d| d["kind"].as_str() == Some("ScaledObject"))
         .cloned()
         .unwrap_or(Yaml::Null);
-    let streams: Vec<&str> = scaled["spec"]["triggers"]
+    let triggers = scaled["spec"]["triggers"]
         .as_vec()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["metadata"]["stream"].as_str())
-                .collect()
-        })
+        .cloned()
         .unwrap_or_default();
-    assert_eq!(
-        streams,
-        [
-            "revu:jobs:rules",
-            "revu:jobs:rules",
-            "revu:jobs:llm",
-            "revu:jobs:llm"
-        ],
+    let streams: Vec<&str> = triggers
+        .iter()
+        .filter_map(|t| t["metadata"]["stream"].as_str())
+        .collect();
+    let mut expected = Vec::new();
+    for engine in ["rules", "llm"] {
+        for shard in 0..8 {
+            let stream = format!("{{revu:{shard}}}:jobs:{engine}");
+            expected.push(stream.clone());
+            expected.push(stream);
+        }
+    }
+    assert_eq!(streams, expected, "{scaled:?}");
+    assert!(
+        triggers
+            .iter()
+            .all(|t| t["type"].as_str() == Some("redis-cluster-streams")
+                && t["metadata"]["addresses"].as_str() == Some("redis.data.svc:6379")),
         "{scaled:?}"
     );
+    assert_eq!(
+        triggers[0]["metadata"]["lagCount"].as_str(),
+        Some("1"),
+        "{scaled:?}"
+    );
+    assert!(every.contains("REVU_REDIS_CLUSTER"), "{every}");
     // TLS on: the probes leave gRPC, which kubelet cannot speak over TLS.
     assert!(every.contains("path: /readyz"), "{every}");
     assert!(every.contains("scheme: HTTPS"), "{every}");

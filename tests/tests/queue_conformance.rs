@@ -4,13 +4,14 @@
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::redis::RedisBackend;
+use revu_common::queue::redis::layout::shard_of;
+use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, Delivery, JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
 use revu_common::review::{
     LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState, now_ms,
 };
-use revu_tests::RedisServer;
+use revu_tests::{RedisCluster, RedisServer};
 use std::time::Duration;
 
 const SHORT: Duration = Duration::from_millis(50);
@@ -97,8 +98,12 @@ async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewSto
     b.complete_job(&got.entry, &report(&j)).await.or_fail();
     let depth = b.job_backlog().await.or_fail();
     assert_eq!((depth.pending, depth.undelivered), (0, 0));
-    let r = b.take_result("coord", SHORT).await.or_fail();
-    let r = r.unwrap_or_else(|| panic!("report not delivered"));
+    let r = b.take_results("coord", SHORT).await.or_fail();
+    assert!(r.len() <= 1, "one report, delivered {} times", r.len());
+    let r = r
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("report not delivered"));
     assert_eq!(r.payload.as_ref().ok(), Some(&report(&j)));
     b.ack_result(&r.entry).await.or_fail();
     assert!(
@@ -152,7 +157,7 @@ async fn dead_letter_acknowledges_and_counts<B: JobQueue + ReviewStore>(b: B) {
 }
 
 async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStore>(b: B) {
-    let first = ReviewId::new();
+    let first = b.new_review_id(None, Some("key-1"));
     let mut bundle = ReviewBundle {
         diff: b"diff --git a/x b/x\n\xff raw bytes".to_vec(),
         ..Default::default()
@@ -169,7 +174,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     assert_eq!(created.or_fail(), CreateOutcome::Created);
     let again = b
         .create_review(
-            &record(&ReviewId::new()),
+            &record(&b.new_review_id(None, Some("key-1"))),
             &bundle,
             Some("key-1"),
             &[job(&first, "domain:x")],
@@ -461,18 +466,18 @@ async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b:
 
 async fn tenants_have_their_own_reviews_and_idempotency_keys<B: JobQueue + ReviewStore>(b: B) {
     let bundle = ReviewBundle::default();
-    let mine = ReviewId::new_in(Some("team-a"));
+    let mine = b.new_review_id(Some("team-a"), Some("ci-42"));
     let created = b
         .create_review(&record(&mine), &bundle, Some("ci-42"), &[])
         .await;
     assert_eq!(created.or_fail(), CreateOutcome::Created);
     // The same key from another tenant, and from no tenant, is another review.
-    let theirs = ReviewId::new_in(Some("team-b"));
+    let theirs = b.new_review_id(Some("team-b"), Some("ci-42"));
     let created = b
         .create_review(&record(&theirs), &bundle, Some("ci-42"), &[])
         .await;
     assert_eq!(created.or_fail(), CreateOutcome::Created);
-    let open = ReviewId::new_in(None);
+    let open = b.new_review_id(None, Some("ci-42"));
     let created = b
         .create_review(&record(&open), &bundle, Some("ci-42"), &[])
         .await;
@@ -567,7 +572,28 @@ macro_rules! conformance {
                 }
             )*
         }
+        /// Every case on one real six-node Redis Cluster, in turn, each
+        /// under a key prefix of its own.
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn redis_cluster_passes_every_case() {
+            let cluster = RedisCluster::start();
+            $(
+                eprintln!("cluster case {}", stringify!($case));
+                $case(cluster_backend(&cluster, stringify!($case)).await).await;
+            )*
+        }
     };
+}
+
+async fn cluster_backend(cluster: &RedisCluster, case: &str) -> RedisBackend {
+    let options = RedisOptions {
+        cluster: true,
+        ..RedisOptions::default()
+    };
+    let prefix = format!("{}-{case}", cluster.prefix);
+    RedisBackend::connect_with(&cluster.seeds(), &options, &prefix)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the cluster {}: {e}", cluster.seeds()))
 }
 
 conformance!(
@@ -607,7 +633,7 @@ async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers(
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
     let len: u64 = redis::cmd("XLEN")
-        .arg(format!("{}:jobs:rules", server.prefix))
+        .arg(server.layout().jobs(shard_of(&id), "rules"))
         .query_async(&mut conn)
         .await
         .or_fail();
@@ -629,7 +655,7 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     let b = redis_backend(&server).await;
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let key = format!("{}:jobs:rules", server.prefix);
+    let key = server.layout().jobs(0, "rules");
     redis::cmd("XADD")
         .arg(&key)
         .arg("*")

@@ -5,9 +5,15 @@
 //! Bounded: a fixed number of reviews and kills, and a time limit on every
 //! wait. `REVU_SOAK_REVIEWS` changes the number of reviews.
 
+use revu_common::queue::redis::layout::shards;
 use revu_tests::history::{ReviewHistory, check};
 use revu_tests::{Client, Cluster, RedisServer, example, fault_engine};
 use std::time::{Duration, Instant};
+
+/// The delivery counters' key.
+fn layout_stats(prefix: &str) -> String {
+    format!("{prefix}:stats")
+}
 
 const WORKERS: usize = 3;
 const KILLS: usize = 12;
@@ -128,11 +134,14 @@ fn soak_with_random_worker_kills_keeps_every_invariant() {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         // Domain lanes run `jitter`, specialist lanes `rules`.
-        let jobs = ["jitter", "rules"]
-            .iter()
-            .map(|engine| pending(&mut conn, &format!("{prefix}:jobs:{engine}"), "workers"))
+        let layout = cluster.redis.layout();
+        let jobs = shards()
+            .flat_map(|s| ["jitter", "rules"].map(|engine| layout.jobs(s, engine)))
+            .map(|key| pending(&mut conn, &key, "workers"))
             .sum::<u64>();
-        let results = pending(&mut conn, &format!("{prefix}:results"), "coordinators");
+        let results = shards()
+            .map(|s| pending(&mut conn, &layout.sharded(s, "results"), "coordinators"))
+            .sum::<u64>();
         if jobs == 0 && results == 0 {
             break;
         }
@@ -143,7 +152,7 @@ fn soak_with_random_worker_kills_keeps_every_invariant() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let stats: std::collections::HashMap<String, u64> = redis::cmd("HGETALL")
-        .arg(format!("{prefix}:stats"))
+        .arg(layout_stats(&prefix))
         .query(&mut conn)
         .unwrap_or_default();
     let stat = |k: &str| stats.get(k).copied().unwrap_or(0);

@@ -63,7 +63,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
     let removed: u32 = redis::cmd("HDEL")
-        .arg(format!("{}:review:{broken}", server.prefix))
+        .arg(server.layout().review(&broken, ""))
         .arg("bundle")
         .arg("diff")
         .query_async(&mut conn)

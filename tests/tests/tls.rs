@@ -209,6 +209,7 @@ fn coordinator_and_workers_review_over_rediss_with_an_acl_user() {
             // Only the keys under the test's prefix, no dangerous commands:
             // what docs/security.md tells operators to grant.
             "~revu-test-*",
+            "~{revu-test-*",
             "+@all",
             "-@dangerous",
         ],

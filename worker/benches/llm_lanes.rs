@@ -171,8 +171,8 @@ async fn run(lanes: usize, in_flight: usize, delay: Duration) -> Result<Duration
                 "only {reported} of {lanes} lanes reported in 600 s"
             ));
         }
-        if let Some(report) = backend
-            .take_result("bench", Duration::from_millis(100))
+        for report in backend
+            .take_results("bench", Duration::from_millis(100))
             .await
             .map_err(|e| e.to_string())?
         {

@@ -119,10 +119,10 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
 
     // Acknowledged with a cancelled report; nothing left pending.
     let report = backend
-        .take_result("coordinator", Duration::from_secs(1))
+        .take_results("coordinator", Duration::from_secs(1))
         .await
         .ok()
-        .flatten()
+        .and_then(|got| got.into_iter().next())
         .and_then(|d| d.payload.ok())
         .unwrap_or_else(|| panic!("no report for the abandoned lane"));
     assert!(

@@ -164,6 +164,7 @@ async fn measure(
         client_cert: args.redis_client_cert.clone(),
         client_key: args.redis_client_key.clone(),
         password_file: args.redis_password_file.clone(),
+        cluster: false,
     };
     let baseline = baseline(&args.redis, &options, args.concurrency, round_trips).await?;
     let lanes_per_sec = lanes as f64 / wall;

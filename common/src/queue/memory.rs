@@ -286,19 +286,22 @@ impl JobQueue for MemoryBackend {
         Ok(())
     }
 
-    async fn take_result(
+    async fn take_results(
         &self,
         consumer: &str,
         wait: Duration,
-    ) -> Result<Option<Delivery<LaneReport>>, QueueError> {
+    ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
         let got = self
             .wait_for(&self.results_ready, wait, |s| s.results.read(consumer))
             .await;
-        Ok(got.map(|(entry, raw)| Delivery {
-            bytes: raw.len(),
-            payload: decode(&raw),
-            entry,
-        }))
+        Ok(got
+            .map(|(entry, raw)| Delivery {
+                bytes: raw.len(),
+                payload: decode(&raw),
+                entry,
+            })
+            .into_iter()
+            .collect())
     }
 
     async fn reclaim_results(

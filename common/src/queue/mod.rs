@@ -96,10 +96,22 @@ impl QueueError {
     pub fn is_transient(&self) -> bool {
         match self {
             QueueError::Redis(e) => {
+                use ::redis::{ErrorKind, ServerErrorKind};
                 e.is_io_error()
                     || e.is_timeout()
                     || e.is_connection_dropped()
                     || e.is_connection_refusal()
+                    // A cluster failing over: slots moving, a master
+                    // down, a node demoted to replica, one still loading.
+                    || e.is_cluster_error()
+                    || matches!(
+                        e.kind(),
+                        ErrorKind::Server(
+                            ServerErrorKind::MasterDown
+                                | ServerErrorKind::ReadOnly
+                                | ServerErrorKind::BusyLoading
+                        )
+                    )
             }
             QueueError::Closed => true,
             QueueError::Encode { .. }
@@ -195,12 +207,13 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
         reason: &str,
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
-    /// Takes the next undelivered lane report for `consumer`.
-    fn take_result(
+    /// Takes the next undelivered lane reports for `consumer` (usually
+    /// one; none after `wait`).
+    fn take_results(
         &self,
         consumer: &str,
         wait: Duration,
-    ) -> impl Future<Output = Result<Option<Delivery<LaneReport>>, QueueError>> + Send;
+    ) -> impl Future<Output = Result<Vec<Delivery<LaneReport>>, QueueError>> + Send;
 
     /// Claims reports pending longer than `min_idle` on other coordinators.
     fn reclaim_results(

@@ -1,38 +1,46 @@
-//! The Redis Streams backend of the distributed mode.
+//! The Redis Streams backend of the distributed mode, on one Redis or on a
+//! Redis Cluster.
 //!
-//! Keys (all under a configurable prefix, `revu` by default):
+//! Keys are split into shards (see [`layout`]): `{p:N}` below is the hash
+//! tag of shard N of prefix `p` (`revu` by default), so that every key one
+//! atomic step touches sits in one cluster slot.
 //!
-//! | key                          | type   | holds                                        |
-//! |------------------------------|--------|----------------------------------------------|
-//! | `{p}:jobs:{engine}`          | stream | lane jobs of one engine; group `workers`     |
-//! | `{p}:engines`                | set    | engines that have a job stream               |
-//! | `{p}:results`                | stream | lane reports; consumer group `coordinators`  |
-//! | `{p}:dead`                   | stream | dead-lettered jobs with their reason         |
-//! | `{p}:review:{id}`            | hash   | `record`, `bundle`, `diff`, `report`, and    |
-//! |                              |        | `head:{sha256}`: each head file's contents,  |
-//! |                              |        | once per distinct content                    |
-//! | `{p}:review:{id}:lanes`      | hash   | settled lane results by lane id              |
-//! | `{p}:review:{id}:attempts`   | hash   | the attempt awaited per lane                 |
-//! | `{p}:review:{id}:events`     | stream | progress events                              |
-//! | `{p}:active`                 | set    | ids of reviews still running                 |
-//! | `{p}:idem:{key}`             | string | review id submitted under an idempotency key |
-//! | `{p}:stats`                  | hash   | delivery counters (retries, duplicates, …)   |
-//! | `{p}:cache:{key}`            | string | a lane report body, reused until it expires  |
+//! | key                                | type   | holds                                        |
+//! |------------------------------------|--------|----------------------------------------------|
+//! | `{p:N}:jobs:{engine}`              | stream | lane jobs of one engine; group `workers`     |
+//! | `{p:N}:delayed:{engine}`           | zset   | retries waiting out their delay              |
+//! | `{p:N}:engines`                    | set    | engines that have a job stream in the shard  |
+//! | `{p:N}:results`                    | stream | lane reports; consumer group `coordinators`  |
+//! | `{p:N}:dead`                       | stream | dead-lettered jobs with their reason         |
+//! | `{p:N}:review:{id}`                | hash   | `record`, `bundle`, `diff`, `report`, and    |
+//! |                                    |        | `head:{sha256}`: each head file's contents,  |
+//! |                                    |        | once per distinct content                    |
+//! | `{p:N}:review:{id}:lanes`          | hash   | settled lane results by lane id              |
+//! | `{p:N}:review:{id}:attempts`       | hash   | the attempt awaited per lane                 |
+//! | `{p:N}:review:{id}:events`         | stream | progress events                              |
+//! | `{p:N}:active`                     | set    | ids of the shard's reviews still running     |
+//! | `{p:N}:idem:{key}`                 | string | review id submitted under an idempotency key |
+//! | `p:stats`                          | hash   | delivery counters (retries, duplicates, …)   |
+//! | `p:cache:{key}`                    | string | a lane report body, reused until it expires  |
 //!
-//! A review submitted by a tenant keeps its `review:…` and `idem:…` keys
-//! under `{p}:tenant:{tenant}:` instead of `{p}:`, with its quota counters
-//! beside them (`{p}:tenant:{tenant}:quota:{name}:{window}`, strings that
-//! expire with their window). Its id in the `active` set and in lane jobs
-//! is `{tenant}/{uuid}`.
+//! A review's jobs and results travel on the streams of its own shard. A
+//! review submitted by a tenant keeps its `review:…` and `idem:…` keys
+//! under `tenant:{tenant}:` inside the shard, and its quota counters
+//! outside the shards (`p:tenant:{tenant}:quota:{name}:{window}`, strings
+//! that expire with their window). Its id in the `active` set and in lane
+//! jobs is `{tenant}/{uuid}`.
 
 mod conn;
+pub mod layout;
 mod maintenance;
 mod queue;
 mod scripts;
 mod store;
 
-use conn::BlockingPool;
+use conn::{BlockingPool, Conn, Source};
+use layout::Layout;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -43,23 +51,36 @@ pub const WORKER_GROUP: &str = "workers";
 /// Consumer group of the coordinators on the result stream.
 pub const COORDINATOR_GROUP: &str = "coordinators";
 
+/// Longest a new review waits for a replica to have it (on a cluster).
+const REPLICATION_WAIT_MS: u64 = 50;
+/// Longest a command waits for its answer (a blocking read excepted).
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a blocking read on a cluster may take: well past any `BLOCK`
+/// revu sends there (a watch waits 5 s at most), so that a master that
+/// vanished without closing its connections is noticed.
+const BLOCKING_RESPONSE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The Redis backend. Cloning shares connections.
 #[derive(Clone)]
 pub struct RedisBackend {
-    prefix: String,
-    conn: ConnectionManager,
+    layout: Layout,
+    conn: Conn,
     blocking: BlockingPool,
+    /// On a cluster, reads across shards go shard by shard.
+    cluster: bool,
 }
 
 impl std::fmt::Debug for RedisBackend {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisBackend")
-            .field("prefix", &self.prefix)
+            .field("prefix", &self.layout.prefix())
+            .field("cluster", &self.cluster)
             .finish_non_exhaustive()
     }
 }
 
-/// How to reach Redis beyond its URL: TLS material and a password file.
+/// How to reach Redis beyond its URL: TLS material, a password file, and
+/// whether it is a cluster.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedisOptions {
     /// CA certificates (PEM) that replace the system roots for `rediss://`.
@@ -69,6 +90,8 @@ pub struct RedisOptions {
     pub client_key: Option<PathBuf>,
     /// The password, instead of the URL's.
     pub password_file: Option<PathBuf>,
+    /// A Redis Cluster: the URL is a comma-separated list of seed nodes.
+    pub cluster: bool,
 }
 
 async fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, QueueError> {
@@ -77,22 +100,26 @@ async fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, QueueError> {
         .map_err(|e| QueueError::Config(format!("reading {what} {}: {e}", path.display())))
 }
 
-/// A client for `url` with `options` applied.
-pub async fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, QueueError> {
-    use redis::IntoConnectionInfo;
-    let mut info = url.into_connection_info()?;
-    if let Some(path) = &options.password_file {
-        let raw = read_file("--redis-password-file", path).await?;
-        let text = String::from_utf8(raw).map_err(|_| {
-            QueueError::Config(format!(
-                "--redis-password-file {} is not UTF-8",
-                path.display()
-            ))
-        })?;
-        let password = text.trim_end_matches(['\n', '\r']);
-        let settings = info.redis_settings().clone().set_password(password);
-        info = info.set_redis_settings(settings);
-    }
+/// The password and TLS material `options` name, read.
+struct Secrets {
+    password: Option<String>,
+    tls: Option<redis::TlsCertificates>,
+}
+
+async fn secrets(url: &str, options: &RedisOptions) -> Result<Secrets, QueueError> {
+    let password = match &options.password_file {
+        Some(path) => {
+            let raw = read_file("--redis-password-file", path).await?;
+            let text = String::from_utf8(raw).map_err(|_| {
+                QueueError::Config(format!(
+                    "--redis-password-file {} is not UTF-8",
+                    path.display()
+                ))
+            })?;
+            Some(text.trim_end_matches(['\n', '\r']).to_owned())
+        }
+        None => None,
+    };
     let client_pair = match (&options.client_cert, &options.client_key) {
         (Some(cert), Some(key)) => Some(redis::ClientTlsConfig {
             client_cert: read_file("--redis-client-cert", cert).await?,
@@ -106,7 +133,10 @@ pub async fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, 
         }
     };
     if options.ca_cert.is_none() && client_pair.is_none() {
-        return Ok(redis::Client::open(info)?);
+        return Ok(Secrets {
+            password,
+            tls: None,
+        });
     }
     if !url.starts_with("rediss://") {
         return Err(QueueError::Config(
@@ -117,106 +147,170 @@ pub async fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, 
         Some(path) => Some(read_file("--redis-ca-cert", path).await?),
         None => None,
     };
-    Ok(redis::Client::build_with_tls(
-        info,
-        redis::TlsCertificates {
+    Ok(Secrets {
+        password,
+        tls: Some(redis::TlsCertificates {
             client_tls: client_pair,
             root_cert,
-        },
-    )?)
+        }),
+    })
+}
+
+/// A client for `url` with `options` applied (one Redis; see
+/// [`cluster_client`] for a cluster).
+pub async fn client(url: &str, options: &RedisOptions) -> Result<redis::Client, QueueError> {
+    use redis::IntoConnectionInfo;
+    let mut info = url.into_connection_info()?;
+    let secrets = secrets(url, options).await?;
+    if let Some(password) = &secrets.password {
+        let settings = info.redis_settings().clone().set_password(password);
+        info = info.set_redis_settings(settings);
+    }
+    Ok(match secrets.tls {
+        None => redis::Client::open(info)?,
+        Some(certs) => redis::Client::build_with_tls(info, certs)?,
+    })
+}
+
+/// The seed nodes of a cluster URL list: `redis://a:7000,redis://b:7001`
+/// (a bare `host:port` after the first takes its scheme).
+pub fn seed_nodes(urls: &str) -> Result<Vec<String>, QueueError> {
+    let mut nodes = Vec::new();
+    let mut scheme = "redis://";
+    for part in urls.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if let Some((s, _)) = part.split_once("://") {
+            scheme = if s == "rediss" {
+                "rediss://"
+            } else {
+                "redis://"
+            };
+            nodes.push(part.to_owned());
+        } else {
+            nodes.push(format!("{scheme}{part}"));
+        }
+    }
+    if nodes.is_empty() {
+        return Err(QueueError::Config(
+            "--redis names no cluster seed node".into(),
+        ));
+    }
+    Ok(nodes)
+}
+
+/// A cluster client for the seed nodes in `urls` with `options` applied;
+/// `response_timeout` bounds each answer.
+pub async fn cluster_client(
+    urls: &str,
+    options: &RedisOptions,
+    response_timeout: Duration,
+) -> Result<ClusterClient, QueueError> {
+    let nodes = seed_nodes(urls)?;
+    let secrets = secrets(&nodes[0], options).await?;
+    let mut builder = ClusterClientBuilder::new(nodes)
+        .connection_timeout(Duration::from_secs(3))
+        .response_timeout(response_timeout)
+        // A failover takes the cluster's node timeout and an election:
+        // retries with backoff ride it out.
+        .overall_response_timeout(None)
+        .retries(8)
+        .min_retry_wait(50)
+        .max_retry_wait(2_000);
+    if let Some(password) = secrets.password {
+        builder = builder.password(password);
+    }
+    if let Some(certs) = secrets.tls {
+        builder = builder.certs(certs);
+    }
+    Ok(builder.build()?)
 }
 
 impl RedisBackend {
-    /// Connects and makes sure the coordinators' consumer group exists.
+    /// Connects and makes sure the coordinators' consumer groups exist.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
         Self::connect_with(url, &RedisOptions::default(), prefix).await
     }
 
-    /// [`RedisBackend::connect`] with TLS material or a password file.
+    /// [`RedisBackend::connect`] with TLS material, a password file or a
+    /// cluster.
     pub async fn connect_with(
         url: &str,
         options: &RedisOptions,
         prefix: &str,
     ) -> Result<Self, QueueError> {
-        let client = client(url, options).await?;
-        // Reconnects on its own after the first connection; the first one
-        // fails fast so a wrong URL is reported at startup.
-        let config = ConnectionManagerConfig::new()
-            .set_number_of_retries(2)
-            .set_connection_timeout(Some(Duration::from_secs(3)))
-            .set_response_timeout(Some(Duration::from_secs(10)));
-        let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+        let layout = Layout::new(prefix).map_err(QueueError::Config)?;
+        let (conn, source) = if options.cluster {
+            let client = cluster_client(url, options, RESPONSE_TIMEOUT).await?;
+            let blocking = cluster_client(url, options, BLOCKING_RESPONSE_TIMEOUT).await?;
+            let conn = Conn::Cluster(client.get_async_connection().await?);
+            (conn, Source::Cluster(Box::new(blocking)))
+        } else {
+            let client = client(url, options).await?;
+            // Reconnects on its own after the first connection; the first
+            // one fails fast so a wrong URL is reported at startup.
+            let config = ConnectionManagerConfig::new()
+                .set_number_of_retries(2)
+                .set_connection_timeout(Some(Duration::from_secs(3)))
+                .set_response_timeout(Some(RESPONSE_TIMEOUT));
+            let conn = ConnectionManager::new_with_config(client.clone(), config).await?;
+            (Conn::Managed(conn), Source::Single(Box::new(client)))
+        };
         let backend = RedisBackend {
-            prefix: prefix.to_owned(),
+            layout,
             conn,
-            blocking: BlockingPool::new(client),
+            blocking: BlockingPool::new(source),
+            cluster: options.cluster,
         };
         // Job streams get their group when a worker first reads them.
-        backend
-            .ensure_group(&backend.key("results"), COORDINATOR_GROUP)
-            .await?;
+        for shard in layout::shards() {
+            backend
+                .ensure_group(&backend.layout.sharded(shard, "results"), COORDINATOR_GROUP)
+                .await?;
+        }
         Ok(backend)
     }
 
     /// Where lane jobs travel, for the attributes of producer and consumer
-    /// spans (each job's stream is this with `:{engine}` added).
+    /// spans (each job's stream is `{p:N}:jobs:{engine}`).
     pub fn job_target(&self) -> crate::telemetry::MessagingTarget {
         crate::telemetry::MessagingTarget {
             system: "redis",
-            destination: self.key("jobs"),
+            destination: self.layout.global("jobs"),
             group: WORKER_GROUP.to_owned(),
         }
     }
 
-    fn key(&self, suffix: &str) -> String {
-        format!("{}:{}", self.prefix, suffix)
-    }
-
-    /// The job stream of `engine`.
-    fn job_stream(&self, engine: &str) -> String {
-        format!("{}:jobs:{engine}", self.prefix)
-    }
-
-    /// The jobs of `engine` that wait out a retry delay, scored by the
-    /// time (ms) they are due.
-    fn delayed_set(&self, engine: &str) -> String {
-        format!("{}:delayed:{engine}", self.prefix)
-    }
-
-    /// Every engine that has a job stream.
+    /// Every engine that has a job stream in any shard.
     async fn job_engines(&self) -> Result<Vec<String>, QueueError> {
         let mut conn = self.conn.clone();
-        let mut engines: Vec<String> = redis::cmd("SMEMBERS")
-            .arg(self.key("engines"))
-            .query_async(&mut conn)
-            .await?;
-        engines.sort();
-        Ok(engines)
-    }
-
-    /// A key of review `id`: under its tenant's namespace when it has one.
-    fn review_key(&self, id: &crate::lane::ReviewId, suffix: &str) -> String {
-        let base = format!("{}review:{}", self.namespace(id.tenant()), id.local());
-        if suffix.is_empty() {
-            base
-        } else {
-            format!("{base}:{suffix}")
+        let mut engines = std::collections::BTreeSet::new();
+        for shard in layout::shards() {
+            let some: Vec<String> = redis::cmd("SMEMBERS")
+                .arg(self.layout.sharded(shard, "engines"))
+                .query_async(&mut conn)
+                .await?;
+            engines.extend(some);
         }
+        Ok(engines.into_iter().collect())
     }
 
-    /// The key that holds the review `tenant` submitted under idempotency
-    /// key `key`.
-    fn idempotency_key(&self, tenant: Option<&str>, key: &str) -> String {
-        format!("{}idem:{key}", self.namespace(tenant))
-    }
-
-    /// Where the keys of `tenant` start: `{p}:tenant:{tenant}:`, or `{p}:`
-    /// for reviews submitted without one.
-    fn namespace(&self, tenant: Option<&str>) -> String {
-        match tenant {
-            Some(t) => format!("{}:tenant:{t}:", self.prefix),
-            None => format!("{}:", self.prefix),
-        }
+    /// On a cluster, waits (briefly) until a replica of `key`'s master has
+    /// every write made so far, so that a failover right after does not
+    /// lose what was just acknowledged; returns how many replicas have it.
+    /// On one Redis, does nothing.
+    async fn replicate(&self, key: &str) -> Result<u64, QueueError> {
+        use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+        let Conn::Cluster(conn) = &self.conn else {
+            return Ok(0);
+        };
+        let mut conn = conn.clone();
+        let mut wait = redis::cmd("WAIT");
+        wait.arg(1).arg(REPLICATION_WAIT_MS);
+        let route = RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(Route::with_key(
+            key,
+            SlotAddr::Master,
+        )));
+        let acked = conn.route_command(wait, route).await?;
+        Ok(redis::from_redis_value_ref(&acked).unwrap_or(0))
     }
 
     async fn ensure_group(&self, stream: &str, group: &str) -> Result<(), QueueError> {
@@ -235,4 +329,26 @@ impl RedisBackend {
             Err(e) => Err(e.into()),
         }
     }
+}
+
+/// The handle of entry `id` on a stream of shard `shard`.
+fn sharded_entry(shard: u16, id: &str) -> String {
+    format!("{shard}/{id}")
+}
+
+/// The shard and stream entry id of a handle [`sharded_entry`] made.
+fn split_sharded_entry(entry: &str) -> Result<(u16, &str), QueueError> {
+    entry
+        .split_once('/')
+        .and_then(|(s, id)| Some((s.parse::<u16>().ok().filter(|s| *s < layout::SHARDS)?, id)))
+        .ok_or_else(|| QueueError::BadEntry(entry.to_owned()))
+}
+
+/// The shard, engine and stream entry id of a job handle
+/// (`{engine}/{shard}/{id}`).
+fn split_handle(entry: &str) -> Result<(u16, &str, &str), QueueError> {
+    let (engine, rest) = super::split_job_entry(entry)?;
+    let (shard, id) =
+        split_sharded_entry(rest).map_err(|_| QueueError::BadEntry(entry.to_owned()))?;
+    Ok((shard, engine, id))
 }

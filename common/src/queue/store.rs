@@ -26,6 +26,14 @@ pub enum QuotaCharge {
 
 /// Durable state of reviews.
 pub trait ReviewStore: Clone + Send + Sync + 'static {
+    /// A new id for a review `tenant` submits, under `idempotency_key` if
+    /// it has one. A backend that keeps a review beside its key (a Redis
+    /// Cluster slot) picks one that lands there.
+    fn new_review_id(&self, tenant: Option<&str>, idempotency_key: Option<&str>) -> ReviewId {
+        let _ = idempotency_key;
+        ReviewId::new_in(tenant)
+    }
+
     /// Stores a new review (record and bundle), marks it active and
     /// publishes its first lane attempts (`jobs`, each recorded as the
     /// attempt awaited), all in one atomic step. With an idempotency key

@@ -39,11 +39,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         loop {
             let next = tokio::select! {
                 () = &mut shutdown => return,
-                next = self.backend.take_result(&self.consumer, Duration::from_secs(2)) => next,
+                next = self.backend.take_results(&self.consumer, Duration::from_secs(2)) => next,
             };
             match next {
-                Ok(Some(delivery)) => self.handle_delivery(delivery).await,
-                Ok(None) => {}
+                Ok(deliveries) => {
+                    for delivery in deliveries {
+                        self.handle_delivery(delivery).await;
+                    }
+                }
                 Err(e) => {
                     tracing::warn!(error = %e, "reading lane reports failed; retrying");
                     tokio::time::sleep(Duration::from_millis(500)).await;

@@ -92,7 +92,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         prepare_span.record(attr::FILES_CHANGED, plan.facts.files_changed);
         prepare_span.record(attr::RISK_TIER, tracing::field::debug(plan.facts.risk_tier));
         drop(prepare_span);
-        let id = ReviewId::new_in(sub.tenant.as_deref());
+        let id = self
+            .backend
+            .new_review_id(sub.tenant.as_deref(), sub.idempotency_key.as_deref());
         let created_ms = now_ms();
         let deadline_ms = created_ms.saturating_add(
             u64::try_from(self.settings.review_timeout().as_millis()).unwrap_or(u64::MAX),

@@ -1,8 +1,9 @@
 //! Lease extension, release, consumer cleanup and trimming on Redis.
 
+use super::layout;
 use super::scripts::{CLAIM_IF_HELD, DELETE_IDLE_CONSUMER};
-use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
-use crate::queue::{QueueError, split_job_entry};
+use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP, split_handle};
+use crate::queue::QueueError;
 use redis::Value;
 use std::time::Duration;
 
@@ -53,10 +54,10 @@ impl RedisBackend {
         entry: &str,
         idle_ms: u64,
     ) -> Result<bool, QueueError> {
-        let (engine, id) = split_job_entry(entry)?;
+        let (shard, engine, id) = split_handle(entry)?;
         let mut conn = self.conn.clone();
         let done: i64 = CLAIM_IF_HELD
-            .key(self.job_stream(engine))
+            .key(self.layout.jobs(shard, engine))
             .arg(consumer)
             .arg(id)
             .arg(idle_ms)
@@ -85,8 +86,15 @@ impl RedisBackend {
                 .await;
             let consumers = match consumers {
                 Ok(c) => c,
-                // A job stream no worker has read yet has no group.
-                Err(e) if e.code() == Some("NOGROUP") => continue,
+                // A job stream no worker has read yet has no group, and
+                // a shard may have no stream of an engine at all.
+                Err(e)
+                    if e.code() == Some("NOGROUP")
+                        || e.kind()
+                            == redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) =>
+                {
+                    continue;
+                }
                 Err(e) => return Err(e.into()),
             };
             let Value::Array(list) = consumers else {
@@ -134,26 +142,29 @@ impl RedisBackend {
                 .await?;
             trimmed += n;
         }
-        redis::cmd("XTRIM")
-            .arg(self.key("dead"))
-            .arg("MAXLEN")
-            .arg("~")
-            .arg(DEAD_LETTERS_KEPT)
-            .query_async::<u64>(&mut conn)
-            .await?;
+        for shard in layout::shards() {
+            redis::cmd("XTRIM")
+                .arg(self.layout.sharded(shard, "dead"))
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(DEAD_LETTERS_KEPT / u64::from(layout::SHARDS))
+                .query_async::<u64>(&mut conn)
+                .await?;
+        }
         Ok(trimmed)
     }
 
-    /// Every stream with its consumer group: each engine's job stream and
-    /// the result stream.
+    /// Every stream with its consumer group: each shard's job stream of
+    /// each engine, and each shard's result stream.
     async fn groups(&self) -> Result<Vec<(String, &'static str)>, QueueError> {
-        let mut streams: Vec<(String, &'static str)> = self
-            .job_engines()
-            .await?
-            .iter()
-            .map(|engine| (self.job_stream(engine), WORKER_GROUP))
-            .collect();
-        streams.push((self.key("results"), COORDINATOR_GROUP));
+        let engines = self.job_engines().await?;
+        let mut streams = Vec::new();
+        for shard in layout::shards() {
+            for engine in &engines {
+                streams.push((self.layout.jobs(shard, engine), WORKER_GROUP));
+            }
+            streams.push((self.layout.sharded(shard, "results"), COORDINATOR_GROUP));
+        }
         Ok(streams)
     }
 

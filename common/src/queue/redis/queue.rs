@@ -1,13 +1,15 @@
 //! [`JobQueue`] on Redis Streams consumer groups.
 
 use super::conn::block_ms;
+use super::layout::{self, SHARDS};
 use super::maintenance::{field, info_fields};
-use super::scripts::PROMOTE_DUE;
-use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP};
-use crate::lane::{LaneJob, LaneReport};
+use super::scripts::{TAKE_JOB, TAKE_ONE};
+use super::{
+    COORDINATOR_GROUP, RedisBackend, WORKER_GROUP, sharded_entry, split_handle, split_sharded_entry,
+};
+use crate::lane::{LaneJob, LaneReport, ReviewId};
 use crate::queue::{
     Delivery, EntryId, JobQueue, Poison, QueueDepth, QueueError, decode, encode, job_entry,
-    split_job_entry,
 };
 use crate::review::now_ms;
 use redis::Value;
@@ -16,6 +18,9 @@ use std::time::Duration;
 
 /// Most due retries one read moves to each job stream.
 const PROMOTE_BATCH: usize = 64;
+/// On a cluster, the longest one blocking read waits on one shard before
+/// the other shards are looked at again.
+const CLUSTER_BLOCK: Duration = Duration::from_millis(100);
 
 /// Field that carries the JSON payload of every stream entry.
 const PAYLOAD: &str = "payload";
@@ -35,22 +40,23 @@ fn payload_of(entry: &StreamId) -> Result<String, Poison> {
     }
 }
 
-fn to_delivery<T: serde::de::DeserializeOwned>(entry: &StreamId) -> Delivery<T> {
+fn to_delivery<T: serde::de::DeserializeOwned>(shard: u16, entry: &StreamId) -> Delivery<T> {
     let raw = payload_of(entry);
     Delivery {
-        entry: entry.id.clone(),
+        entry: sharded_entry(shard, &entry.id),
         bytes: raw.as_ref().map_or(0, String::len),
         payload: raw.and_then(|raw| decode(&raw)),
     }
 }
 
-/// A job delivery from the stream of `engine`, under its job handle.
-fn to_job_delivery(engine: &str, entry: &StreamId) -> Delivery<LaneJob> {
+/// A job delivery from the stream of `engine` in `shard`, under its job
+/// handle (`{engine}/{shard}/{id}`).
+fn to_job_delivery(shard: u16, engine: &str, entry: &StreamId) -> Delivery<LaneJob> {
     let Delivery {
         entry: id,
         payload,
         bytes,
-    } = to_delivery(entry);
+    } = to_delivery(shard, entry);
     Delivery {
         entry: job_entry(engine, &id),
         payload,
@@ -58,16 +64,135 @@ fn to_job_delivery(engine: &str, entry: &StreamId) -> Delivery<LaneJob> {
     }
 }
 
+/// One stream entry as [`TAKE_JOB`] and [`TAKE_ONE`] return it: the stream,
+/// the id and the flat field list.
+fn scripted_entry(parts: &[Value]) -> Option<(String, StreamId)> {
+    let [stream, id, fields] = parts else {
+        return None;
+    };
+    let stream: String = redis::from_redis_value_ref(stream).ok()?;
+    let id: String = redis::from_redis_value_ref(id).ok()?;
+    let Value::Array(fields) = fields else {
+        return None;
+    };
+    let map = fields
+        .chunks(2)
+        .filter_map(|kv| match kv {
+            [k, v] => Some((redis::from_redis_value_ref::<String>(k).ok()?, v.clone())),
+            _ => None,
+        })
+        .collect();
+    Some((
+        stream,
+        StreamId {
+            id,
+            map,
+            milliseconds_elapsed_from_delivery: None,
+            delivered_count: None,
+        },
+    ))
+}
+
+/// Shards in the order one read looks at them: from a random one, so
+/// that no shard waits behind the others.
+fn rotation() -> impl Iterator<Item = u16> {
+    let start = rand::random::<u16>() % SHARDS;
+    (0..SHARDS).map(move |k| (start + k) % SHARDS)
+}
+
+/// The streams one read of jobs looks at, with the shard and engine of
+/// each.
+struct JobStreams<'a> {
+    streams: Vec<(u16, &'a str, String)>,
+}
+
+impl<'a> JobStreams<'a> {
+    fn find(&self, key: &str) -> Option<(u16, &'a str)> {
+        self.streams
+            .iter()
+            .find(|(_, _, s)| s == key)
+            .map(|(shard, engine, _)| (*shard, *engine))
+    }
+}
+
 impl RedisBackend {
-    async fn read_group<T: serde::de::DeserializeOwned>(
+    fn job_streams<'a>(&self, shards: &[u16], engines: &'a [String]) -> JobStreams<'a> {
+        let mut streams = Vec::new();
+        for shard in shards {
+            for engine in engines {
+                streams.push((*shard, engine.as_str(), self.layout.jobs(*shard, engine)));
+            }
+        }
+        JobStreams { streams }
+    }
+
+    /// One new job from the streams of `engines` in `shards`, without
+    /// waiting, after moving their due retries in; and when the earliest
+    /// retry still waiting is due (ms).
+    async fn take_one_job(
         &self,
-        stream: &str,
+        consumer: &str,
+        shards: &[u16],
+        engines: &[String],
+    ) -> Result<(Option<Delivery<LaneJob>>, Option<u64>), redis::RedisError> {
+        let streams = self.job_streams(shards, engines);
+        let mut call = TAKE_JOB.prepare_invoke();
+        for (shard, engine, stream) in &streams.streams {
+            call.key(self.layout.delayed(*shard, engine)).key(stream);
+        }
+        let mut conn = self.conn.clone();
+        let reply: Vec<Value> = call
+            .arg(WORKER_GROUP)
+            .arg(consumer)
+            .arg(now_ms())
+            .arg(PROMOTE_BATCH)
+            .invoke_async(&mut conn)
+            .await?;
+        let next = reply
+            .first()
+            .and_then(|v| redis::from_redis_value_ref::<i64>(v).ok())
+            .and_then(|n| u64::try_from(n).ok());
+        let job = reply
+            .get(1..)
+            .and_then(scripted_entry)
+            .and_then(|(key, entry)| {
+                let (shard, engine) = streams.find(&key)?;
+                Some(to_job_delivery(shard, engine, &entry))
+            });
+        Ok((job, next))
+    }
+
+    /// A blocking `XREADGROUP` over the job streams of `engines` in
+    /// `shards`: at most one job from each.
+    async fn block_for_jobs(
+        &self,
+        consumer: &str,
+        shards: &[u16],
+        engines: &[String],
+        wait: Duration,
+    ) -> Result<Vec<Delivery<LaneJob>>, redis::RedisError> {
+        let streams = self.job_streams(shards, engines);
+        let keys: Vec<&String> = streams.streams.iter().map(|(_, _, s)| s).collect();
+        let reply = self.block_read(WORKER_GROUP, consumer, &keys, wait).await?;
+        let mut got = Vec::new();
+        for key in reply.map(|r| r.keys).unwrap_or_default() {
+            let Some((shard, engine)) = streams.find(&key.key) else {
+                continue;
+            };
+            got.extend(key.ids.iter().map(|e| to_job_delivery(shard, engine, e)));
+        }
+        Ok(got)
+    }
+
+    async fn block_read(
+        &self,
         group: &str,
         consumer: &str,
+        keys: &[&String],
         wait: Duration,
-    ) -> Result<Option<Delivery<T>>, QueueError> {
+    ) -> Result<Option<StreamReadReply>, redis::RedisError> {
         let mut conn = self.blocking.checkout().await?;
-        let reply: Result<Option<StreamReadReply>, _> = redis::cmd("XREADGROUP")
+        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
             .arg("GROUP")
             .arg(group)
             .arg(consumer)
@@ -76,82 +201,125 @@ impl RedisBackend {
             .arg("BLOCK")
             .arg(block_ms(wait))
             .arg("STREAMS")
-            .arg(stream)
-            .arg(">")
+            .arg(keys)
+            .arg(vec![">"; keys.len()])
             .query_async(&mut conn)
-            .await;
-        let reply = reply?;
+            .await?;
         self.blocking.give_back(conn);
-        Ok(reply
-            .and_then(|r| r.keys.into_iter().next())
-            .and_then(|k| k.ids.into_iter().next())
-            .map(|entry| to_delivery(&entry)))
+        Ok(reply)
     }
 
-    /// One `XREADGROUP` over the job streams of `engines`: at most one
-    /// job from each.
+    /// Reads jobs once: a look at every shard without waiting, then one
+    /// blocking read of at most `wait` (bounded by the next due retry).
+    /// On one Redis the blocking read covers every shard; on a cluster,
+    /// where one read covers one slot, it covers one shard for at most
+    /// [`CLUSTER_BLOCK`].
     async fn read_jobs(
         &self,
         consumer: &str,
         engines: &[String],
         wait: Duration,
     ) -> Result<Vec<Delivery<LaneJob>>, redis::RedisError> {
-        let streams: Vec<String> = engines.iter().map(|e| self.job_stream(e)).collect();
-        // Retries whose delay has passed join their streams first; the
-        // read blocks no longer than until the next one is due.
-        let wait = match self.promote_due(engines).await? {
+        let order: Vec<u16> = rotation().collect();
+        let mut due: Option<u64> = None;
+        let mut looked = Vec::new();
+        if self.cluster {
+            for shard in &order {
+                let (job, next) = self.take_one_job(consumer, &[*shard], engines).await?;
+                due = earliest(due, next);
+                if let Some(job) = job {
+                    return Ok(vec![job]);
+                }
+            }
+            looked.push(order[0]);
+        } else {
+            let (job, next) = self.take_one_job(consumer, &order, engines).await?;
+            if let Some(job) = job {
+                return Ok(vec![job]);
+            }
+            due = next;
+            looked = order;
+        }
+        let mut wait = match due {
             Some(due) => wait.min(Duration::from_millis(due.saturating_sub(now_ms()).max(1))),
             None => wait,
         };
-        let mut conn = self.blocking.checkout().await?;
-        let reply: Option<StreamReadReply> = redis::cmd("XREADGROUP")
-            .arg("GROUP")
-            .arg(WORKER_GROUP)
-            .arg(consumer)
-            .arg("COUNT")
-            .arg(1)
-            .arg("BLOCK")
-            .arg(block_ms(wait))
-            .arg("STREAMS")
-            .arg(&streams)
-            .arg(vec![">"; streams.len()])
-            .query_async(&mut conn)
+        if self.cluster {
+            wait = wait.min(CLUSTER_BLOCK);
+        }
+        self.block_for_jobs(consumer, &looked, engines, wait).await
+    }
+
+    /// One new entry of `group` for `consumer` from the result streams,
+    /// read as [`RedisBackend::read_jobs`] reads jobs.
+    async fn read_results(
+        &self,
+        consumer: &str,
+        wait: Duration,
+    ) -> Result<Vec<Delivery<LaneReport>>, redis::RedisError> {
+        let order: Vec<u16> = rotation().collect();
+        let batches: Vec<Vec<u16>> = if self.cluster {
+            order.iter().map(|s| vec![*s]).collect()
+        } else {
+            vec![order.clone()]
+        };
+        let mut conn = self.conn.clone();
+        for shards in &batches {
+            let keys: Vec<String> = shards
+                .iter()
+                .map(|s| self.layout.sharded(*s, "results"))
+                .collect();
+            let mut call = TAKE_ONE.prepare_invoke();
+            for key in &keys {
+                call.key(key);
+            }
+            let reply: Vec<Value> = call
+                .arg(COORDINATOR_GROUP)
+                .arg(consumer)
+                .invoke_async(&mut conn)
+                .await?;
+            if let Some((key, entry)) = scripted_entry(&reply)
+                && let Some(shard) = shards
+                    .iter()
+                    .zip(&keys)
+                    .find(|(_, k)| **k == key)
+                    .map(|(s, _)| *s)
+            {
+                return Ok(vec![to_delivery(shard, &entry)]);
+            }
+        }
+        let looked: Vec<u16> = if self.cluster { vec![order[0]] } else { order };
+        let wait = if self.cluster {
+            wait.min(CLUSTER_BLOCK)
+        } else {
+            wait
+        };
+        let keys: Vec<String> = looked
+            .iter()
+            .map(|s| self.layout.sharded(*s, "results"))
+            .collect();
+        let refs: Vec<&String> = keys.iter().collect();
+        let reply = self
+            .block_read(COORDINATOR_GROUP, consumer, &refs, wait)
             .await?;
-        self.blocking.give_back(conn);
         let mut got = Vec::new();
         for key in reply.map(|r| r.keys).unwrap_or_default() {
-            let Some(engine) = streams
+            let Some(shard) = looked
                 .iter()
-                .position(|s| *s == key.key)
-                .and_then(|i| engines.get(i))
+                .zip(&keys)
+                .find(|(_, k)| **k == key.key)
+                .map(|(s, _)| *s)
             else {
                 continue;
             };
-            got.extend(key.ids.iter().map(|entry| to_job_delivery(engine, entry)));
+            got.extend(key.ids.iter().map(|e| to_delivery(shard, e)));
         }
         Ok(got)
     }
 
-    /// Moves the due retries of `engines` to their job streams; when the
-    /// earliest retry still waiting is due (ms).
-    async fn promote_due(&self, engines: &[String]) -> Result<Option<u64>, redis::RedisError> {
-        let mut script = PROMOTE_DUE.prepare_invoke();
-        for engine in engines {
-            script
-                .key(self.delayed_set(engine))
-                .key(self.job_stream(engine));
-        }
-        let mut conn = self.conn.clone();
-        let next: i64 = script
-            .arg(now_ms())
-            .arg(PROMOTE_BATCH)
-            .invoke_async(&mut conn)
-            .await?;
-        Ok(u64::try_from(next).ok())
-    }
-
     async fn autoclaim<T: serde::de::DeserializeOwned>(
         &self,
+        shard: u16,
         stream: &str,
         group: &str,
         consumer: &str,
@@ -179,40 +347,63 @@ impl RedisBackend {
                 .query_async::<()>(&mut conn)
                 .await?;
         }
-        Ok(reply.claimed.iter().map(to_delivery).collect())
+        Ok(reply
+            .claimed
+            .iter()
+            .map(|e| to_delivery(shard, e))
+            .collect())
     }
 
-    async fn ack(&self, stream: &str, group: &str, entry: &str) -> Result<(), QueueError> {
-        let mut conn = self.conn.clone();
-        redis::cmd("XACK")
-            .arg(stream)
-            .arg(group)
-            .arg(entry)
-            .query_async::<()>(&mut conn)
-            .await?;
+    /// Creates the worker group on every job stream of `engines`.
+    async fn ensure_job_groups(&self, engines: &[String]) -> Result<(), QueueError> {
+        for shard in layout::shards() {
+            for engine in engines {
+                self.ensure_group(&self.layout.jobs(shard, engine), WORKER_GROUP)
+                    .await?;
+            }
+        }
         Ok(())
     }
+
+    fn job_shard(&self, id: &ReviewId) -> u16 {
+        layout::shard_of(id)
+    }
+}
+
+/// The earlier of two due times.
+fn earliest(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Whether `e` says a stream has no consumer group yet (also when a
+/// script's `redis.call` met it).
+fn is_nogroup(e: &redis::RedisError) -> bool {
+    e.code() == Some("NOGROUP") || e.to_string().contains("NOGROUP")
 }
 
 impl JobQueue for RedisBackend {
     async fn publish_job(&self, job: &LaneJob) -> Result<EntryId, QueueError> {
         let raw = encode("lane job", job)?;
         let engine = &job.lane.engine;
+        let shard = self.job_shard(&job.review_id);
         let mut conn = self.conn.clone();
         let (id,): (String,) = redis::pipe()
             .atomic()
             .cmd("XADD")
-            .arg(self.job_stream(engine))
+            .arg(self.layout.jobs(shard, engine))
             .arg("*")
             .arg(PAYLOAD)
             .arg(raw)
             .cmd("SADD")
-            .arg(self.key("engines"))
+            .arg(self.layout.sharded(shard, "engines"))
             .arg(engine)
             .ignore()
             .query_async(&mut conn)
             .await?;
-        Ok(job_entry(engine, &id))
+        Ok(job_entry(engine, &sharded_entry(shard, &id)))
     }
 
     async fn take_jobs(
@@ -226,17 +417,15 @@ impl JobQueue for RedisBackend {
             return Ok(Vec::new());
         }
         // A read blocks no longer than until the next delayed retry is
-        // due; then it reads again, until `wait` is over.
+        // due (on a cluster, than one shard's turn); then it reads again,
+        // until `wait` is over.
         let deadline = tokio::time::Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let got = match self.read_jobs(consumer, engines, left).await {
                 // A stream no worker has read yet has no group: make them all.
-                Err(e) if e.code() == Some("NOGROUP") => {
-                    for engine in engines {
-                        self.ensure_group(&self.job_stream(engine), WORKER_GROUP)
-                            .await?;
-                    }
+                Err(e) if is_nogroup(&e) => {
+                    self.ensure_job_groups(engines).await?;
                     self.read_jobs(consumer, engines, left).await?
                 }
                 other => other?,
@@ -255,54 +444,64 @@ impl JobQueue for RedisBackend {
         max: usize,
     ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
         let mut claimed = Vec::new();
-        for engine in engines {
-            let left = max.saturating_sub(claimed.len());
-            if left == 0 {
-                break;
-            }
-            let stream = self.job_stream(engine);
-            match self
-                .autoclaim::<LaneJob>(&stream, WORKER_GROUP, consumer, min_idle, left)
-                .await
-            {
-                Ok(got) => claimed.extend(got.into_iter().map(|d| Delivery {
-                    entry: job_entry(engine, &d.entry),
-                    ..d
-                })),
-                // No group yet: nobody ever took a job there to reclaim.
-                Err(QueueError::Redis(e)) if e.code() == Some("NOGROUP") => {}
-                Err(e) => return Err(e),
+        for shard in rotation() {
+            for engine in engines {
+                let left = max.saturating_sub(claimed.len());
+                if left == 0 {
+                    return Ok(claimed);
+                }
+                let stream = self.layout.jobs(shard, engine);
+                match self
+                    .autoclaim::<LaneJob>(shard, &stream, WORKER_GROUP, consumer, min_idle, left)
+                    .await
+                {
+                    Ok(got) => claimed.extend(got.into_iter().map(|d| Delivery {
+                        entry: job_entry(engine, &d.entry),
+                        ..d
+                    })),
+                    // No group yet: nobody ever took a job there to reclaim.
+                    Err(QueueError::Redis(e)) if is_nogroup(&e) => {}
+                    Err(e) => return Err(e),
+                }
             }
         }
         Ok(claimed)
     }
 
     async fn workers_for(&self, engine: &str) -> Result<usize, QueueError> {
+        // Every reader reads every shard: the busiest shard's count is the
+        // number of workers.
         let mut conn = self.conn.clone();
-        let groups: Result<Value, _> = redis::cmd("XINFO")
-            .arg("GROUPS")
-            .arg(self.job_stream(engine))
-            .query_async(&mut conn)
-            .await;
-        let groups = match groups {
-            Ok(g) => g,
-            // No stream, hence no reader.
-            Err(e)
-                if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) =>
-            {
-                return Ok(0);
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let Value::Array(groups) = groups else {
-            return Ok(0);
-        };
-        Ok(groups
-            .iter()
-            .map(info_fields)
-            .find(|f| field::<String>(f, "name").as_deref() == Some(WORKER_GROUP))
-            .and_then(|f| field::<usize>(&f, "consumers"))
-            .unwrap_or(0))
+        let mut most = 0;
+        for shard in layout::shards() {
+            let groups: Result<Value, _> = redis::cmd("XINFO")
+                .arg("GROUPS")
+                .arg(self.layout.jobs(shard, engine))
+                .query_async(&mut conn)
+                .await;
+            let groups = match groups {
+                Ok(g) => g,
+                // No stream, hence no reader.
+                Err(e)
+                    if e.kind()
+                        == redis::ErrorKind::Server(redis::ServerErrorKind::ResponseError) =>
+                {
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let Value::Array(groups) = groups else {
+                continue;
+            };
+            let here = groups
+                .iter()
+                .map(info_fields)
+                .find(|f| field::<String>(f, "name").as_deref() == Some(WORKER_GROUP))
+                .and_then(|f| field::<usize>(&f, "consumers"))
+                .unwrap_or(0);
+            most = most.max(here);
+        }
+        Ok(most)
     }
 
     async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
@@ -322,19 +521,19 @@ impl JobQueue for RedisBackend {
     }
 
     async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
-        let (engine, id) = split_job_entry(entry)?;
+        let (shard, engine, id) = split_handle(entry)?;
         let raw = encode("lane report", report)?;
         let mut conn = self.conn.clone();
         redis::pipe()
             .atomic()
             .cmd("XADD")
-            .arg(self.key("results"))
+            .arg(self.layout.sharded(shard, "results"))
             .arg("*")
             .arg(PAYLOAD)
             .arg(raw)
             .ignore()
             .cmd("XACK")
-            .arg(self.job_stream(engine))
+            .arg(self.layout.jobs(shard, engine))
             .arg(WORKER_GROUP)
             .arg(id)
             .ignore()
@@ -349,12 +548,20 @@ impl JobQueue for RedisBackend {
         raw: &str,
         reason: &str,
     ) -> Result<(), QueueError> {
-        let job = entry.map(split_job_entry).transpose()?;
+        let job = entry.map(split_handle).transpose()?;
+        // Without an entry, the shard of the review the payload names.
+        let shard = match job {
+            Some((shard, _, _)) => shard,
+            None => serde_json::from_str::<serde_json::Value>(raw)
+                .ok()
+                .and_then(|v| v.get("review_id")?.as_str().map(str::to_owned))
+                .map_or(0, |id| layout::shard_of(&ReviewId(id))),
+        };
         let mut conn = self.conn.clone();
         let mut pipe = redis::pipe();
         pipe.atomic()
             .cmd("XADD")
-            .arg(self.key("dead"))
+            .arg(self.layout.sharded(shard, "dead"))
             .arg("*")
             .arg(PAYLOAD)
             .arg(raw)
@@ -363,9 +570,9 @@ impl JobQueue for RedisBackend {
             .arg("entry")
             .arg(entry.unwrap_or("-"))
             .ignore();
-        if let Some((engine, id)) = job {
+        if let Some((shard, engine, id)) = job {
             pipe.cmd("XACK")
-                .arg(self.job_stream(engine))
+                .arg(self.layout.jobs(shard, engine))
                 .arg(WORKER_GROUP)
                 .arg(id)
                 .ignore();
@@ -374,13 +581,19 @@ impl JobQueue for RedisBackend {
         Ok(())
     }
 
-    async fn take_result(
+    async fn take_results(
         &self,
         consumer: &str,
         wait: Duration,
-    ) -> Result<Option<Delivery<LaneReport>>, QueueError> {
-        self.read_group(&self.key("results"), COORDINATOR_GROUP, consumer, wait)
-            .await
+    ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let got = self.read_results(consumer, left).await?;
+            if !got.is_empty() || tokio::time::Instant::now() >= deadline {
+                return Ok(got);
+            }
+        }
     }
 
     async fn reclaim_results(
@@ -389,19 +602,31 @@ impl JobQueue for RedisBackend {
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
-        self.autoclaim(
-            &self.key("results"),
-            COORDINATOR_GROUP,
-            consumer,
-            min_idle,
-            max,
-        )
-        .await
+        let mut claimed = Vec::new();
+        for shard in rotation() {
+            let left = max.saturating_sub(claimed.len());
+            if left == 0 {
+                break;
+            }
+            let stream = self.layout.sharded(shard, "results");
+            claimed.extend(
+                self.autoclaim(shard, &stream, COORDINATOR_GROUP, consumer, min_idle, left)
+                    .await?,
+            );
+        }
+        Ok(claimed)
     }
 
     async fn ack_result(&self, entry: &str) -> Result<(), QueueError> {
-        self.ack(&self.key("results"), COORDINATOR_GROUP, entry)
-            .await
+        let (shard, id) = split_sharded_entry(entry)?;
+        let mut conn = self.conn.clone();
+        redis::cmd("XACK")
+            .arg(self.layout.sharded(shard, "results"))
+            .arg(COORDINATOR_GROUP)
+            .arg(id)
+            .query_async::<()>(&mut conn)
+            .await?;
+        Ok(())
     }
 
     async fn ping(&self) -> Result<(), QueueError> {
@@ -413,35 +638,43 @@ impl JobQueue for RedisBackend {
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let mut conn = self.conn.clone();
         let mut depth = QueueDepth::default();
-        for engine in self.job_engines().await? {
-            let stream = self.job_stream(&engine);
-            let groups: Value = redis::cmd("XINFO")
-                .arg("GROUPS")
-                .arg(&stream)
-                .query_async(&mut conn)
-                .await?;
-            match group_counts(&groups, WORKER_GROUP) {
-                Some((pending, lag)) => {
-                    depth.pending += pending;
-                    depth.undelivered += lag;
+        let engines = self.job_engines().await?;
+        for shard in layout::shards() {
+            for engine in &engines {
+                let stream = self.layout.jobs(shard, engine);
+                let groups: Result<Value, _> = redis::cmd("XINFO")
+                    .arg("GROUPS")
+                    .arg(&stream)
+                    .query_async(&mut conn)
+                    .await;
+                match groups
+                    .as_ref()
+                    .ok()
+                    .and_then(|g| group_counts(g, WORKER_GROUP))
+                {
+                    Some((pending, lag)) => {
+                        depth.pending += pending;
+                        depth.undelivered += lag;
+                    }
+                    // No worker has read this stream yet (or it does not
+                    // exist): all of it waits.
+                    None => {
+                        depth.undelivered += redis::cmd("XLEN")
+                            .arg(&stream)
+                            .query_async::<u64>(&mut conn)
+                            .await?;
+                    }
                 }
-                // No worker has read this stream yet: all of it waits.
-                None => {
-                    depth.undelivered += redis::cmd("XLEN")
-                        .arg(&stream)
-                        .query_async::<u64>(&mut conn)
-                        .await?;
-                }
+                depth.delayed += redis::cmd("ZCARD")
+                    .arg(self.layout.delayed(shard, engine))
+                    .query_async::<u64>(&mut conn)
+                    .await?;
             }
-            depth.delayed += redis::cmd("ZCARD")
-                .arg(self.delayed_set(&engine))
+            depth.dead += redis::cmd("XLEN")
+                .arg(self.layout.sharded(shard, "dead"))
                 .query_async::<u64>(&mut conn)
                 .await?;
         }
-        depth.dead = redis::cmd("XLEN")
-            .arg(self.key("dead"))
-            .query_async(&mut conn)
-            .await?;
         Ok(depth)
     }
 }

@@ -151,16 +151,19 @@ return 1
     )
 });
 
-/// Moves the jobs that are due (score at most ARGV[1], now in ms; at most
-/// ARGV[2] of them per engine) from each delayed set KEYS[2i-1] to its job
-/// stream KEYS[2i]. Returns the earliest score still waiting in any of
-/// the sets, or -1 when none waits.
-pub(super) static PROMOTE_DUE: LazyLock<Script> = LazyLock::new(|| {
+/// Moves the jobs that are due (score at most ARGV[3], now in ms; at most
+/// ARGV[4] of them per engine) from each delayed set KEYS[2i-1] to its job
+/// stream KEYS[2i], then reads one new entry for consumer ARGV[2] of
+/// group ARGV[1] from the first of those streams that has one, in order.
+/// Returns {next, stream, id, fields} with the entry, or {next} without;
+/// `next` is the earliest score still waiting in any of the sets, or -1
+/// when none waits. One round trip, and never more than one entry.
+pub(super) static TAKE_JOB: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
 local next = -1
 for i = 1, #KEYS, 2 do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+  local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[4]))
   for _, job in ipairs(due) do
     redis.call('XADD', KEYS[i + 1], '*', 'payload', job)
     redis.call('ZREM', KEYS[i], job)
@@ -173,7 +176,32 @@ for i = 1, #KEYS, 2 do
     end
   end
 end
-return next
+for i = 2, #KEYS, 2 do
+  local got = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[i], '>')
+  if got then
+    local entry = got[1][2][1]
+    return {next, KEYS[i], entry[1], entry[2]}
+  end
+end
+return {next}
+"#,
+    )
+});
+
+/// Reads one new entry for consumer ARGV[2] of group ARGV[1] from the
+/// first stream of KEYS that has one. Returns {stream, id, fields}, or an
+/// empty array.
+pub(super) static TAKE_ONE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+for i = 1, #KEYS do
+  local got = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[i], '>')
+  if got then
+    local entry = got[1][2][1]
+    return {KEYS[i], entry[1], entry[2]}
+  end
+end
+return {}
 "#,
     )
 });

@@ -1,11 +1,11 @@
 //! [`ReviewStore`] on Redis hashes, sets and per-review event streams.
 
-use super::RedisBackend;
 use super::conn::block_ms;
 use super::scripts::{
     ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CHARGE_QUOTA, CREATE_AND_DISPATCH,
     GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE,
 };
+use super::{RedisBackend, layout};
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
@@ -37,6 +37,10 @@ struct StoredBundle<'a> {
 }
 
 impl ReviewStore for RedisBackend {
+    fn new_review_id(&self, tenant: Option<&str>, idempotency_key: Option<&str>) -> ReviewId {
+        layout::review_id_for(tenant, idempotency_key)
+    }
+
     async fn create_review(
         &self,
         record: &ReviewRecord,
@@ -44,15 +48,30 @@ impl ReviewStore for RedisBackend {
         idempotency_key: Option<&str>,
         jobs: &[LaneJob],
     ) -> Result<CreateOutcome, QueueError> {
+        let shard = layout::shard_of(&record.id);
+        let tenant = record.id.tenant();
+        // Without a key the script never reads KEYS[1]; it still has to be
+        // a key of the review's slot.
+        let idem = match idempotency_key {
+            Some(key) if layout::key_shard(tenant, key) != shard => {
+                return Err(QueueError::Config(format!(
+                    "review {} is not in the shard of its idempotency key; \
+                     make its id with RedisBackend::review_id_for",
+                    record.id
+                )));
+            }
+            Some(key) => self.layout.idempotency(tenant, key),
+            None => self.layout.review(&record.id, ""),
+        };
         let mut conn = self.conn.clone();
         let mut call = CREATE_AND_DISPATCH.prepare_invoke();
-        call.key(self.idempotency_key(record.id.tenant(), idempotency_key.unwrap_or_default()))
-            .key(self.review_key(&record.id, ""))
-            .key(self.review_key(&record.id, "attempts"))
-            .key(self.key("active"))
-            .key(self.key("engines"));
+        call.key(idem)
+            .key(self.layout.review(&record.id, ""))
+            .key(self.layout.review(&record.id, "attempts"))
+            .key(self.layout.sharded(shard, "active"))
+            .key(self.layout.sharded(shard, "engines"));
         for job in jobs {
-            call.key(self.job_stream(&job.lane.engine));
+            call.key(self.layout.jobs(shard, &job.lane.engine));
         }
         // Head files go beside the JSON part, once per distinct content.
         let (heads, blobs) = bundle.head_digests();
@@ -73,6 +92,12 @@ impl ReviewStore for RedisBackend {
                 .arg(encode("lane job", job)?);
         }
         let existing: String = call.invoke_async(&mut conn).await?;
+        if existing.is_empty() {
+            let replicas = self.replicate(&self.layout.review(&record.id, "")).await?;
+            if self.cluster && replicas == 0 {
+                tracing::debug!(review_id = %record.id, "no replica confirmed the new review");
+            }
+        }
         Ok(if existing.is_empty() {
             CreateOutcome::Created
         } else {
@@ -87,7 +112,7 @@ impl ReviewStore for RedisBackend {
     ) -> Result<Option<ReviewId>, QueueError> {
         let mut conn = self.conn.clone();
         let id: Option<String> = redis::cmd("GET")
-            .arg(self.idempotency_key(tenant, key))
+            .arg(self.layout.idempotency(tenant, key))
             .query_async(&mut conn)
             .await?;
         Ok(id.map(ReviewId))
@@ -104,7 +129,7 @@ impl ReviewStore for RedisBackend {
     ) -> Result<QuotaCharge, QueueError> {
         let window_ms = window_ms.max(1);
         let window = now_ms / window_ms;
-        let key = format!("{}quota:{name}:{window}", self.namespace(Some(tenant)));
+        let key = self.layout.quota(tenant, name, window);
         let left_ms = (window + 1) * window_ms - now_ms;
         let mut conn = self.conn.clone();
         let (charged, used): (u8, u64) = CHARGE_QUOTA
@@ -124,7 +149,7 @@ impl ReviewStore for RedisBackend {
     async fn cached_lane(&self, key: &str) -> Result<Option<String>, QueueError> {
         let mut conn = self.conn.clone();
         Ok(redis::cmd("GET")
-            .arg(self.key(&format!("cache:{key}")))
+            .arg(self.layout.global(&format!("cache:{key}")))
             .query_async(&mut conn)
             .await?)
     }
@@ -133,7 +158,7 @@ impl ReviewStore for RedisBackend {
         let mut conn = self.conn.clone();
         let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
         redis::cmd("SET")
-            .arg(self.key(&format!("cache:{key}")))
+            .arg(self.layout.global(&format!("cache:{key}")))
             .arg(body)
             .arg("PX")
             .arg(ms)
@@ -145,7 +170,7 @@ impl ReviewStore for RedisBackend {
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: Option<String> = redis::cmd("HGET")
-            .arg(self.review_key(id, ""))
+            .arg(self.layout.review(id, ""))
             .arg("record")
             .query_async(&mut conn)
             .await?;
@@ -157,13 +182,13 @@ impl ReviewStore for RedisBackend {
         let mut pipe = redis::pipe();
         pipe.atomic()
             .cmd("HSET")
-            .arg(self.review_key(&record.id, ""))
+            .arg(self.layout.review(&record.id, ""))
             .arg("record")
             .arg(encode("review record", record)?)
             .ignore();
         if record.state.is_terminal() {
             pipe.cmd("SREM")
-                .arg(self.key("active"))
+                .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
                 .arg(&record.id.0)
                 .ignore();
         }
@@ -174,7 +199,7 @@ impl ReviewStore for RedisBackend {
     async fn load_bundle(&self, id: &ReviewId) -> Result<Option<ReviewBundle>, QueueError> {
         let mut conn = self.conn.clone();
         let (raw, diff): (Option<String>, Option<Vec<u8>>) = redis::cmd("HMGET")
-            .arg(self.review_key(id, ""))
+            .arg(self.layout.review(id, ""))
             .arg("bundle")
             .arg("diff")
             .query_async(&mut conn)
@@ -185,7 +210,7 @@ impl ReviewStore for RedisBackend {
         let wanted = bundle.wanted_heads();
         if !wanted.is_empty() {
             let mut cmd = redis::cmd("HMGET");
-            cmd.arg(self.review_key(id, ""));
+            cmd.arg(self.layout.review(id, ""));
             for d in &wanted {
                 cmd.arg(format!("head:{d}"));
             }
@@ -210,8 +235,8 @@ impl ReviewStore for RedisBackend {
     ) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
         let set: i64 = SETTLE_AND_ANNOUNCE
-            .key(self.review_key(id, "lanes"))
-            .key(self.review_key(id, "events"))
+            .key(self.layout.review(id, "lanes"))
+            .key(self.layout.review(id, "events"))
             .arg(&result.lane_id)
             .arg(encode("lane result", result)?)
             .arg(encode("progress event", event)?)
@@ -227,7 +252,7 @@ impl ReviewStore for RedisBackend {
     ) -> Result<BTreeMap<String, LaneResult>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, String> = redis::cmd("HGETALL")
-            .arg(self.review_key(id, "lanes"))
+            .arg(self.layout.review(id, "lanes"))
             .query_async(&mut conn)
             .await?;
         raw.into_iter()
@@ -242,11 +267,12 @@ impl ReviewStore for RedisBackend {
         gate_rejection: bool,
     ) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
+        let shard = layout::shard_of(&job.review_id);
         let dispatched: i64 = ADVANCE_AND_DISPATCH
-            .key(self.review_key(&job.review_id, "attempts"))
-            .key(self.job_stream(&job.lane.engine))
-            .key(self.key("engines"))
-            .key(self.delayed_set(&job.lane.engine))
+            .key(self.layout.review(&job.review_id, "attempts"))
+            .key(self.layout.jobs(shard, &job.lane.engine))
+            .key(self.layout.sharded(shard, "engines"))
+            .key(self.layout.delayed(shard, &job.lane.engine))
             .arg(&job.lane.id)
             .arg(from)
             .arg(job.attempt)
@@ -262,12 +288,13 @@ impl ReviewStore for RedisBackend {
 
     async fn add_lane(&self, record: &ReviewRecord, job: &LaneJob) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
+        let shard = layout::shard_of(&record.id);
         let dispatched: i64 = ADD_LANE_AND_DISPATCH
-            .key(self.review_key(&record.id, ""))
-            .key(self.review_key(&record.id, "attempts"))
-            .key(self.key("active"))
-            .key(self.job_stream(&job.lane.engine))
-            .key(self.key("engines"))
+            .key(self.layout.review(&record.id, ""))
+            .key(self.layout.review(&record.id, "attempts"))
+            .key(self.layout.sharded(shard, "active"))
+            .key(self.layout.jobs(shard, &job.lane.engine))
+            .key(self.layout.sharded(shard, "engines"))
             .arg(&record.id.0)
             .arg(&job.lane.id)
             .arg(encode("review record", record)?)
@@ -282,7 +309,7 @@ impl ReviewStore for RedisBackend {
     async fn charge_tokens(&self, id: &ReviewId, tokens: i64) -> Result<u64, QueueError> {
         let mut conn = self.conn.clone();
         let total: i64 = redis::cmd("HINCRBY")
-            .arg(self.review_key(id, ""))
+            .arg(self.layout.review(id, ""))
             .arg("tokens_spent")
             .arg(tokens)
             .query_async(&mut conn)
@@ -296,7 +323,7 @@ impl ReviewStore for RedisBackend {
     ) -> Result<BTreeMap<String, LaneAttempts>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, u32> = redis::cmd("HGETALL")
-            .arg(self.review_key(id, "attempts"))
+            .arg(self.layout.review(id, "attempts"))
             .query_async(&mut conn)
             .await?;
         Ok(decode_attempts(raw))
@@ -313,14 +340,14 @@ impl ReviewStore for RedisBackend {
         redis::pipe()
             .atomic()
             .cmd("HSET")
-            .arg(self.review_key(&record.id, ""))
+            .arg(self.layout.review(&record.id, ""))
             .arg("record")
             .arg(encode("review record", &done)?)
             .arg("report")
             .arg(report_json)
             .ignore()
             .cmd("SREM")
-            .arg(self.key("active"))
+            .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
             .arg(&record.id.0)
             .ignore()
             .query_async::<()>(&mut conn)
@@ -331,7 +358,7 @@ impl ReviewStore for RedisBackend {
     async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: Option<String> = redis::cmd("HGET")
-            .arg(self.review_key(id, ""))
+            .arg(self.layout.review(id, ""))
             .arg("report")
             .query_async(&mut conn)
             .await?;
@@ -341,7 +368,7 @@ impl ReviewStore for RedisBackend {
     async fn bump_stat(&self, name: &str, by: u64) -> Result<(), QueueError> {
         let mut conn = self.conn.clone();
         redis::cmd("HINCRBY")
-            .arg(self.key("stats"))
+            .arg(self.layout.global("stats"))
             .arg(name)
             .arg(by)
             .query_async::<()>(&mut conn)
@@ -352,7 +379,7 @@ impl ReviewStore for RedisBackend {
     async fn stats(&self) -> Result<BTreeMap<String, u64>, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, u64> = redis::cmd("HGETALL")
-            .arg(self.key("stats"))
+            .arg(self.layout.global("stats"))
             .query_async(&mut conn)
             .await?;
         Ok(raw.into_iter().collect())
@@ -360,19 +387,26 @@ impl ReviewStore for RedisBackend {
 
     async fn active_count(&self) -> Result<usize, QueueError> {
         let mut conn = self.conn.clone();
-        let n: usize = redis::cmd("SCARD")
-            .arg(self.key("active"))
-            .query_async(&mut conn)
-            .await?;
+        let mut n = 0;
+        for shard in layout::shards() {
+            n += redis::cmd("SCARD")
+                .arg(self.layout.sharded(shard, "active"))
+                .query_async::<usize>(&mut conn)
+                .await?;
+        }
         Ok(n)
     }
 
     async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {
         let mut conn = self.conn.clone();
-        let mut ids: Vec<String> = redis::cmd("SMEMBERS")
-            .arg(self.key("active"))
-            .query_async(&mut conn)
-            .await?;
+        let mut ids: Vec<String> = Vec::new();
+        for shard in layout::shards() {
+            let some: Vec<String> = redis::cmd("SMEMBERS")
+                .arg(self.layout.sharded(shard, "active"))
+                .query_async(&mut conn)
+                .await?;
+            ids.extend(some);
+        }
         ids.sort();
         Ok(ids.into_iter().map(ReviewId).collect())
     }
@@ -380,7 +414,7 @@ impl ReviewStore for RedisBackend {
     async fn push_event(&self, id: &ReviewId, event: &ProgressEvent) -> Result<(), QueueError> {
         let mut conn = self.conn.clone();
         redis::cmd("XADD")
-            .arg(self.review_key(id, "events"))
+            .arg(self.layout.review(id, "events"))
             .arg("MAXLEN")
             .arg("~")
             .arg(EVENTS_MAX)
@@ -405,7 +439,7 @@ impl ReviewStore for RedisBackend {
             .arg("BLOCK")
             .arg(block_ms(wait))
             .arg("STREAMS")
-            .arg(self.review_key(id, "events"))
+            .arg(self.layout.review(id, "events"))
             .arg(after)
             .query_async(&mut conn)
             .await?;

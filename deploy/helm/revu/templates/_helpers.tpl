@@ -64,6 +64,10 @@ both binaries accept (tests/tests/helm_chart.rs checks).
     secretKeyRef:
       name: {{ include "revu.redisSecretName" . }}
       key: {{ include "revu.redisSecretKey" . }}
+{{- if .Values.redis.cluster }}
+- name: REVU_REDIS_CLUSTER
+  value: "true"
+{{- end }}
 {{- with .Values.redis.tls }}
 {{- if .secretName }}
 - name: REVU_REDIS_CA_CERT
