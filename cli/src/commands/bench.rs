@@ -40,6 +40,9 @@ pub struct Args {
     /// A file holding the Redis password, instead of the URL's.
     #[arg(long, env = "REVU_REDIS_PASSWORD_FILE", value_name = "FILE")]
     redis_password_file: Option<std::path::PathBuf>,
+    /// The Redis is a Redis Cluster; `--redis` names seed nodes.
+    #[arg(long, env = "REVU_REDIS_CLUSTER")]
+    redis_cluster: bool,
     /// Reviews to submit.
     #[arg(long, default_value_t = 100)]
     reviews: usize,
@@ -164,7 +167,7 @@ async fn measure(
         client_cert: args.redis_client_cert.clone(),
         client_key: args.redis_client_key.clone(),
         password_file: args.redis_password_file.clone(),
-        cluster: false,
+        cluster: args.redis_cluster,
     };
     let baseline = baseline(&args.redis, &options, args.concurrency, round_trips).await?;
     let lanes_per_sec = lanes as f64 / wall;
@@ -194,14 +197,17 @@ async fn baseline(
 ) -> Result<f64, CliError> {
     let shown = revu_common::config::redact_url(url);
     let unavailable = |e: redis::RedisError| CliError::Unavailable(format!("redis {shown}: {e}"));
-    let client = revu_common::queue::redis::client(url, options)
-        .await
-        .map_err(|e| CliError::Input(format!("--redis {shown}: {e}")))?;
-    let mut conn = client
-        .get_multiplexed_async_connection()
-        .await
-        .map_err(unavailable)?;
-    let stream = format!("revu-bench:{}", uuid_like());
+    let connect = || async {
+        revu_common::queue::redis::connection(url, options)
+            .await
+            .map_err(|e| match e {
+                revu_common::queue::QueueError::Redis(e) => unavailable(e),
+                other => CliError::Input(format!("--redis {shown}: {other}")),
+            })
+    };
+    let mut conn = connect().await?;
+    // One slot, on a cluster too.
+    let stream = format!("{{revu-bench:{}}}", uuid_like());
     redis::cmd("XGROUP")
         .arg("CREATE")
         .arg(&stream)
@@ -216,15 +222,10 @@ async fn baseline(
     let started = Instant::now();
     let mut tasks = Vec::new();
     for worker in 0..concurrency {
-        let (client, stream, payload, next) = (
-            client.clone(),
-            stream.clone(),
-            payload.clone(),
-            next.clone(),
-        );
+        // A connection each, as each worker has its own.
+        let mut conn = connect().await?;
+        let (stream, payload, next) = (stream.clone(), payload.clone(), next.clone());
         tasks.push(tokio::spawn(async move {
-            // A connection each, as each worker has its own.
-            let mut conn = client.get_multiplexed_async_connection().await?;
             while next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < total {
                 redis::cmd("XADD")
                     .arg(&stream)

@@ -232,6 +232,14 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
 
     /// Whether the backend answers now (a Redis `PING`), for health checks.
     fn ping(&self) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// How many readers of [`JobQueue::take_results`] at once keep every
+    /// result stream watched, so that a report wakes one at once: one per
+    /// shard on a Redis Cluster (where one blocking read covers one slot),
+    /// else one.
+    fn result_readers(&self) -> usize {
+        1
+    }
 }
 
 /// How much work sits on a stream's consumer group.

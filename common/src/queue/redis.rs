@@ -31,13 +31,14 @@
 //! jobs is `{tenant}/{uuid}`.
 
 mod conn;
+pub use conn::Conn;
 pub mod layout;
 mod maintenance;
 mod queue;
 mod scripts;
 mod store;
 
-use conn::{BlockingPool, Conn, Source};
+use conn::{BlockingPool, Source};
 use layout::Layout;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
@@ -68,6 +69,9 @@ pub struct RedisBackend {
     blocking: BlockingPool,
     /// On a cluster, reads across shards go shard by shard.
     cluster: bool,
+    /// The shard the next blocking read on a cluster waits on: readers
+    /// side by side take turns, so that together they watch every shard.
+    next_block: std::sync::Arc<std::sync::atomic::AtomicU16>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -224,6 +228,20 @@ pub async fn cluster_client(
     Ok(builder.build()?)
 }
 
+/// A plain connection to the Redis (or cluster) `url` and `options` name,
+/// for tools that measure it.
+pub async fn connection(url: &str, options: &RedisOptions) -> Result<Conn, QueueError> {
+    if options.cluster {
+        let client = cluster_client(url, options, RESPONSE_TIMEOUT).await?;
+        Ok(Conn::Cluster(client.get_async_connection().await?))
+    } else {
+        let client = client(url, options).await?;
+        Ok(Conn::Multiplexed(
+            client.get_multiplexed_async_connection().await?,
+        ))
+    }
+}
+
 impl RedisBackend {
     /// Connects and makes sure the coordinators' consumer groups exist.
     pub async fn connect(url: &str, prefix: &str) -> Result<Self, QueueError> {
@@ -259,6 +277,7 @@ impl RedisBackend {
             conn,
             blocking: BlockingPool::new(source),
             cluster: options.cluster,
+            next_block: std::sync::Arc::default(),
         };
         // Job streams get their group when a worker first reads them.
         for shard in layout::shards() {

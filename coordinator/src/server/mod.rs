@@ -78,11 +78,15 @@ pub async fn serve<B: JobQueue + ReviewStore>(
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;
     };
-    let gatherer = {
-        let c = coordinator.clone();
-        let rx = stop_rx.clone();
-        tokio::spawn(async move { c.run_gatherer(stopped(rx)).await })
-    };
+    // One gatherer per stream a blocking read can cover at once: several
+    // on a Redis Cluster, so that every shard's reports wake one.
+    let gatherers: Vec<_> = (0..coordinator.result_readers().max(1))
+        .map(|_| {
+            let c = coordinator.clone();
+            let rx = stop_rx.clone();
+            tokio::spawn(async move { c.run_gatherer(stopped(rx)).await })
+        })
+        .collect();
     let sweeper = {
         let c = coordinator.clone();
         let rx = stop_rx.clone();
@@ -146,7 +150,10 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         }
     };
     let _ = stop_tx.send(true);
-    let _ = tokio::join!(gatherer, sweeper, sampler, health);
+    for gatherer in gatherers {
+        let _ = gatherer.await;
+    }
+    let _ = tokio::join!(sweeper, sampler, health);
     for follower in [tokens, certificates].into_iter().flatten() {
         let _ = follower.await;
     }

@@ -33,6 +33,11 @@ enum Step {
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
+    /// How many gatherers side by side keep every result stream watched.
+    pub fn result_readers(&self) -> usize {
+        self.backend.result_readers()
+    }
+
     /// Consumes lane reports until `shutdown` resolves.
     pub async fn run_gatherer(&self, shutdown: impl std::future::Future<Output = ()>) {
         tokio::pin!(shutdown);

@@ -16,10 +16,20 @@ use std::time::Duration;
 /// A connection to one Redis or to a cluster; commands on a cluster go to
 /// the master of their first key's slot, and follow it when it moves.
 #[derive(Clone)]
-pub(super) enum Conn {
+pub enum Conn {
     Managed(ConnectionManager),
     Multiplexed(MultiplexedConnection),
     Cluster(ClusterConnection),
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Conn::Managed(_) => "Conn::Managed",
+            Conn::Multiplexed(_) => "Conn::Multiplexed",
+            Conn::Cluster(_) => "Conn::Cluster",
+        })
+    }
 }
 
 impl ConnectionLike for Conn {

@@ -231,7 +231,7 @@ impl RedisBackend {
                     return Ok(vec![job]);
                 }
             }
-            looked.push(order[0]);
+            looked.push(self.block_shard());
         } else {
             let (job, next) = self.take_one_job(consumer, &order, engines).await?;
             if let Some(job) = job {
@@ -288,7 +288,11 @@ impl RedisBackend {
                 return Ok(vec![to_delivery(shard, &entry)]);
             }
         }
-        let looked: Vec<u16> = if self.cluster { vec![order[0]] } else { order };
+        let looked: Vec<u16> = if self.cluster {
+            vec![self.block_shard()]
+        } else {
+            order
+        };
         let wait = if self.cluster {
             wait.min(CLUSTER_BLOCK)
         } else {
@@ -363,6 +367,13 @@ impl RedisBackend {
             }
         }
         Ok(())
+    }
+
+    /// The shard a blocking read on a cluster waits on: the next in turn.
+    fn block_shard(&self) -> u16 {
+        self.next_block
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            % SHARDS
     }
 
     fn job_shard(&self, id: &ReviewId) -> u16 {
@@ -633,6 +644,10 @@ impl JobQueue for RedisBackend {
         let mut conn = self.conn.clone();
         redis::cmd("PING").query_async::<()>(&mut conn).await?;
         Ok(())
+    }
+
+    fn result_readers(&self) -> usize {
+        if self.cluster { usize::from(SHARDS) } else { 1 }
     }
 
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
