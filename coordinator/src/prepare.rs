@@ -5,7 +5,7 @@ use crate::config::ReviewSettings;
 use crate::limits::{LimitExceeded, within};
 use crate::service::ServiceError;
 use revu_common::adjudication::AdjudicationPlan;
-use revu_common::diff::{self, Diff, DiffError};
+use revu_common::diff::DiffError;
 use revu_common::facts::{Facts, Signal};
 use revu_common::lane::{LaneKind, LaneSpec, Slice};
 use revu_common::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
@@ -16,10 +16,9 @@ use revu_stages::{cover, grouping::Grouper, plan};
 use std::collections::BTreeMap;
 use tracing::info_span;
 
-/// A parsed diff and the plan built from it.
+/// A diff's facts and the plan built from them.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    pub diff: Diff,
     pub facts: Facts,
     pub plan: ReviewPlan,
 }
@@ -98,7 +97,7 @@ pub fn resolve_rigor(requested: Option<Rigor>, repo: Option<Rigor>) -> RigorChoi
     }
 }
 
-/// Parses the diff and the repository's files and plans the review.
+/// Reads the diff's facts and the repository's files and plans the review.
 pub fn prepare(
     bytes: &[u8],
     settings: &ReviewSettings,
@@ -108,11 +107,9 @@ pub fn prepare(
     // Compiling the repo's globs and ledger regexes is work for the same
     // blocking thread as parsing the diff.
     let repo = RepoContext::load(request.review_md.as_deref(), request.repo_config.as_deref())?;
-    let (diff, facts) = info_span!(span::FACTS).in_scope(|| {
-        let diff = diff::parse(bytes)?;
-        let facts = Facts::from_diff(&diff);
-        Ok::<_, PrepareError>((diff, facts))
-    })?;
+    // The plan needs the facts only: read them in one pass that keeps no
+    // line text, so a large diff is never held parsed here.
+    let facts = info_span!(span::FACTS).in_scope(|| Facts::scan(bytes))?;
     within_size(&facts, settings)?;
     let skipped_files: Vec<SkippedFile> = facts
         .files
@@ -225,7 +222,7 @@ pub fn prepare(
         settings.max_lanes,
         "--max-lanes",
     )?;
-    Ok(Prepared { diff, facts, plan })
+    Ok(Prepared { facts, plan })
 }
 
 /// The head-side paths of the change, in the order of its facts.

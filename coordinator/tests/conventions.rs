@@ -132,7 +132,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         &ReviewId("rv-conventions".into()),
         &prepared.plan,
         &results,
-        &prepared.diff,
+        &revu_common::diff::parse(&bundle.diff).unwrap(),
         &bundle,
     )
 }
@@ -335,7 +335,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
             &ReviewId("rv-stale".into()),
             &prepared.plan,
             &results,
-            &prepared.diff,
+            &revu_common::diff::parse(&bundle.diff).unwrap(),
             &bundle,
         )
     };

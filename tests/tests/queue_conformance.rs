@@ -188,7 +188,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         "diff bytes kept exactly"
     );
     assert_eq!(
-        loaded.map(|l| l.head_files),
+        loaded.map(|l| l.head_files.clone()),
         Some(bundle.head_files.clone()),
         "head files kept exactly"
     );

@@ -54,7 +54,7 @@ struct State {
     results: MemStream,
     dead: Vec<(String, String)>,
     records: HashMap<ReviewId, ReviewRecord>,
-    bundles: HashMap<ReviewId, ReviewBundle>,
+    bundles: HashMap<ReviewId, std::sync::Arc<ReviewBundle>>,
     lanes: HashMap<ReviewId, BTreeMap<String, LaneResult>>,
     attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
     reports: HashMap<ReviewId, String>,
@@ -360,7 +360,8 @@ impl ReviewStore for MemoryBackend {
             s.idempotency.insert(scoped, record.id.clone());
         }
         s.records.insert(record.id.clone(), record.clone());
-        s.bundles.insert(record.id.clone(), bundle.clone());
+        s.bundles
+            .insert(record.id.clone(), std::sync::Arc::new(bundle.clone()));
         s.active.insert(record.id.clone());
         for (job, raw) in encoded {
             s.attempts.entry(record.id.clone()).or_default().insert(
@@ -439,7 +440,10 @@ impl ReviewStore for MemoryBackend {
         Ok(())
     }
 
-    async fn load_bundle(&self, id: &ReviewId) -> Result<Option<ReviewBundle>, QueueError> {
+    async fn load_bundle(
+        &self,
+        id: &ReviewId,
+    ) -> Result<Option<std::sync::Arc<ReviewBundle>>, QueueError> {
         Ok(self.lock().bundles.get(id).cloned())
     }
 

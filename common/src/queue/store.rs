@@ -92,10 +92,12 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         record: &ReviewRecord,
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
+    /// The review's bundle, shared: one copy however many lanes read it
+    /// at once in one process.
     fn load_bundle(
         &self,
         id: &ReviewId,
-    ) -> impl Future<Output = Result<Option<ReviewBundle>, QueueError>> + Send;
+    ) -> impl Future<Output = Result<Option<std::sync::Arc<ReviewBundle>>, QueueError>> + Send;
 
     /// Records the settled result of a lane and, in the same atomic step,
     /// appends `event` (the lane's finished or faulted event) to the

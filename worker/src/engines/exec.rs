@@ -335,7 +335,7 @@ mod tests {
         LaneInput::new(
             Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
             Arc::new(LoadedReview {
-                bundle: ReviewBundle::default(),
+                bundle: ReviewBundle::default().into(),
                 diff: Diff::default(),
             }),
         )
@@ -369,7 +369,7 @@ mod tests {
                 ..IndexedFile::default()
             },
         );
-        review.bundle.code_index = Some(index);
+        Arc::make_mut(&mut review.bundle).code_index = Some(index);
         let input = LaneInput::new(base.job.clone(), Arc::new(review));
         let request: serde_json::Value = ExecEngine::request(&input)
             .ok()

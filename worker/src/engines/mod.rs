@@ -28,7 +28,7 @@ use std::time::Duration;
 /// A review's stored bundle with its diff parsed, shared by its lanes.
 #[derive(Debug, Clone)]
 pub struct LoadedReview {
-    pub bundle: ReviewBundle,
+    pub bundle: Arc<ReviewBundle>,
     pub diff: Diff,
 }
 
@@ -113,7 +113,13 @@ pub(crate) fn patch_input(
         intent: intent.to_owned(),
         ..ReviewBundle::default()
     };
-    LaneInput::new(Arc::new(job), Arc::new(LoadedReview { bundle, diff }))
+    LaneInput::new(
+        Arc::new(job),
+        Arc::new(LoadedReview {
+            bundle: Arc::new(bundle),
+            diff,
+        }),
+    )
 }
 
 impl LaneInput {

@@ -68,7 +68,7 @@ mod tests {
         let other = cache.turn(&ReviewId::new());
         assert!(!Arc::ptr_eq(&first, &other), "other reviews load apart");
         let loaded = Arc::new(LoadedReview {
-            bundle: revu_common::bundle::ReviewBundle::default(),
+            bundle: revu_common::bundle::ReviewBundle::default().into(),
             diff: revu_common::diff::Diff::default(),
         });
         cache.put(id.clone(), loaded);

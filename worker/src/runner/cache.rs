@@ -117,7 +117,7 @@ mod tests {
         };
         let base = crate::engines::patch_input(lane, PATCH, "");
         let mut review = LoadedReview::clone(&base.review);
-        review.bundle.code_index = index;
+        Arc::make_mut(&mut review.bundle).code_index = index;
         LaneInput::new(base.job.clone(), Arc::new(review))
     }
 

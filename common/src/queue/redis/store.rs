@@ -196,7 +196,10 @@ impl ReviewStore for RedisBackend {
         Ok(())
     }
 
-    async fn load_bundle(&self, id: &ReviewId) -> Result<Option<ReviewBundle>, QueueError> {
+    async fn load_bundle(
+        &self,
+        id: &ReviewId,
+    ) -> Result<Option<std::sync::Arc<ReviewBundle>>, QueueError> {
         let mut conn = self.conn.clone();
         let (raw, diff): (Option<String>, Option<Vec<u8>>) = redis::cmd("HMGET")
             .arg(self.layout.review(id, ""))
@@ -224,7 +227,7 @@ impl ReviewStore for RedisBackend {
                 .put_heads(&blobs)
                 .map_err(|why| QueueError::Corrupt(format!("review {id}: {why}")))?;
         }
-        Ok(Some(bundle))
+        Ok(Some(std::sync::Arc::new(bundle)))
     }
 
     async fn settle_lane(
