@@ -11,6 +11,7 @@ pub mod llm_server;
 pub mod otlp;
 pub mod procs;
 pub mod redis_cluster;
+pub mod redis_docker;
 pub mod redis_server;
 pub mod scenario;
 pub mod scrape;

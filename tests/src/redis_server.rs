@@ -30,6 +30,8 @@ pub struct RedisServer {
     command: Vec<String>,
     /// The server's working directory, removed with the handle.
     dir: Option<std::path::PathBuf>,
+    /// The container it runs in, with `REVU_TEST_REDIS=docker`.
+    container: Option<crate::redis_docker::DockerRedis>,
 }
 
 impl Drop for RedisServer {
@@ -57,6 +59,7 @@ impl RedisServer {
             port: 0,
             command: Vec::new(),
             dir: None,
+            container: None,
         }
     }
 
@@ -66,9 +69,46 @@ impl RedisServer {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// Starts (or connects to) a Redis. Panics with instructions if none can be had.
+    /// Starts (or connects to) a Redis: `REVU_TEST_REDIS_URL` when set,
+    /// else a container with `REVU_TEST_REDIS=docker`, else a local
+    /// `redis-server`. Panics with instructions if none can be had.
     pub fn start() -> RedisServer {
+        match std::env::var("REVU_TEST_REDIS").as_deref() {
+            _ if std::env::var_os("REVU_TEST_REDIS_URL").is_some() => Self::start_with(&[]),
+            Ok("docker") => Self::start_docker(),
+            Ok("" | "local") | Err(_) => Self::start_with(&[]),
+            Ok(other) => panic!(
+                "REVU_TEST_REDIS={other:?}: use `local` (a redis-server process, the default) \
+                 or `docker` (testcontainers)"
+            ),
+        }
+    }
+
+    /// A local `redis-server` of this handle's own, whatever
+    /// `REVU_TEST_REDIS` says: for tests that kill and restart it.
+    pub fn start_local() -> RedisServer {
         Self::start_with(&[])
+    }
+
+    /// Redis in a container (testcontainers); panics saying why when no
+    /// Docker daemon answers.
+    fn start_docker() -> RedisServer {
+        let container = crate::redis_docker::start().unwrap_or_else(|why| {
+            panic!(
+                "REVU_TEST_REDIS=docker, but no Redis container started: {why}. It needs a \
+                 Docker daemon that answers (`docker info`); unset REVU_TEST_REDIS for a local \
+                 redis-server"
+            )
+        });
+        RedisServer {
+            url: format!("redis://127.0.0.1:{}", container.port),
+            prefix: format!("revu-test-{}", uuid_like()),
+            process: None,
+            port: container.port,
+            command: Vec::new(),
+            dir: None,
+            container: Some(container),
+        }
     }
 
     /// Like [`RedisServer::start`], passing `extra` arguments to a started
@@ -83,6 +123,7 @@ impl RedisServer {
                 port: 0,
                 command: Vec::new(),
                 dir: None,
+                container: None,
             };
         }
         let found = Command::new("redis-server").arg("--version").output();
@@ -129,6 +170,7 @@ impl RedisServer {
                 port,
                 command,
                 dir: Some(dir),
+                container: None,
             };
             match server.wait_listening(Duration::from_secs(10)) {
                 Ok(()) => return server,
@@ -191,6 +233,7 @@ impl RedisServer {
             port,
             command,
             dir: Some(dir),
+            container: None,
         };
         server.wait_ours(Duration::from_secs(10))?;
         Ok(server)
@@ -209,6 +252,10 @@ impl RedisServer {
     /// back on the same port and directory. Only for servers this handle
     /// started.
     pub fn stop(&mut self) {
+        assert!(
+            self.container.is_none(),
+            "this test stops its Redis: start it with RedisServer::start_local(), not in a container"
+        );
         assert!(self.process.is_some(), "cannot stop an external Redis");
         if let Some(p) = self.process.as_mut() {
             p.kill();

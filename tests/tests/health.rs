@@ -42,7 +42,7 @@ async fn until(endpoint: &str, service: &str, wanted: ServingStatus) {
 
 #[test]
 fn health_follows_redis_down_and_back() {
-    let mut cluster = Cluster::start_coordinator_only(RedisServer::start(), &[]);
+    let mut cluster = Cluster::start_coordinator_only(RedisServer::start_local(), &[]);
     let endpoint = cluster.endpoint();
     let rt = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     for service in [SERVICE, ""] {
@@ -76,8 +76,10 @@ fn ready_until(addr: &str, wanted: u16) {
 
 #[test]
 fn readiness_of_workers_and_coordinators_follows_redis_down_and_back() {
-    let mut cluster =
-        Cluster::start_coordinator_only(RedisServer::start(), &["--metrics-listen", "127.0.0.1:0"]);
+    let mut cluster = Cluster::start_coordinator_only(
+        RedisServer::start_local(),
+        &["--metrics-listen", "127.0.0.1:0"],
+    );
     let coordinator = cluster.coordinator.announced("metrics serving");
     let worker = cluster.add_worker(&["--metrics-listen", "127.0.0.1:0"]);
     let worker = cluster.workers[worker].announced("metrics serving");
