@@ -17,6 +17,7 @@ pub mod lane;
 #[cfg(feature = "runtime")]
 pub mod metrics;
 pub mod paths;
+pub mod pattern;
 #[cfg(feature = "runtime")]
 pub mod queue;
 pub mod redact;

@@ -14,9 +14,16 @@ pub fn split(path: &str) -> (Vec<String>, &str) {
     (dirs, name)
 }
 
+/// The file name of `path`: what follows its last `/`.
+pub fn file_name(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, name)| name)
+}
+
 /// Whether any directory of `path` is one of `names` (lowercase).
 pub fn has_dir(path: &str, names: &[&str]) -> bool {
-    split(path).0.iter().any(|d| names.contains(&d.as_str()))
+    let dirs = path.rsplit_once('/').map_or("", |(dirs, _)| dirs);
+    dirs.split('/')
+        .any(|d| !d.is_empty() && names.iter().any(|n| d.eq_ignore_ascii_case(n)))
 }
 
 /// Directories that hold a test suite, its data or its fixtures.
@@ -41,7 +48,7 @@ pub fn is_test_path(path: &str) -> bool {
     if has_dir(path, TEST_DIRS) {
         return true;
     }
-    let (_, name) = split(path);
+    let name = file_name(path);
     let lower = name.to_ascii_lowercase();
     (lower.starts_with("test_") && lower.ends_with(".py"))
         || lower == "conftest.py"

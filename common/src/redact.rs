@@ -9,9 +9,9 @@
 //! token after `Bearer`, and the value of `password=`, `secret:`,
 //! `token=`-style assignments.
 
-use regex::{Captures, Regex};
+use crate::pattern::Pattern;
+use regex::Captures;
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
 /// `secret` with all but its first and last four characters replaced by
 /// `*` (at most 12 of them); shorter than 16 characters, all of it.
@@ -31,44 +31,34 @@ pub fn mask(secret: &str) -> String {
 // review takes.
 
 /// Whole tokens of a known shape; group 1 is the secret.
-static TOKENS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?-u:\b)(",
-        r"(?:AKIA|ASIA)[0-9A-Z]{16}",
-        r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}",
-        r"|github_pat_[A-Za-z0-9_]{22,}",
-        r"|glpat-[A-Za-z0-9_-]{20,}",
-        r"|xox[abprs]-[A-Za-z0-9-]{10,}",
-        r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
-        r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-        r"|AIza[0-9A-Za-z_-]{35}",
-        r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-        r")",
-    ))
-    .ok()
-});
+static TOKENS: Pattern = Pattern::new(concat!(
+    r"(?-u:\b)(",
+    r"(?:AKIA|ASIA)[0-9A-Z]{16}",
+    r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}",
+    r"|github_pat_[A-Za-z0-9_]{22,}",
+    r"|glpat-[A-Za-z0-9_-]{20,}",
+    r"|xox[abprs]-[A-Za-z0-9-]{10,}",
+    r"|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}",
+    r"|sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+    r"|AIza[0-9A-Za-z_-]{35}",
+    r"|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r")",
+));
 
 /// The body of a PEM private key block.
-static PRIVATE_KEY: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(
-        r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
-    )
-    .ok()
-});
+static PRIVATE_KEY: Pattern = Pattern::new(
+    r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
+);
 
 /// `scheme://user:PASSWORD@host`.
-static URL_PASSWORD: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)").ok());
+static URL_PASSWORD: Pattern = Pattern::new(r"([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)");
 
 /// `Bearer TOKEN` and `NAME=VALUE` / `NAME: VALUE` for credential names.
-static ASSIGNED: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r#"(?i)((?-u:\b)bearer\s+|(?-u:\b)[0-9A-Za-z_.-]*(?:password|passwd|secret|api[_-]?key|apikey"#,
-        r#"|access[_-]?token|auth[_-]?token|token)["']?\s*[=:]\s*["']?)"#,
-        r#"([A-Za-z0-9+/_.~-]{8,}=*)"#,
-    ))
-    .ok()
-});
+static ASSIGNED: Pattern = Pattern::new(concat!(
+    r#"(?i)((?-u:\b)bearer\s+|(?-u:\b)[0-9A-Za-z_.-]*(?:password|passwd|secret|api[_-]?key|apikey"#,
+    r#"|access[_-]?token|auth[_-]?token|token)["']?\s*[=:]\s*["']?)"#,
+    r#"([A-Za-z0-9+/_.~-]{8,}=*)"#,
+));
 
 /// How a match is masked.
 #[derive(Clone, Copy)]
@@ -85,8 +75,8 @@ enum Mask {
 /// is none.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
-    if let Some(re) = PRIVATE_KEY.as_ref()
-        && re.is_match(&out)
+    if PRIVATE_KEY.is_match(&out)
+        && let Some(re) = PRIVATE_KEY.regex()
     {
         let replaced = re
             .replace_all(&out, |c: &Captures| {
@@ -104,10 +94,10 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         (&URL_PASSWORD, Mask::UrlPassword),
         (&ASSIGNED, Mask::Value),
     ] {
-        let Some(re) = re.as_ref() else { continue };
         if !re.is_match(&out) {
             continue;
         }
+        let Some(re) = re.regex() else { continue };
         let replaced = re
             .replace_all(&out, |c: &Captures| match how {
                 Mask::Whole => mask(&c[1]),

@@ -7,6 +7,7 @@ use crate::finding::{Dimension, Finding};
 use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Slice, Usage};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// Where a review is in its life. Only `Running` reviews change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -159,7 +160,9 @@ pub struct ReviewRecord {
     pub created_ms: u64,
     /// Unix milliseconds after which missing lanes are faulted.
     pub deadline_ms: u64,
-    pub plan: ReviewPlan,
+    /// Shared, not copied, by every clone of the record: a large change's
+    /// plan lists each of its files in several lanes.
+    pub plan: Arc<ReviewPlan>,
     /// W3C `traceparent` of the span that accepted the review, so that
     /// spans of later work on it (gathering, finalizing, on any
     /// coordinator) join the review's trace. Set only when tracing is on.
@@ -176,7 +179,7 @@ impl ReviewRecord {
             state: ReviewState::Running,
             created_ms,
             deadline_ms,
-            plan,
+            plan: Arc::new(plan),
             traceparent: None,
         }
     }

@@ -6,6 +6,7 @@
 //! defaults (or replace them); see `crate::conventions::repo_config`.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::sync::OnceLock;
 
 /// A named set of path globs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,29 +139,77 @@ pub struct GroupingError {
 /// Compiled domain rules.
 #[derive(Debug, Clone)]
 pub struct Grouper {
-    domains: Vec<(String, GlobSet)>,
+    domains: Vec<Domain>,
     max_files: usize,
+}
+
+/// One domain: its globs, checked when the grouper is made and compiled
+/// into a set the first time a path could match one of them.
+#[derive(Debug, Clone)]
+struct Domain {
+    name: String,
+    globs: Vec<Glob>,
+    /// Per glob, a literal every path it matches contains (`None`: the
+    /// glob is too rich to tell). A path holding none of them cannot be
+    /// in the domain, so most reviews never compile most domains' globs.
+    needles: Vec<Option<String>>,
+    set: OnceLock<Option<GlobSet>>,
+}
+
+impl Domain {
+    fn may_match(&self, path: &str) -> bool {
+        self.needles
+            .iter()
+            .any(|n| n.as_deref().is_none_or(|n| path.contains(n)))
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        let set = self.set.get_or_init(|| {
+            let mut set = GlobSetBuilder::new();
+            for glob in &self.globs {
+                set.add(glob.clone());
+            }
+            set.build()
+                .inspect_err(|err| {
+                    tracing::error!(domain = %self.name, %err, "domain globs do not compile; domain matches nothing");
+                })
+                .ok()
+        });
+        set.as_ref().is_some_and(|set| set.is_match(path))
+    }
+}
+
+/// The longest literal part of `glob` (its separators trimmed, since
+/// `**/` may match nothing), when it has only `*` and `?` wildcards.
+fn needle(glob: &str) -> Option<String> {
+    if glob.contains(['[', '{', '\\']) {
+        return None;
+    }
+    glob.split(['*', '?'])
+        .map(|piece| piece.trim_matches('/'))
+        .max_by_key(|piece| piece.len())
+        .filter(|piece| !piece.is_empty())
+        .map(str::to_owned)
 }
 
 impl Grouper {
     pub fn new(rules: &[DomainRule], max_files: usize) -> Result<Self, GroupingError> {
         let mut domains = Vec::with_capacity(rules.len());
         for rule in rules {
-            let mut set = GlobSetBuilder::new();
+            let mut globs = Vec::with_capacity(rule.globs.len());
             for glob in &rule.globs {
-                let compiled = Glob::new(glob).map_err(|source| GroupingError {
+                globs.push(Glob::new(glob).map_err(|source| GroupingError {
                     domain: rule.name.clone(),
                     glob: glob.clone(),
                     source,
-                })?;
-                set.add(compiled);
+                })?);
             }
-            let set = set.build().map_err(|source| GroupingError {
-                domain: rule.name.clone(),
-                glob: String::new(),
-                source,
-            })?;
-            domains.push((rule.name.clone(), set));
+            domains.push(Domain {
+                name: rule.name.clone(),
+                needles: rule.globs.iter().map(|g| needle(g)).collect(),
+                globs,
+                set: OnceLock::new(),
+            });
         }
         Ok(Grouper {
             domains,
@@ -183,9 +232,8 @@ impl Grouper {
     pub fn domain_of(&self, path: &str) -> &str {
         self.domains
             .iter()
-            .find(|(_, set)| set.is_match(path))
-            .map(|(name, _)| name.as_str())
-            .unwrap_or(FALLBACK_DOMAIN)
+            .find(|d| d.may_match(path) && d.is_match(path))
+            .map_or(FALLBACK_DOMAIN, |d| d.name.as_str())
     }
 
     /// The deterministic proposal: slices in domain order, files in diff order.
@@ -196,7 +244,7 @@ impl Grouper {
         for name in self
             .domains
             .iter()
-            .map(|(n, _)| n.as_str())
+            .map(|d| d.name.as_str())
             .chain([FALLBACK_DOMAIN])
         {
             if !order.contains(&name) {
@@ -254,5 +302,79 @@ mod tests {
         let names: Vec<&str> = slices.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["core", "core#2", "core#3"]);
         assert_eq!(slices.iter().map(|s| s.files.len()).sum::<usize>(), 5);
+    }
+
+    #[test]
+    fn a_glob_needle_is_in_every_path_the_glob_matches() {
+        let paths = [
+            "tests/a.rs",
+            "pkg/tests/b.py",
+            "x/test/y",
+            "web/__tests__/c.js",
+            "go/x_test.go",
+            "app/test_views.py",
+            "ui/a.test.ts",
+            "ui/a.spec.js",
+            "spec/m_spec.rb",
+            "docs/i.md",
+            "doc/x",
+            "README.md",
+            "a/b.rst",
+            "c.adoc",
+            ".github/workflows/ci.yml",
+            ".gitlab-ci.yml",
+            ".circleci/config.yml",
+            ".ci/run",
+            "deploy/helm/v.yaml",
+            "helm/c",
+            "k8s/d.yaml",
+            "terraform/main.tf",
+            "infra/x.tf",
+            "svc/Dockerfile",
+            "Dockerfile",
+            "docker-compose.prod.yml",
+            "app/migrations/0001.py",
+            "db/migrate/x.rb",
+            "alembic/versions/a.py",
+            "q.sql",
+            "db/seed.rb",
+            "src/auth/login.rs",
+            "oauth.py",
+            "login.html",
+            "web/session_store.go",
+            "api/permissions/p.py",
+            "Cargo.toml",
+            "src/lib.rs",
+            "a*b/c",
+            "",
+        ];
+        for rule in default_domains() {
+            for glob in &rule.globs {
+                let matcher = Glob::new(glob).unwrap().compile_matcher();
+                for path in paths {
+                    if let (true, Some(n)) = (matcher.is_match(path), needle(glob)) {
+                        assert!(path.contains(&n), "{glob} matches {path} without {n}");
+                    }
+                }
+            }
+        }
+        assert_eq!(needle("**/tests/**").as_deref(), Some("tests"));
+        assert_eq!(needle("src/{a,b}/**"), None);
+        assert_eq!(needle("**"), None);
+    }
+
+    #[test]
+    fn domains_that_cannot_match_are_never_compiled() {
+        let g = grouper(40);
+        assert_eq!(g.domain_of("src/lib.rs"), "core");
+        let compiled: Vec<&str> = g
+            .domains
+            .iter()
+            .filter(|d| d.set.get().is_some())
+            .map(|d| d.name.as_str())
+            .collect();
+        assert!(compiled.is_empty(), "compiled {compiled:?}");
+        assert_eq!(g.domain_of("docs/guide.md"), "docs");
+        assert!(g.domains.iter().any(|d| d.set.get().is_some()));
     }
 }

@@ -399,10 +399,11 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     .await
     .or_fail();
     let mut grown = record(&id);
-    grown.plan.lanes.push(first.lane.clone());
     let mut added = job(&id, "adjudication");
     added.lane.kind = LaneKind::Adjudication;
-    grown.plan.lanes.push(added.lane.clone());
+    let plan = std::sync::Arc::make_mut(&mut grown.plan);
+    plan.lanes.push(first.lane.clone());
+    plan.lanes.push(added.lane.clone());
     assert!(b.add_lane(&grown, &added).await.or_fail());
     // A second coordinator (or a repeated sweep) adds nothing.
     assert!(!b.add_lane(&grown, &added).await.or_fail());

@@ -11,6 +11,7 @@ use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, Stage};
 use revu_stages::assemble::adjudication_candidates;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Dispatches the adjudication lane of a review whose planned lanes have
@@ -53,8 +54,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             guidance: Vec::new(),
         };
         let mut next = record.clone();
-        next.plan.lanes.push(lane.clone());
-        next.plan.adjudication = Some(AdjudicationPlan {
+        let plan = Arc::make_mut(&mut next.plan);
+        plan.lanes.push(lane.clone());
+        plan.adjudication = Some(AdjudicationPlan {
             engine: adjudication.engine.clone(),
             candidates: candidates.clone(),
         });

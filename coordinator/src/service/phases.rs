@@ -19,6 +19,7 @@ use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use tracing::Instrument;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -66,9 +67,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let repo = RepoContext::load(bundle.conventions.as_deref(), bundle.repo_config.as_deref())
             .unwrap_or_default();
         let mut next = record.clone();
-        place_domain_lanes(&mut next.plan, &outcome.slices, &self.settings, &repo);
-        next.plan.cover_fallback = outcome.fallback.clone();
-        if let Some(g) = &mut next.plan.grouping {
+        let plan = Arc::make_mut(&mut next.plan);
+        place_domain_lanes(plan, &outcome.slices, &self.settings, &repo);
+        plan.cover_fallback = outcome.fallback.clone();
+        if let Some(g) = &mut plan.grouping {
             g.applied = true;
         }
         if let Some(why) = &outcome.fallback {
@@ -155,8 +157,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             guidance: Vec::new(),
         };
         let mut next = record.clone();
-        next.plan.lanes.push(lane.clone());
-        next.plan.synthesis = Some(SynthesisPlan {
+        let plan = Arc::make_mut(&mut next.plan);
+        plan.lanes.push(lane.clone());
+        plan.synthesis = Some(SynthesisPlan {
             engine: synthesis.engine.clone(),
             findings,
         });

@@ -334,10 +334,10 @@ mod tests {
         };
         LaneInput::new(
             Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
-            Arc::new(LoadedReview {
-                bundle: ReviewBundle::default().into(),
-                diff: Diff::default(),
-            }),
+            Arc::new(LoadedReview::new(
+                ReviewBundle::default().into(),
+                Diff::default(),
+            )),
         )
     }
 

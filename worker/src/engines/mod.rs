@@ -17,9 +17,9 @@ pub mod rules;
 
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
-use revu_common::finding::Finding;
+use revu_common::finding::{Dimension, Finding};
 use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage, Usd};
-use rules::{Rule, RuleContext, all_rules};
+use rules::{Rule, all_rules};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -30,6 +30,19 @@ use std::time::Duration;
 pub struct LoadedReview {
     pub bundle: Arc<ReviewBundle>,
     pub diff: Diff,
+    /// The built-in rules' findings per file, shared by the lanes that
+    /// read this review in this process.
+    rule_findings: Arc<rules::memo::FileFindings>,
+}
+
+impl LoadedReview {
+    pub fn new(bundle: Arc<ReviewBundle>, diff: Diff) -> Self {
+        LoadedReview {
+            bundle,
+            diff,
+            rule_findings: Arc::default(),
+        }
+    }
 }
 
 /// What an engine sees of a lane. Cheap to clone, and owned, so that an
@@ -115,10 +128,7 @@ pub(crate) fn patch_input(
     };
     LaneInput::new(
         Arc::new(job),
-        Arc::new(LoadedReview {
-            bundle: Arc::new(bundle),
-            diff,
-        }),
+        Arc::new(LoadedReview::new(Arc::new(bundle), diff)),
     )
 }
 
@@ -143,12 +153,13 @@ impl LaneInput {
 
     /// The patches of the files this lane reviews, in diff order.
     pub fn lane_files(&self) -> Vec<&FilePatch> {
-        let files = &self.job.lane.files;
+        let files: std::collections::HashSet<&str> =
+            self.job.lane.files.iter().map(String::as_str).collect();
         self.review
             .diff
             .files
             .iter()
-            .filter(|p| files.iter().any(|f| f == p.path()))
+            .filter(|p| files.contains(p.path()))
             .collect()
     }
 }
@@ -339,23 +350,22 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
         }
         LaneKind::Domain { .. } | LaneKind::Specialist { .. } => {}
     }
-    let files = input.lane_files();
-    let ctx = RuleContext {
-        files: &files,
-        change: &input.diff().files,
-        index: input.bundle().code_index.as_ref(),
+    let diff = input.diff();
+    let index = input.bundle().code_index.as_ref();
+    let memo = &input.review.rule_findings;
+    let files = memo.indexes(diff, &job.lane.files);
+    let dimensions: &[Dimension] = match &job.lane.kind {
+        LaneKind::Specialist { dimension } => std::slice::from_ref(dimension),
+        _ => &Dimension::ALL,
     };
     let selected: Vec<&dyn Rule> = rules
         .iter()
         .map(|r| r.as_ref())
-        .filter(|r| match &job.lane.kind {
-            LaneKind::Specialist { dimension } => r.dimension() == *dimension,
-            _ => true,
-        })
+        .filter(|r| dimensions.contains(&r.dimension()))
         .collect();
     let mut findings: Vec<Finding> = Vec::new();
-    for rule in &selected {
-        rule.check(&ctx, &mut findings);
+    for &file in &files {
+        memo.extend(rules, diff, index, file, dimensions, &mut findings);
     }
     findings.sort_by(|a, b| (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule)));
     let summary = format!(
@@ -365,7 +375,11 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
         findings.len()
     );
     EngineOutput::Body(LaneReportBody {
-        reviewed: files.iter().map(|f| f.path().to_owned()).collect(),
+        reviewed: files
+            .iter()
+            .filter_map(|&i| diff.files.get(i))
+            .map(|f| f.path().to_owned())
+            .collect(),
         checks: selected.iter().map(|r| r.code().to_owned()).collect(),
         findings,
         summary,

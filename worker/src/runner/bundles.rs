@@ -67,10 +67,10 @@ mod tests {
         drop(held);
         let other = cache.turn(&ReviewId::new());
         assert!(!Arc::ptr_eq(&first, &other), "other reviews load apart");
-        let loaded = Arc::new(LoadedReview {
-            bundle: revu_common::bundle::ReviewBundle::default().into(),
-            diff: revu_common::diff::Diff::default(),
-        });
+        let loaded = Arc::new(LoadedReview::new(
+            revu_common::bundle::ReviewBundle::default().into(),
+            revu_common::diff::Diff::default(),
+        ));
         cache.put(id.clone(), loaded);
         assert!(cache.get(&id).is_some());
         assert!(

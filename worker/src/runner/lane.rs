@@ -202,7 +202,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         })
         .await;
         let loaded = match parsed {
-            Ok((bundle, Ok(diff))) => Arc::new(LoadedReview { bundle, diff }),
+            Ok((bundle, Ok(diff))) => Arc::new(LoadedReview::new(bundle, diff)),
             Ok((_, Err(e))) => {
                 return Err(failed(
                     FaultKind::Bundle,

@@ -244,10 +244,10 @@ async fn the_full_file_after_the_change_is_shown_when_the_review_carries_it() {
         "app.py".into(),
         b"import os\nx = eval(input())\nprint(x)\n".to_vec(),
     );
-    lane.review = Arc::new(crate::engines::LoadedReview {
-        bundle: review.into(),
-        diff: lane.review.diff.clone(),
-    });
+    lane.review = Arc::new(crate::engines::LoadedReview::new(
+        review.into(),
+        lane.review.diff.clone(),
+    ));
     engine(Provider::Openai, &server)
         .review(lane)
         .await

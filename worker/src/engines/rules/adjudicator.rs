@@ -79,14 +79,7 @@ fn fires_at(
         files = diff.files.iter().collect();
     }
     let mut found = Vec::new();
-    rule.check(
-        &RuleContext {
-            files: &files,
-            change: &diff.files,
-            index,
-        },
-        &mut found,
-    );
+    rule.check(&RuleContext::new(&files, &diff.files, index), &mut found);
     found.iter().any(|f| f.file == file && f.line == line)
 }
 

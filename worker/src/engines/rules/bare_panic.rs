@@ -1,11 +1,9 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_rust_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static BARE: Pattern = LazyLock::new(|| compile(r"\b(panic|unreachable)!\(\s*\)"));
+static BARE: Pattern = Pattern::new(r"\b(panic|unreachable)!\(\s*\)");
 
 /// ## What it does
 /// Flags `panic!()` and `unreachable!()` without a message, added to
@@ -51,7 +49,7 @@ impl Rule for BarePanic {
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
-            for (line, text) in production_rust_lines(patch) {
+            for &(line, text) in ctx.production_rust_lines(patch).iter() {
                 let code = Lang::Rust.code_only(text);
                 let Some(c) = captures(&BARE, &code) else {
                     continue;

@@ -1,21 +1,15 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile, is_match};
+use super::pattern::{Pattern, captures, is_match};
 use super::scope::{HeadLine, head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static RUST_SLEEP: Pattern = LazyLock::new(|| compile(r"\b((?:std::)?thread::sleep)\("));
-static PY_SLEEP: Pattern = LazyLock::new(|| compile(r"\b(time\.sleep)\("));
+static RUST_SLEEP: Pattern = Pattern::new(r"\b((?:std::)?thread::sleep)\(");
+static PY_SLEEP: Pattern = Pattern::new(r"\b(time\.sleep)\(");
 /// An async function or block header.
-static ASYNC: Pattern =
-    LazyLock::new(|| compile(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?\{"));
+static ASYNC: Pattern = Pattern::new(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?\{");
 /// A synchronous function or closure boundary: the sleep is not in async code.
-static SYNC_FN: Pattern = LazyLock::new(|| {
-    compile(
-        r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(",
-    )
-});
+static SYNC_FN: Pattern = Pattern::new(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(");
 
 /// ## What it does
 /// Flags a blocking sleep inside async code: `std::thread::sleep` within an

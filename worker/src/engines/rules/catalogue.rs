@@ -4,13 +4,11 @@
 //! [`hits`] find them on the lane's added production lines.
 
 use super::lang::Lang;
-use super::pattern::compile;
-use super::scope::{HeadLine, head_lines, production_lines};
+use super::pattern::Pattern;
+use super::scope::{HeadLine, head_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use regex::Regex;
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
-use std::sync::OnceLock;
 
 /// Which files a check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,41 +55,15 @@ impl Files {
     }
 }
 
-/// A regex compiled the first time a file needs it, so that a review
-/// compiles only the patterns of the languages it has (compiling every
-/// pattern of every table costs more than reviewing a small change).
-#[derive(Debug)]
-pub(crate) struct Lazy {
-    source: String,
-    compiled: OnceLock<Option<Regex>>,
-}
-
-impl Lazy {
-    pub(crate) fn new(source: &str) -> Lazy {
-        Lazy {
-            source: source.to_owned(),
-            compiled: OnceLock::new(),
-        }
-    }
-
-    pub(crate) fn get(&self) -> Option<&Regex> {
-        self.compiled.get_or_init(|| compile(&self.source)).as_ref()
-    }
-
-    pub(crate) fn is_match(&self, text: &str) -> bool {
-        self.get().is_some_and(|re| re.is_match(text))
-    }
-}
-
 /// One spelling of a defect.
 #[derive(Debug)]
 pub(crate) struct Check {
     /// How the finding names it, e.g. `hashlib.md5`.
     pub label: &'static str,
     pub files: Files,
-    pattern: Lazy,
+    pattern: Pattern,
     /// A line that also matches this is the safe spelling.
-    unless: Option<Lazy>,
+    unless: Option<Pattern>,
     /// Match the line with its string literals blanked (program code), or
     /// as written (commands and configuration, where the value is the
     /// point).
@@ -100,7 +72,7 @@ pub(crate) struct Check {
     /// that matches either regex must match the first (`ingress` before
     /// `egress` or the next `resource`). Lines the hunk does not show end
     /// the walk, unmatched.
-    inside: Option<(Lazy, Lazy)>,
+    inside: Option<(Pattern, Pattern)>,
 }
 
 impl Check {
@@ -110,7 +82,7 @@ impl Check {
         Check {
             label,
             files,
-            pattern: Lazy::new(pattern),
+            pattern: Pattern::owned(pattern),
             unless: None,
             code_only,
             inside: None,
@@ -120,13 +92,13 @@ impl Check {
     /// Only inside a block opened by `opens` and not yet closed by `stops`
     /// (see [`Check::inside`]).
     pub(crate) fn inside(mut self, opens: &str, stops: &str) -> Check {
-        self.inside = Some((Lazy::new(opens), Lazy::new(stops)));
+        self.inside = Some((Pattern::owned(opens), Pattern::owned(stops)));
         self
     }
 
     /// Safe when the line also matches `pattern`.
     pub(crate) fn unless(mut self, pattern: &str) -> Check {
-        self.unless = Some(Lazy::new(pattern));
+        self.unless = Some(Pattern::owned(pattern));
         self
     }
 
@@ -139,12 +111,12 @@ impl Check {
     /// Whether every regex of the check compiles (for the rules' tests).
     #[cfg(test)]
     pub(crate) fn compiles(&self) -> bool {
-        self.pattern.get().is_some()
-            && self.unless.as_ref().is_none_or(|u| u.get().is_some())
+        self.pattern.regex().is_some()
+            && self.unless.as_ref().is_none_or(|u| u.regex().is_some())
             && self
                 .inside
                 .as_ref()
-                .is_none_or(|(o, s)| o.get().is_some() && s.get().is_some())
+                .is_none_or(|(o, s)| o.regex().is_some() && s.regex().is_some())
     }
 
     /// Whether the walk back over `before` (nearest last) finds the block
@@ -192,7 +164,7 @@ pub(crate) fn hits<'a>(
         let lang = Lang::of(path);
         // Every head-side line the hunks show, for the block walks.
         let shown: Vec<HeadLine<'_>> = patch.hunks.iter().flat_map(head_lines).collect();
-        for (line, text) in production_lines(patch) {
+        for &(line, text) in ctx.production_lines(patch).iter() {
             let before = &shown[..shown.partition_point(|l| l.line < line)];
             if let Some(check) = mine
                 .iter()

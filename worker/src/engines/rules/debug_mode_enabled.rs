@@ -1,12 +1,11 @@
 use super::lang::Lang;
 use super::paths::{is_script_path, is_test_path};
-use super::pattern::{Pattern, compile, is_match};
+use super::pattern::{Pattern, is_match};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static DJANGO_DEBUG: Pattern = LazyLock::new(|| compile(r"^\s*DEBUG\s*=\s*True\b"));
-static FLASK_DEBUG: Pattern = LazyLock::new(|| compile(r"\.run\(.*\bdebug\s*=\s*True\b"));
+static DJANGO_DEBUG: Pattern = Pattern::new(r"^\s*DEBUG\s*=\s*True\b");
+static FLASK_DEBUG: Pattern = Pattern::new(r"\.run\(.*\bdebug\s*=\s*True\b");
 
 /// ## What it does
 /// Flags framework debug mode switched on in code that ships: Django

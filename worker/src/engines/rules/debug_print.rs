@@ -1,20 +1,17 @@
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
-use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::{head_lines, production_lines};
+use super::pattern::{Pattern, captures, is_match};
+use super::scope::head_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static JS: Pattern = LazyLock::new(|| compile(r"\b(console\.(?:log|debug|trace|dir))\("));
-static PY: Pattern = LazyLock::new(|| compile(r"^\s*(print)\("));
-static RUST: Pattern =
-    LazyLock::new(|| compile(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#));
-static GO: Pattern =
-    LazyLock::new(|| compile(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#));
-static PY_MAIN: Pattern = LazyLock::new(|| compile(r#"^if\s+__name__\s*==\s*["']__main__["']"#));
-static PHP: Pattern = LazyLock::new(|| compile(r"\b(var_dump|print_r)\("));
+static JS: Pattern = Pattern::new(r"\b(console\.(?:log|debug|trace|dir))\(");
+static PY: Pattern = Pattern::new(r"^\s*(print)\(");
+static RUST: Pattern = Pattern::new(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#);
+static GO: Pattern = Pattern::new(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#);
+static PY_MAIN: Pattern = Pattern::new(r#"^if\s+__name__\s*==\s*["']__main__["']"#);
+static PHP: Pattern = Pattern::new(r"\b(var_dump|print_r)\(");
 
 /// ## What it does
 /// Flags debug output added to production code: `console.log`/`debug`/
@@ -71,7 +68,7 @@ impl Rule for DebugPrint {
                 _ => continue,
             };
             let main_from = script_block_start(patch);
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 // `print(…, file=sys.stderr)` is deliberate error output.
                 if line >= main_from || (lang == Lang::Python && text.contains("file=")) {
                     continue;

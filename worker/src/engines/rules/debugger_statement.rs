@@ -1,16 +1,12 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static JS: Pattern = LazyLock::new(|| compile(r"^\s*(debugger)\s*;?\s*$"));
-static PY: Pattern = LazyLock::new(|| {
-    compile(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakpoint)\(\)|\b(pdb\.post_mortem)\(")
-});
-static RUBY: Pattern =
-    LazyLock::new(|| compile(r"\b(binding\.(?:pry|irb))\b|^\s*(byebug|debugger)\s*$"));
-static PHP: Pattern = LazyLock::new(|| compile(r"\b(xdebug_break)\(\)"));
+static JS: Pattern = Pattern::new(r"^\s*(debugger)\s*;?\s*$");
+static PY: Pattern = Pattern::new(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakpoint)\(\)|\b(pdb\.post_mortem)\(");
+static RUBY: Pattern = Pattern::new(r"\b(binding\.(?:pry|irb))\b|^\s*(byebug|debugger)\s*$");
+static PHP: Pattern = Pattern::new(r"\b(xdebug_break)\(\)");
 
 /// ## What it does
 /// Flags interactive debugger breakpoints: `debugger;` (JavaScript),

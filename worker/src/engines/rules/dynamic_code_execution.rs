@@ -1,26 +1,19 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
 /// `eval(`/`exec(` as a free function whose argument is not a string literal.
-static EVAL: Pattern = LazyLock::new(|| compile(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#));
+static EVAL: Pattern = Pattern::new(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#);
 /// `eval(` on any argument, for a line that also builds a string.
-static EVAL_ANY: Pattern = LazyLock::new(|| compile(r"(?:^|[^\w.])(eval)\("));
+static EVAL_ANY: Pattern = Pattern::new(r"(?:^|[^\w.])(eval)\(");
 /// A shell `eval` of an expansion.
-static SHELL_EVAL: Pattern = LazyLock::new(|| compile(r#"^\s*(eval)\s+["']?\$"#));
+static SHELL_EVAL: Pattern = Pattern::new(r#"^\s*(eval)\s+["']?\$"#);
 /// Java's native deserialization, and node-serialize's.
-static JAVA_READ: Pattern =
-    LazyLock::new(|| compile(r"\b(readObject|readUnshared)\(\s*\)|\b(XMLDecoder)\("));
-static JS_UNSERIALIZE: Pattern = LazyLock::new(|| compile(r"\b(unserialize)\("));
-static NEW_FUNCTION: Pattern = LazyLock::new(|| compile(r#"\b(new Function)\(\s*[^)"'`\s]"#));
-static DESERIALIZE: Pattern = LazyLock::new(|| {
-    compile(
-        r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(",
-    )
-});
+static JAVA_READ: Pattern = Pattern::new(r"\b(readObject|readUnshared)\(\s*\)|\b(XMLDecoder)\(");
+static JS_UNSERIALIZE: Pattern = Pattern::new(r"\b(unserialize)\(");
+static NEW_FUNCTION: Pattern = Pattern::new(r#"\b(new Function)\(\s*[^)"'`\s]"#);
+static DESERIALIZE: Pattern = Pattern::new(r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(");
 
 /// ## What it does
 /// Flags code that executes or deserialises data as code: Python `eval(…)`
@@ -72,7 +65,7 @@ impl Rule for DynamicCodeExecution {
             ) {
                 continue;
             }
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 let Some(call) = detect(text, lang) else {
                     continue;
                 };

@@ -1,43 +1,30 @@
 use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_lines;
+use super::pattern::{Pattern, captures};
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
-use std::sync::LazyLock;
 
-static PRIVATE_KEY: Pattern =
-    LazyLock::new(|| compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"));
-static AWS_KEY_ID: Pattern = LazyLock::new(|| compile(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b"));
-static AWS_SECRET: Pattern = LazyLock::new(|| {
-    compile(
-        r#"(?i)aws_?secret(?:_?access)?_?key\w*["']?\s*(?:=>|:=|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
-    )
-});
-static GITHUB: Pattern = LazyLock::new(|| {
-    compile(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b")
-});
-static SLACK: Pattern = LazyLock::new(|| compile(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})"));
+static PRIVATE_KEY: Pattern = Pattern::new(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----");
+static AWS_KEY_ID: Pattern = Pattern::new(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b");
+static AWS_SECRET: Pattern = Pattern::new(r#"(?i)aws_?secret(?:_?access)?_?key\w*["']?\s*(?:=>|:=|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#);
+static GITHUB: Pattern = Pattern::new(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b");
+static SLACK: Pattern = Pattern::new(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})");
 /// `name = "literal"` where the name ends in a credential word (an optional
 /// type annotation between them, as in `const API_KEY: &str = "…"`).
-static ASSIGNED: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static ASSIGNED: Pattern = Pattern::new(concat!(
         r#"(?i)\b([\w.-]*?(?:password|passwd|pwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
         r#"["']?\s*(?::[^=:"\n]{1,40}?)?\s*(?:=>|:=|=|:)\s*"#,
         r#"(?:[rbu]|r#)?["']([^"'\n]*)["']"#,
-    ))
-});
+    ));
 /// `NAME=value` in `.env`, YAML or INI files, unquoted.
-static CONFIG_ASSIGNED: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static CONFIG_ASSIGNED: Pattern = Pattern::new(concat!(
         r#"(?i)^\s*(?:export\s+|ENV\s+|ARG\s+)?([\w.-]*?(?:password|passwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
         r#"\s*[=:]\s*([^\s"'#]+)\s*$"#,
-    ))
-});
+    ));
 
 /// ## What it does
 /// Flags credentials written into the code: AWS access key ids and secret
@@ -98,9 +85,9 @@ impl Rule for HardcodedCredential {
             let code: HashSet<u32> = if has_dir(path, &["locales", "locale", "i18n", "docs"]) {
                 HashSet::new()
             } else {
-                production_lines(patch)
-                    .into_iter()
-                    .map(|(n, _)| n)
+                ctx.production_lines(patch)
+                    .iter()
+                    .map(|&(n, _)| n)
                     .collect()
             };
             let lang = Lang::of(path);
@@ -164,7 +151,7 @@ struct Hit {
 /// The first credential on `text`.
 fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
     // A header that closes its string literal is a parser constant, not a key.
-    if let Some(m) = PRIVATE_KEY.as_ref().and_then(|re| re.find(text))
+    if let Some(m) = PRIVATE_KEY.find(text)
         && !text[m.end()..].starts_with(['"', '\''])
     {
         return Some(Hit {

@@ -1,19 +1,16 @@
 //! Recognising a string built from code at runtime (formatting,
 //! interpolation or concatenation) on one line, across languages.
 
-use super::pattern::{Pattern, compile, is_match};
-use std::sync::LazyLock;
+use super::pattern::{Pattern, is_match};
 
 static F_STRING: Pattern =
-    LazyLock::new(|| compile(r#"(?:^|[^\w])(?:[fF][rRbB]?|[rR][fF])(?:"[^"]*\{|'[^']*\{)"#));
-static TEMPLATE: Pattern = LazyLock::new(|| compile(r"`[^`]*\$\{"));
-static CSHARP: Pattern = LazyLock::new(|| compile(r#"\$@?"[^"]*\{"#));
-static RUBY: Pattern = LazyLock::new(|| compile(r#""[^"]*#\{"#));
-static PERCENT: Pattern =
-    LazyLock::new(|| compile(r#"["']\s*%\s*(?:\(|[A-Za-z_][\w.]*\s*(?:[),;\]]|$))"#));
-static CONCAT: Pattern = LazyLock::new(|| {
-    compile(r#"["']\s*\+\s*[\w(]|[\w)\]]\s*\+\s*["']|["']\s*\.\s*\$\w|\$\w+\s*\.\s*["']"#)
-});
+    Pattern::new(r#"(?:^|[^\w])(?:[fF][rRbB]?|[rR][fF])(?:"[^"]*\{|'[^']*\{)"#);
+static TEMPLATE: Pattern = Pattern::new(r"`[^`]*\$\{");
+static CSHARP: Pattern = Pattern::new(r#"\$@?"[^"]*\{"#);
+static RUBY: Pattern = Pattern::new(r#""[^"]*#\{"#);
+static PERCENT: Pattern = Pattern::new(r#"["']\s*%\s*(?:\(|[A-Za-z_][\w.]*\s*(?:[),;\]]|$))"#);
+static CONCAT: Pattern =
+    Pattern::new(r#"["']\s*\+\s*[\w(]|[\w)\]]\s*\+\s*["']|["']\s*\.\s*\$\w|\$\w+\s*\.\s*["']"#);
 
 /// How `line` builds a string at runtime, as a noun phrase for a summary
 /// (`"an f-string"`), or `None` if it does not visibly do so.

@@ -1,12 +1,11 @@
 //! Languages by file extension, what counts as a comment line in each, and
 //! a line's code with its string literals blanked.
 
-use super::pattern::{Pattern, compile};
+use super::pattern::Pattern;
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
-static DOUBLE_QUOTED: Pattern = LazyLock::new(|| compile(r#""(?:[^"\\]|\\.)*""#));
-static QUOTED: Pattern = LazyLock::new(|| compile(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#));
+static DOUBLE_QUOTED: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*""#);
+static QUOTED: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
 
 /// The language family of a file, as far as the rules need to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +93,10 @@ impl Lang {
         } else {
             &QUOTED
         };
-        match pattern.as_ref() {
+        if !pattern.admits(text) {
+            return Cow::Borrowed(text);
+        }
+        match pattern.regex() {
             Some(re) => re.replace_all(text, "\"\""),
             None => Cow::Borrowed(text),
         }

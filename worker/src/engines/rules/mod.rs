@@ -5,11 +5,13 @@
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use std::borrow::Cow;
 
 pub(crate) mod adjudicator;
 mod catalogue;
 mod interpolation;
 mod lang;
+pub(crate) mod memo;
 mod paths;
 mod pattern;
 pub(crate) mod phases;
@@ -28,6 +30,59 @@ pub struct RuleContext<'a> {
     pub change: &'a [FilePatch],
     /// The client's code index of the change, when the review has one.
     pub index: Option<&'a CodeIndex>,
+    /// One file's production lines, worked out once for every rule that
+    /// reads that file ([`memo`]); rules ask [`RuleContext::production_lines`].
+    pub(crate) lines: Option<&'a FileLines<'a>>,
+}
+
+/// A file's added production lines ([`scope::production_lines`]), kept
+/// so that the rules reading the file share them.
+#[derive(Debug)]
+pub(crate) struct FileLines<'a> {
+    pub patch: &'a FilePatch,
+    pub production: Vec<(u32, &'a str)>,
+}
+
+impl<'a> FileLines<'a> {
+    pub(crate) fn of(patch: &'a FilePatch) -> Self {
+        FileLines {
+            patch,
+            production: scope::production_lines(patch),
+        }
+    }
+}
+
+impl<'a> RuleContext<'a> {
+    /// The lane's files and the change, with nothing worked out ahead.
+    pub fn new(
+        files: &'a [&'a FilePatch],
+        change: &'a [FilePatch],
+        index: Option<&'a CodeIndex>,
+    ) -> Self {
+        RuleContext {
+            files,
+            change,
+            index,
+            lines: None,
+        }
+    }
+
+    /// The added lines of `patch` that are code ([`scope::production_lines`]).
+    pub(crate) fn production_lines(&self, patch: &'a FilePatch) -> Cow<'a, [(u32, &'a str)]> {
+        match self.lines {
+            Some(lines) if std::ptr::eq(lines.patch, patch) => Cow::Borrowed(&lines.production),
+            _ => Cow::Owned(scope::production_lines(patch)),
+        }
+    }
+
+    /// [`RuleContext::production_lines`] of a Rust file outside examples,
+    /// benchmarks and build scripts; none for other files.
+    pub(crate) fn production_rust_lines(&self, patch: &'a FilePatch) -> Cow<'a, [(u32, &'a str)]> {
+        if !scope::is_production_rust(patch.path()) {
+            return Cow::Borrowed(&[]);
+        }
+        self.production_lines(patch)
+    }
 }
 
 /// A built-in check.

@@ -2,13 +2,13 @@
 //! generated or vendored files.
 
 pub(crate) use revu_common::paths::{
-    MigrationPath, has_dir, in_migration_dir, is_test_path, migration_path, split,
+    MigrationPath, file_name, has_dir, in_migration_dir, is_test_path, migration_path, split,
 };
 
 /// Whether `path` is test code, an example, a benchmark or a build script:
 /// code where panicking and printing are normal.
 pub(crate) fn is_non_production_path(path: &str) -> bool {
-    let (_, name) = split(path);
+    let name = file_name(path);
     is_test_path(path) || has_dir(path, &["examples", "benches"]) || name == "build.rs"
 }
 
@@ -28,7 +28,7 @@ pub(crate) fn is_script_path(path: &str) -> bool {
     const SCRIPT_DIRS: &[&str] = &[
         "scripts", "script", "bin", "tools", "cli", "cmd", "commands", "examples",
     ];
-    let (_, name) = split(path);
+    let name = file_name(path);
     has_dir(path, SCRIPT_DIRS) || SCRIPT_FILES.contains(&name)
 }
 
@@ -97,7 +97,7 @@ impl KeyPlacement {
 /// `_static/` assets of a documentation tree, which Sphinx fills with the
 /// theme's copies of jQuery, Underscore and its own search scripts.
 pub(crate) fn is_generated_path(path: &str) -> bool {
-    let (_, name) = split(path);
+    let name = file_name(path);
     let lower = name.to_ascii_lowercase();
     has_dir(path, &["_build"])
         || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))

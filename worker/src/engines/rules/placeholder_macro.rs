@@ -1,11 +1,9 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_rust_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static PLACEHOLDER: Pattern = LazyLock::new(|| compile(r"\b(todo|unimplemented)!\("));
+static PLACEHOLDER: Pattern = Pattern::new(r"\b(todo|unimplemented)!\(");
 
 /// ## What it does
 /// Flags `todo!()` and `unimplemented!()` added to non-test Rust code.
@@ -46,7 +44,7 @@ impl Rule for PlaceholderMacro {
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
-            for (line, text) in production_rust_lines(patch) {
+            for &(line, text) in ctx.production_rust_lines(patch).iter() {
                 let code = Lang::Rust.code_only(text);
                 let Some(c) = captures(&PLACEHOLDER, &code) else {
                     continue;

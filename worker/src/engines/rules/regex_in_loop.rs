@@ -1,17 +1,11 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile, is_match};
+use super::pattern::{Pattern, captures, is_match};
 use super::scope::{head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static LOOP: Pattern =
-    LazyLock::new(|| compile(r"^\s*(?:(?:for|while)\b|loop\s*\{)|\.(?:for_each|forEach)\("));
-static COMPILE: Pattern = LazyLock::new(|| {
-    compile(
-        r"\b(Regex::new|RegexBuilder::new|re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp)\(",
-    )
-});
+static LOOP: Pattern = Pattern::new(r"^\s*(?:(?:for|while)\b|loop\s*\{)|\.(?:for_each|forEach)\(");
+static COMPILE: Pattern = Pattern::new(r"\b(Regex::new|RegexBuilder::new|re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp)\(");
 /// How far below the loop header a compile call is still looked for.
 const WINDOW: usize = 30;
 

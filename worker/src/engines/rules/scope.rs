@@ -3,9 +3,8 @@
 
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_test_path};
-use super::pattern::{Pattern, compile, is_match};
+use super::pattern::{Pattern, is_match};
 use revu_common::diff::{FilePatch, Hunk, LineKind};
-use std::sync::LazyLock;
 
 /// One line of the head side of a hunk (an added or a context line).
 #[derive(Debug, Clone, Copy)]
@@ -38,11 +37,9 @@ pub(crate) fn indent(text: &str) -> usize {
         .sum()
 }
 
-static RUST_TEST_START: Pattern = LazyLock::new(|| {
-    compile(
-        r"^\s*#\[cfg\((?:all\()?test\b|^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+tests?\b|^\s*#\[(?:\w+::)?test\b",
-    )
-});
+static RUST_TEST_START: Pattern = Pattern::new(
+    r"^\s*#\[cfg\((?:all\()?test\b|^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+tests?\b|^\s*#\[(?:\w+::)?test\b",
+);
 
 /// The head line from which `patch` is test code: `0` for a test file, the
 /// first inline test marker of a Rust file (`#[cfg(test)]`, `mod tests`,
@@ -140,20 +137,23 @@ fn scan_triple_quotes(text: &str, mut open: Option<TripleQuoted>) -> Option<Trip
     }
 }
 
-/// [`production_lines`] of a Rust file outside examples, benchmarks and
-/// build scripts; empty for other files.
-pub(crate) fn production_rust_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
-    let path = patch.path();
-    if Lang::of(path) != Lang::Rust || is_non_production_path(path) {
-        return Vec::new();
-    }
-    production_lines(patch)
+/// Whether `path` is a Rust file outside tests, examples, benchmarks and
+/// build scripts.
+pub(crate) fn is_production_rust(path: &str) -> bool {
+    Lang::of(path) == Lang::Rust && !is_non_production_path(path)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::RuleContext;
     use super::super::testing::{added_file, modified};
     use super::*;
+
+    fn production_rust_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
+        RuleContext::new(&[], &[], None)
+            .production_rust_lines(patch)
+            .into_owned()
+    }
 
     #[test]
     fn stops_at_the_first_test_marker() {

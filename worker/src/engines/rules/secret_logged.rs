@@ -1,27 +1,21 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::production_lines;
+use super::pattern::{Pattern, captures, is_match};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static LOG_CALL: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static LOG_CALL: Pattern = Pattern::new(concat!(
         r"(?:\b(?:log|logger|logging|console|slog|LOG|LOGGER|Log|Logger)",
         r"\.(?:debug|info|warn|warning|error|critical|exception|log|trace|fatal|print)\w*\(",
         r"|\b(?:debug|info|warn|error|trace)!\()",
-    ))
-});
+    ));
 /// A string literal (double or single quoted, with escapes).
-static STRING: Pattern = LazyLock::new(|| compile(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#));
+static STRING: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
 /// An interpolation inside a string: `{x}`, `${x}`, `#{x}`.
-static HOLE: Pattern = LazyLock::new(|| compile(r"\{([^{}]+)\}"));
-static SECRET_NAME: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static HOLE: Pattern = Pattern::new(r"\{([^{}]+)\}");
+static SECRET_NAME: Pattern = Pattern::new(concat!(
         r"(?i)\b\w*?(password|passwd|secret|api_?key|apikey|access_?token|auth_?token",
         r"|refresh_?token|bearer_?token|private_?key|credentials?)\b",
-    ))
-});
+    ));
 
 /// ## What it does
 /// Flags log calls (`log.info(…)`, `logger.debug(…)`, `console.log(…)`,
@@ -70,7 +64,7 @@ impl Rule for SecretLogged {
             if !lang.is_source() {
                 continue;
             }
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 if !is_match(&LOG_CALL, text) {
                     continue;
                 }
@@ -97,11 +91,11 @@ impl Rule for SecretLogged {
 /// The secret-looking identifier logged on `text`: one outside string
 /// literals, or inside an interpolation hole of one.
 fn logged_secret(text: &str) -> Option<String> {
-    let re = STRING.as_ref()?;
+    let re = STRING.regex()?;
     let code = re.replace_all(text, "\"\"");
     let mut candidates = vec![code.into_owned()];
     for m in re.find_iter(text) {
-        if let Some(holes) = HOLE.as_ref() {
+        if let Some(holes) = HOLE.regex() {
             candidates.extend(holes.captures_iter(m.as_str()).map(|c| c[1].to_string()));
         }
     }

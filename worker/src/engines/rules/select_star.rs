@@ -1,13 +1,10 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::{Pattern, compile, is_match};
-use super::scope::production_lines;
+use super::pattern::{Pattern, is_match};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static SELECT_STAR: Pattern =
-    LazyLock::new(|| compile(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#));
+static SELECT_STAR: Pattern = Pattern::new(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
 
 /// ## What it does
 /// Flags `SELECT * FROM` added to application code or SQL files (tests and
@@ -55,7 +52,7 @@ impl Rule for SelectStar {
             if !(lang.is_source() || lang == Lang::Sql) || in_migration_dir(path) {
                 continue;
             }
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 if !is_match(&SELECT_STAR, text) {
                     continue;
                 }

@@ -1,29 +1,16 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile, is_match};
-use super::scope::production_lines;
+use super::pattern::{Pattern, captures, is_match};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static PY_SUBPROCESS: Pattern = LazyLock::new(|| {
-    compile(
-        r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(",
-    )
-});
-static SHELL_TRUE: Pattern = LazyLock::new(|| compile(r"\bshell\s*=\s*True\b"));
-static PY_OS: Pattern = LazyLock::new(|| compile(r#"\b(os\.(?:system|popen))\(\s*(["']?)"#));
-static JS_EXEC: Pattern =
-    LazyLock::new(|| compile(r"(?:^|[^\w.]|child_process\.)(exec(?:Sync)?)\("));
-static RUST_SH: Pattern = LazyLock::new(|| {
-    compile(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#)
-});
-static JAVA_EXEC: Pattern = LazyLock::new(|| {
-    compile(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(")
-});
-static GO_SH: Pattern = LazyLock::new(|| {
-    compile(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#)
-});
+static PY_SUBPROCESS: Pattern = Pattern::new(r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(");
+static SHELL_TRUE: Pattern = Pattern::new(r"\bshell\s*=\s*True\b");
+static PY_OS: Pattern = Pattern::new(r#"\b(os\.(?:system|popen))\(\s*(["']?)"#);
+static JS_EXEC: Pattern = Pattern::new(r"(?:^|[^\w.]|child_process\.)(exec(?:Sync)?)\(");
+static RUST_SH: Pattern = Pattern::new(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#);
+static JAVA_EXEC: Pattern = Pattern::new(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(");
+static GO_SH: Pattern = Pattern::new(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#);
 
 /// ## What it does
 /// Flags shell commands built from runtime values: `subprocess.*(…,
@@ -69,7 +56,7 @@ impl Rule for ShellInjection {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 let Some(call) = detect(text, lang) else {
                     continue;
                 };

@@ -1,18 +1,14 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
 // Unconditional skips, per language; conditional ones (`skipif`, `t.Skip`
 // behind an `if`) are deliberate and not matched.
-static JS: Pattern = LazyLock::new(|| {
-    compile(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(")
-});
-static PY: Pattern =
-    LazyLock::new(|| compile(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|\s*$)"));
-static RUST: Pattern = LazyLock::new(|| compile(r"^\s*(#\[ignore\])"));
-static JVM: Pattern = LazyLock::new(|| compile(r"^\s*(@Disabled|@Ignore)\b"));
+static JS: Pattern = Pattern::new(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(");
+static PY: Pattern = Pattern::new(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|\s*$)");
+static RUST: Pattern = Pattern::new(r"^\s*(#\[ignore\])");
+static JVM: Pattern = Pattern::new(r"^\s*(@Disabled|@Ignore)\b");
 
 /// ## What it does
 /// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,

@@ -1,14 +1,12 @@
 use super::lang::Lang;
 use super::paths::{has_dir, is_generated_path, is_non_production_path, is_test_path};
-use super::pattern::{Pattern, compile, is_match};
+use super::pattern::{Pattern, is_match};
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
 /// A Rust test being added inline (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
-static RUST_TEST: Pattern =
-    LazyLock::new(|| compile(r"^\s*#\[(?:(?:\w+::)?test\b|cfg\((?:all\()?test\b)"));
+static RUST_TEST: Pattern = Pattern::new(r"^\s*#\[(?:(?:\w+::)?test\b|cfg\((?:all\()?test\b)");
 
 /// ## What it does
 /// A change-wide check: flags a change that adds code to source files but
@@ -48,18 +46,20 @@ impl Rule for SourceWithoutTests {
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
-        if ctx.change.iter().any(touches_tests) {
-            return;
-        }
-        let sources: Vec<&FilePatch> = ctx.change.iter().filter(|p| adds_code(p)).collect();
-        let Some(first) = sources.first() else {
+        // The finding cites the change's first source file: any other
+        // lane has nothing to do, without reading the whole change.
+        let Some(first) = ctx.change.iter().find(|p| adds_code(p)) else {
             return;
         };
         let path = first.path();
         if !ctx.files.iter().any(|f| f.path() == path) {
             return;
         }
-        let others = match sources.len() - 1 {
+        if ctx.change.iter().any(touches_tests) {
+            return;
+        }
+        let sources = ctx.change.iter().filter(|p| adds_code(p)).count();
+        let others = match sources - 1 {
             0 => String::new(),
             1 => " and 1 other source file".to_string(),
             n => format!(" and {n} other source files"),
@@ -114,11 +114,7 @@ mod tests {
         let files: Vec<&FilePatch> = lane.iter().map(|&i| &change[i]).collect();
         let mut out = Vec::new();
         SourceWithoutTests.check(
-            &RuleContext {
-                files: &files,
-                change,
-                index: None,
-            },
+            &RuleContext::new(&files, change, None),
             &mut out,
         );
         out

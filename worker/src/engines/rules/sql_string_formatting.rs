@@ -1,26 +1,20 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
 /// SQL written in upper case, as it usually is inside application code.
-static SQL_UPPER: Pattern = LazyLock::new(|| {
-    compile(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b")
-});
+static SQL_UPPER: Pattern = Pattern::new(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b");
 /// Lower-case SQL needs a full clause, so that prose ("select a file from")
 /// does not match.
-static SQL_ANY_CASE: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static SQL_ANY_CASE: Pattern = Pattern::new(concat!(
         r"(?i)\b(select\s.*?\bfrom\s+\S+.*?\bwhere",
         r"|insert\s+into\s+\S+.*?\bvalues",
         r"|update\s+\S+\s+set\s+\w+\s*=",
         r"|delete\s+from\s+\S+\s+where)\b",
-    ))
-});
+    ));
 
 /// ## What it does
 /// Flags SQL statements (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`,
@@ -69,7 +63,7 @@ impl Rule for SqlStringFormatting {
             if !lang.is_source() || in_migration_dir(path) {
                 continue;
             }
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 let Some(sql) =
                     captures(&SQL_UPPER, text).or_else(|| captures(&SQL_ANY_CASE, text))
                 else {

@@ -138,11 +138,7 @@ mod tests {
         let index = index();
         let mut out = Vec::new();
         StaleReference.check(
-            &RuleContext {
-                files: &files,
-                change: &change,
-                index: Some(&index),
-            },
+            &RuleContext::new(&files, &change, Some(&index)),
             &mut out,
         );
         assert_eq!(cited(&out), vec![("app/report.py", 6)]);
@@ -158,11 +154,7 @@ mod tests {
         for index in [Some(&index), None] {
             let mut out = Vec::new();
             StaleReference.check(
-                &RuleContext {
-                    files: &files,
-                    change: &change,
-                    index,
-                },
+                &RuleContext::new(&files, &change, index),
                 &mut out,
             );
             assert!(out.is_empty());

@@ -1,6 +1,5 @@
-use super::catalogue::Lazy;
+use super::pattern::Pattern;
 use super::lang::Lang;
-use super::scope::production_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -36,7 +35,7 @@ impl Scope {
 }
 
 /// Each way of turning verification off: summary name, scope, pattern.
-static CHECKS: LazyLock<Vec<(&'static str, Scope, Lazy)>> = LazyLock::new(|| {
+static CHECKS: LazyLock<Vec<(&'static str, Scope, Pattern)>> = LazyLock::new(|| {
     [
         ("verify=False", Scope::Python, r"\bverify\s*=\s*False\b"),
         (
@@ -96,7 +95,7 @@ static CHECKS: LazyLock<Vec<(&'static str, Scope, Lazy)>> = LazyLock::new(|| {
         ),
     ]
     .into_iter()
-    .map(|(label, scope, p)| (label, scope, Lazy::new(p)))
+    .map(|(label, scope, p)| (label, scope, Pattern::owned(p)))
     .collect()
 });
 
@@ -145,7 +144,7 @@ impl Rule for TlsVerificationDisabled {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            for (line, text) in production_lines(patch) {
+            for &(line, text) in ctx.production_lines(patch).iter() {
                 // In program code these settings are code, never string content.
                 let code = lang.code_only(text);
                 let hit = CHECKS.iter().find(|(_, scope, re)| {
@@ -215,7 +214,7 @@ mod tests {
             "TLS certificate verification disabled (`verify=False`)."
         );
         assert_well_formed(&TlsVerificationDisabled, &found);
-        assert!(CHECKS.iter().all(|(_, _, re)| re.get().is_some()));
+        assert!(CHECKS.iter().all(|(_, _, re)| re.regex().is_some()));
     }
 
     #[test]

@@ -1,21 +1,18 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
+use super::pattern::{Pattern, captures};
 use super::scope::{head_lines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
 /// A function header up to the opening parenthesis of its parameter list:
 /// Rust `fn`, Python `def`, JavaScript `function`, Go `func`.
-static HEADER: Pattern = LazyLock::new(|| {
-    compile(concat!(
+static HEADER: Pattern = Pattern::new(concat!(
         r#"(?:^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern\s+"\w+")\s+)*fn"#,
         r#"|^\s*(?:async\s+)?def"#,
         r#"|\bfunction\s*\*?"#,
         r#"|^\s*func(?:\s*\([^)]*\))?)"#,
         r#"\s+(\w+)\s*(?:<[^(]*>|\[[^\]]*\])?\s*\("#,
-    ))
-});
+    ));
 /// A parameter list may span this many lines.
 const MAX_SIGNATURE_LINES: usize = 40;
 /// Parameters (receivers excluded) at which a signature is flagged.

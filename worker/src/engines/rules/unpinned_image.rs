@@ -1,16 +1,12 @@
 use super::catalogue::{Files, is_dockerfile};
-use super::pattern::{Pattern, captures, compile};
-use super::scope::{HeadLine, head_lines, production_lines};
+use super::pattern::{Pattern, captures};
+use super::scope::{HeadLine, head_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
-use std::sync::LazyLock;
 
-static FROM: Pattern = LazyLock::new(|| {
-    compile(r"(?i)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$")
-});
-static IMAGE: Pattern =
-    LazyLock::new(|| compile(r#"^\s*(?:-\s*)?image:\s*["']?([^\s"'#]+)["']?\s*(?:#.*)?$"#));
+static FROM: Pattern = Pattern::new(r"(?i)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$");
+static IMAGE: Pattern = Pattern::new(r#"^\s*(?:-\s*)?image:\s*["']?([^\s"'#]+)["']?\s*(?:#.*)?$"#);
 
 /// Why `reference` (an image as written) is not pinned, if it is not.
 fn unpinned(reference: &str) -> Option<&'static str> {
@@ -72,7 +68,7 @@ impl Rule for UnpinnedImage {
             }
             // Build stages named so far may be used as images.
             let mut stages: HashSet<String> = HashSet::new();
-            let production: HashSet<u32> = production_lines(patch).into_iter().map(|(n, _)| n).collect();
+            let production: HashSet<u32> = ctx.production_lines(patch).iter().map(|&(n, _)| n).collect();
             for HeadLine { line, text, .. } in patch.hunks.iter().flat_map(head_lines) {
                 let image = if docker {
                     let Some(c) = captures(&FROM, text) else { continue };

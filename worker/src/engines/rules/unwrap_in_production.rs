@@ -1,12 +1,10 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_rust_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static UNWRAP: Pattern = LazyLock::new(|| compile(r"\.(unwrap\(\)|expect\()"));
-static LOCK: Pattern = LazyLock::new(|| compile(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()"));
+static UNWRAP: Pattern = Pattern::new(r"\.(unwrap\(\)|expect\()");
+static LOCK: Pattern = Pattern::new(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");
 
 /// ## What it does
 /// Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.
@@ -50,7 +48,7 @@ impl Rule for UnwrapInProduction {
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
-            for (line, text) in production_rust_lines(patch) {
+            for &(line, text) in ctx.production_rust_lines(patch).iter() {
                 let code = Lang::Rust.code_only(text);
                 let Some(c) = captures(&UNWRAP, &code) else {
                     continue;

@@ -1,16 +1,13 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
-use super::pattern::{Pattern, captures, compile};
-use super::scope::production_rust_lines;
+use super::pattern::{Pattern, captures};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use std::sync::LazyLock;
 
-static PY_STAR: Pattern = LazyLock::new(|| compile(r"^\s*from\s+(\S+)\s+import\s+\*"));
+static PY_STAR: Pattern = Pattern::new(r"^\s*from\s+(\S+)\s+import\s+\*");
 /// A private glob `use` (a `pub use …::*` is a deliberate re-export).
-static RUST_GLOB: Pattern = LazyLock::new(|| compile(r"^\s*use\s+([\w:]+)::\*\s*;"));
-static JAVA_STAR: Pattern =
-    LazyLock::new(|| compile(r"^\s*import\s+(?:static\s+)?([\w.]+)\.\*\s*;"));
+static RUST_GLOB: Pattern = Pattern::new(r"^\s*use\s+([\w:]+)::\*\s*;");
+static JAVA_STAR: Pattern = Pattern::new(r"^\s*import\s+(?:static\s+)?([\w.]+)\.\*\s*;");
 
 /// ## What it does
 /// Flags wildcard imports added outside tests: Python `from x import *`,
@@ -58,7 +55,7 @@ impl Rule for WildcardImport {
                 continue;
             }
             let lines: Vec<(u32, &str)> = match lang {
-                Lang::Rust => production_rust_lines(patch),
+                Lang::Rust => ctx.production_rust_lines(patch).into_owned(),
                 Lang::Python | Lang::Java => patch.added_lines().collect(),
                 _ => continue,
             };

@@ -1,0 +1,312 @@
+//! A pattern's literal guard: strings of which every match of the pattern
+//! contains at least one, read off its syntax tree. A line that holds
+//! none of them cannot match, so the rules skip the regex for it, and a
+//! pattern no line of the review gets past is never compiled: on a small
+//! change, compiling the rules' patterns was most of the work.
+//!
+//! The guard only ever admits more than the pattern: a line it turns away
+//! cannot match. Where the tree gives no literal every match needs (a
+//! pattern of classes and repetitions alone), it admits every line.
+
+use aho_corasick::AhoCorasick;
+use regex_syntax::hir::{Class, Hir, HirKind};
+
+/// Most literals a guard keeps; past it, a guard admits every line (so
+/// many alternatives cost more to look for than the regex).
+const MOST_LITERALS: usize = 32;
+
+/// One literal a match contains: its bytes, and whether ASCII case is to
+/// be ignored (a `(?i)` run of letters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Needle {
+    bytes: Vec<u8>,
+    fold: bool,
+}
+
+/// The needles, searched for in one pass each: the exact ones, and the
+/// ones compared without ASCII case.
+#[derive(Debug, Clone)]
+struct Searcher {
+    exact: Option<AhoCorasick>,
+    folded: Option<AhoCorasick>,
+}
+
+impl Searcher {
+    /// `None` when an automaton cannot be built (the guard then admits
+    /// every line).
+    fn new(needles: &[Needle]) -> Option<Searcher> {
+        let build = |fold: bool| -> Option<Option<AhoCorasick>> {
+            let wanted: Vec<&[u8]> = needles
+                .iter()
+                .filter(|n| n.fold == fold)
+                .map(|n| n.bytes.as_slice())
+                .collect();
+            if wanted.is_empty() {
+                return Some(None);
+            }
+            AhoCorasick::builder()
+                .ascii_case_insensitive(fold)
+                .build(wanted)
+                .ok()
+                .map(Some)
+        };
+        Some(Searcher {
+            exact: build(false)?,
+            folded: build(true)?,
+        })
+    }
+
+    fn found_in(&self, hay: &[u8]) -> bool {
+        [&self.exact, &self.folded]
+            .into_iter()
+            .flatten()
+            .any(|ac| ac.is_match(hay))
+    }
+}
+
+/// What a line needs before a pattern can match it.
+#[derive(Debug, Clone)]
+pub struct Guard(Option<Searcher>);
+
+impl Guard {
+    /// Admits every line.
+    pub const OPEN: Guard = Guard(None);
+
+    /// The guard of `pattern` (as the regex crate will compile it); open
+    /// when it does not parse (compiling it will say why).
+    pub fn of(pattern: &str) -> Guard {
+        Guard(needles(pattern).as_deref().and_then(Searcher::new))
+    }
+
+    /// Whether the guard admits every line.
+    pub fn is_open(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Whether `text` may hold a match.
+    pub fn admits(&self, text: &str) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|searcher| searcher.found_in(text.as_bytes()))
+    }
+}
+
+/// The needles of `pattern`, if it has any.
+fn needles(pattern: &str) -> Option<Vec<Needle>> {
+    // Read without Unicode (tables cost more than the rest of the
+    // guard): ASCII case folding and classes. Literals stay exact; a
+    // letter whose Unicode folds leave ASCII never joins a folded run
+    // ([`case_pair`]), so the guard stays looser than the regex.
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(pattern)
+        .ok()?;
+    // ASCII needles only: a byte above 0x7F read without Unicode
+    // (`\xE9`) is not how the text spells that character.
+    required(&hir)
+        .filter(|needles| !needles.is_empty() && needles.iter().all(|n| n.bytes.is_ascii()))
+}
+
+/// Literals of which every match of `hir` contains one, if there are.
+fn required(hir: &Hir) -> Option<Vec<Needle>> {
+    match hir.kind() {
+        HirKind::Literal(lit) if !lit.0.is_empty() => Some(vec![Needle {
+            bytes: lit.0.to_vec(),
+            fold: false,
+        }]),
+        HirKind::Repetition(rep) if rep.min >= 1 => required(&rep.sub),
+        HirKind::Capture(cap) => required(&cap.sub),
+        HirKind::Concat(subs) => concat(subs),
+        HirKind::Alternation(subs) => {
+            let mut all = Vec::new();
+            for sub in subs {
+                all.extend(required(sub)?);
+                if all.len() > MOST_LITERALS {
+                    return None;
+                }
+            }
+            all.dedup();
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// The best requirement of a concatenation: the longest run of adjacent
+/// literals (ASCII letters that `(?i)` made classes included, compared
+/// without case), or the best requirement of one of its parts.
+fn concat(subs: &[Hir]) -> Option<Vec<Needle>> {
+    let mut best: Option<Vec<Needle>> = None;
+    let mut run = Needle {
+        bytes: Vec::new(),
+        fold: false,
+    };
+    let consider = |candidate: Vec<Needle>, best: &mut Option<Vec<Needle>>| {
+        if best.as_ref().is_none_or(|b| score(&candidate) > score(b)) {
+            *best = Some(candidate);
+        }
+    };
+    for sub in subs {
+        match piece(sub) {
+            Some((bytes, fold)) => {
+                run.bytes.extend_from_slice(&bytes);
+                run.fold |= fold;
+            }
+            None => {
+                if !run.bytes.is_empty() {
+                    consider(
+                        vec![std::mem::replace(
+                            &mut run,
+                            Needle {
+                                bytes: Vec::new(),
+                                fold: false,
+                            },
+                        )],
+                        &mut best,
+                    );
+                }
+                if let Some(req) = required(sub) {
+                    consider(req, &mut best);
+                }
+            }
+        }
+    }
+    if !run.bytes.is_empty() {
+        consider(vec![run], &mut best);
+    }
+    best
+}
+
+/// A part of a concatenation that is one string: a literal, or one ASCII
+/// letter in both cases (`(?i)s` is `[Ss]`, lowered and compared without
+/// case). A class with a third member (`(?i)k` also matches the Kelvin
+/// sign) is not one.
+fn piece(hir: &Hir) -> Option<(Vec<u8>, bool)> {
+    match hir.kind() {
+        HirKind::Literal(lit) => Some((lit.0.to_vec(), false)),
+        HirKind::Class(Class::Unicode(class)) => {
+            let chars: Vec<char> = class
+                .ranges()
+                .iter()
+                .flat_map(|r| r.start()..=r.end())
+                .take(3)
+                .collect();
+            case_pair(&chars)
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            let bytes: Vec<char> = class
+                .ranges()
+                .iter()
+                .flat_map(|r| r.start()..=r.end())
+                .take(3)
+                .map(char::from)
+                .collect();
+            case_pair(&bytes)
+        }
+        _ => None,
+    }
+}
+
+/// `[Aa]`: one ASCII letter in both cases. Not `k` nor `s`: Unicode
+/// `(?i)` also matches the Kelvin sign and the long s with them, which an
+/// ASCII reading of the pattern does not show.
+fn case_pair(chars: &[char]) -> Option<(Vec<u8>, bool)> {
+    match chars {
+        [a, b]
+            if a.is_ascii_alphabetic()
+                && a != b
+                && a.eq_ignore_ascii_case(b)
+                && !matches!(a.to_ascii_lowercase(), 'k' | 's') =>
+        {
+            Some((vec![a.to_ascii_lowercase() as u8], true))
+        }
+        _ => None,
+    }
+}
+
+/// How much a requirement narrows: its shortest literal's length (longer
+/// literals are rarer), then exact case over folded, then fewer literals.
+fn score(needles: &[Needle]) -> (usize, bool, std::cmp::Reverse<usize>) {
+    let shortest = needles.iter().map(|n| n.bytes.len()).min().unwrap_or(0);
+    let exact = needles.iter().all(|n| !n.fold);
+    (shortest, exact, std::cmp::Reverse(needles.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn needles(pattern: &str) -> Option<Vec<(String, bool)>> {
+        super::needles(pattern).map(|n| {
+            n.into_iter()
+                .map(|n| (String::from_utf8_lossy(&n.bytes).into_owned(), n.fold))
+                .collect()
+        })
+    }
+
+    fn lit(s: &str) -> (String, bool) {
+        (s.to_owned(), false)
+    }
+
+    #[test]
+    fn literals_come_from_the_longest_run_or_every_branch() {
+        assert_eq!(
+            needles(r"\b((?:std::)?thread::sleep)\("),
+            Some(vec![lit("thread::sleep")])
+        );
+        assert_eq!(
+            needles(r"\b(todo|unimplemented)!\("),
+            Some(vec![lit("todo"), lit("unimplemented")])
+        );
+        assert_eq!(
+            needles(r"\.(unwrap\(\)|expect\()"),
+            Some(vec![lit("unwrap()"), lit("expect(")])
+        );
+        assert_eq!(needles(r#""(?:[^"\\]|\\.)*""#), Some(vec![lit("\"")]));
+    }
+
+    #[test]
+    fn case_insensitive_letters_are_folded() {
+        assert_eq!(
+            needles(r"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"),
+            Some(vec![("elect".to_owned(), true)])
+        );
+        let g = Guard::of(r"(?i)\bselect\s+\*");
+        assert!(g.admits("x = SeLeCt * from t"));
+        assert!(!g.admits("x = selec * from t"));
+    }
+
+    #[test]
+    fn a_pattern_without_a_required_literal_admits_everything() {
+        assert!(Guard::of(r"[A-Z]{3}\d+").is_open());
+        assert!(Guard::of(r"a?b*").is_open());
+        assert!(Guard::of(r"foo|\w+").is_open());
+        assert!(Guard::of("(unclosed").is_open());
+        assert!(Guard::OPEN.admits("") && Guard::OPEN.is_open());
+    }
+
+    #[test]
+    fn the_guard_never_turns_away_a_line_the_pattern_matches() {
+        let cases = [
+            (r"\b(dbg!)\(|\b(e?println!)\(\s*", "    eprintln!(  \"x\")"),
+            (
+                r"(?i)aws_?secret(?:_?access)?_?key",
+                "AWS_SECRET_ACCESS_KEY",
+            ),
+            (r"^\s*use\s+([\w:]+)::\*\s*;", "  use std::io::*;"),
+            (r"(?i)k", "\u{212A}"),
+            (r"(?i)password", "PAſSWORD"),
+            (r"caf\x{e9}", "café"),
+        ];
+        for (pattern, line) in cases {
+            let re = regex::Regex::new(pattern).unwrap_or_else(|e| panic!("{e}"));
+            assert!(re.is_match(line), "{pattern} on {line}");
+            assert!(
+                Guard::of(pattern).admits(line),
+                "{pattern} turned away {line}"
+            );
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The rules' findings on each file of a review, worked out once per
+//! process and shared by its lanes.
+//!
+//! A domain lane runs every rule on its slice and a specialist lane the
+//! rules of its dimension on every file, so without this each added line
+//! would be read twice (once per kind of lane), and once more per lane
+//! that shares the file. Every rule's findings on a file depend only on
+//! that file, the change and the code index, never on which other files
+//! share its lane, so the findings of one file under one dimension's rules
+//! are computed by whichever lane needs them first and read by the rest.
+
+use super::{FileLines, Rule, RuleContext};
+use revu_common::code_index::CodeIndex;
+use revu_common::diff::{Diff, FilePatch};
+use revu_common::finding::{Dimension, Finding};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// Per file of the diff and per dimension, the findings of that
+/// dimension's rules on that file, filled in as lanes ask.
+#[derive(Debug, Default)]
+pub struct FileFindings {
+    slots: OnceLock<Slots>,
+}
+
+#[derive(Debug)]
+struct Slots {
+    /// `files × dimensions`, row by file in diff order.
+    cells: Vec<OnceLock<Vec<Finding>>>,
+    /// A path's file indexes (a file deleted and added again under one
+    /// path, as a type change reads, has two).
+    by_path: HashMap<String, Vec<usize>>,
+}
+
+impl FileFindings {
+    fn slots(&self, diff: &Diff) -> &Slots {
+        self.slots.get_or_init(|| Slots {
+            cells: (0..diff.files.len() * Dimension::ALL.len())
+                .map(|_| OnceLock::new())
+                .collect(),
+            by_path: diff
+                .files
+                .iter()
+                .enumerate()
+                .fold(HashMap::new(), |mut by_path, (i, p)| {
+                    by_path
+                        .entry(p.path().to_owned())
+                        .or_insert_with(Vec::new)
+                        .push(i);
+                    by_path
+                }),
+        })
+    }
+
+    /// The indexes in `diff` of the files at `paths`, in diff order.
+    pub fn indexes(&self, diff: &Diff, paths: &[String]) -> Vec<usize> {
+        let slots = self.slots(diff);
+        let mut out: Vec<usize> = paths
+            .iter()
+            .filter_map(|p| slots.by_path.get(p))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The findings of the rules of each of `dimensions` on the file at
+    /// `file` of `diff`, appended to `out`: worked out on the first call
+    /// that asks for a dimension, read on the next ones.
+    pub fn extend(
+        &self,
+        rules: &[Box<dyn Rule>],
+        diff: &Diff,
+        index: Option<&CodeIndex>,
+        file: usize,
+        dimensions: &[Dimension],
+        out: &mut Vec<Finding>,
+    ) {
+        let slots = self.slots(diff);
+        let Some(patch) = diff.files.get(file) else {
+            return;
+        };
+        // The file's lines, read once for every rule that runs here.
+        let mut lines: Option<FileLines<'_>> = None;
+        for &dimension in dimensions {
+            let d = Dimension::ALL
+                .iter()
+                .position(|x| *x == dimension)
+                .unwrap_or_default();
+            let Some(cell) = slots.cells.get(file * Dimension::ALL.len() + d) else {
+                continue;
+            };
+            let found = cell.get_or_init(|| {
+                let lines = lines.get_or_insert_with(|| FileLines::of(patch));
+                let files: [&FilePatch; 1] = [patch];
+                let ctx = RuleContext {
+                    lines: Some(lines),
+                    ..RuleContext::new(&files, &diff.files, index)
+                };
+                let mut found = Vec::new();
+                for rule in rules.iter().filter(|r| r.dimension() == dimension) {
+                    rule.check(&ctx, &mut found);
+                }
+                found
+            });
+            out.extend_from_slice(found);
+        }
+    }
+}
