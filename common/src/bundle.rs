@@ -1,10 +1,12 @@
 //! The review bundle: everything a lane needs besides its job.
 
 use crate::code_index::CodeIndex;
+use crate::diff::{Diff, DiffError};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// Stored once per review; lane jobs carry only a reference to it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,7 +38,24 @@ pub struct ReviewBundle {
     /// The client's code index of the change, when it built one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_index: Option<CodeIndex>,
+    /// [`ReviewBundle::diff`] parsed, once per process: never stored.
+    #[serde(skip)]
+    pub parsed: ParsedDiff,
 }
+
+/// A bundle's diff, parsed by whoever reads it first and shared by every
+/// reader of the same bundle (in one process, the lanes and the verdict of
+/// a review hold one parsed copy). A cache: it takes no part in equality.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedDiff(OnceLock<Result<Arc<Diff>, DiffError>>);
+
+impl PartialEq for ParsedDiff {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ParsedDiff {}
 
 /// The SHA-256 of `bytes`, in hex: a head file's name in storage.
 pub fn digest(bytes: &[u8]) -> String {
@@ -47,6 +66,14 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 impl ReviewBundle {
+    /// The diff parsed: the first call parses it, later ones share that.
+    pub fn parsed_diff(&self) -> Result<Arc<Diff>, DiffError> {
+        self.parsed
+            .0
+            .get_or_init(|| crate::diff::parse(&self.diff).map(Arc::new))
+            .clone()
+    }
+
     /// The head file at `path` as text (invalid UTF-8 shown as U+FFFD).
     pub fn head_text(&self, path: &str) -> Option<Cow<'_, str>> {
         self.head_files

@@ -217,6 +217,9 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         "second settle ignored"
     );
     assert_eq!(b.lane_results(&first).await.or_fail().len(), 1);
+    assert!(b.lane_settled(&first, "domain:a").await.or_fail());
+    assert!(!b.lane_settled(&first, "domain:b").await.or_fail());
+    assert!(!b.lane_settled(&ReviewId::new(), "domain:a").await.or_fail());
 
     // The settle's event was written with it, once.
     let events = [

@@ -180,44 +180,35 @@ fn concat(subs: &[Hir]) -> Option<Vec<Needle>> {
 }
 
 /// A part of a concatenation that is one string: a literal, or one ASCII
-/// letter in both cases (`(?i)s` is `[Ss]`, lowered and compared without
+/// letter in both cases (`(?i)e` is `[Ee]`, lowered and compared without
 /// case). A class with a third member (`(?i)k` also matches the Kelvin
 /// sign) is not one.
 fn piece(hir: &Hir) -> Option<(Vec<u8>, bool)> {
     match hir.kind() {
         HirKind::Literal(lit) => Some((lit.0.to_vec(), false)),
         HirKind::Class(Class::Unicode(class)) => {
-            let chars: Vec<char> = class
+            case_pair(class.ranges().iter().map(|r| (r.start(), r.end())))
+        }
+        HirKind::Class(Class::Bytes(class)) => case_pair(
+            class
                 .ranges()
                 .iter()
-                .flat_map(|r| r.start()..=r.end())
-                .take(3)
-                .collect();
-            case_pair(&chars)
-        }
-        HirKind::Class(Class::Bytes(class)) => {
-            let bytes: Vec<char> = class
-                .ranges()
-                .iter()
-                .flat_map(|r| r.start()..=r.end())
-                .take(3)
-                .map(char::from)
-                .collect();
-            case_pair(&bytes)
-        }
+                .map(|r| (char::from(r.start()), char::from(r.end()))),
+        ),
         _ => None,
     }
 }
 
-/// `[Aa]`: one ASCII letter in both cases. Not `k` nor `s`: Unicode
-/// `(?i)` also matches the Kelvin sign and the long s with them, which an
-/// ASCII reading of the pattern does not show.
-fn case_pair(chars: &[char]) -> Option<(Vec<u8>, bool)> {
-    match chars {
+/// `[Aa]`, a class of these ranges: one ASCII letter in both cases. Not
+/// `k` nor `s`: Unicode `(?i)` also matches the Kelvin sign and the long
+/// s with them, which an ASCII reading of the pattern does not show.
+fn case_pair(ranges: impl Iterator<Item = (char, char)>) -> Option<(Vec<u8>, bool)> {
+    let chars: Vec<char> = ranges.flat_map(|(a, b)| a..=b).take(3).collect();
+    match chars[..] {
         [a, b]
             if a.is_ascii_alphabetic()
                 && a != b
-                && a.eq_ignore_ascii_case(b)
+                && a.eq_ignore_ascii_case(&b)
                 && !matches!(a.to_ascii_lowercase(), 'k' | 's') =>
         {
             Some((vec![a.to_ascii_lowercase() as u8], true))

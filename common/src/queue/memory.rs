@@ -472,6 +472,14 @@ impl ReviewStore for MemoryBackend {
         Ok(self.lock().lanes.get(id).cloned().unwrap_or_default())
     }
 
+    async fn lane_settled(&self, id: &ReviewId, lane_id: &str) -> Result<bool, QueueError> {
+        Ok(self
+            .lock()
+            .lanes
+            .get(id)
+            .is_some_and(|lanes| lanes.contains_key(lane_id)))
+    }
+
     async fn advance_and_dispatch(
         &self,
         job: &LaneJob,

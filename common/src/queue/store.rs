@@ -116,6 +116,14 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<BTreeMap<String, LaneResult>, QueueError>> + Send;
 
+    /// Whether the lane `lane_id` of the review has a settled result,
+    /// without reading any result.
+    fn lane_settled(
+        &self,
+        id: &ReviewId,
+        lane_id: &str,
+    ) -> impl Future<Output = Result<bool, QueueError>> + Send;
+
     /// Dispatches the retry `job` of a lane, atomically with moving the
     /// lane's awaited attempt from `from` to `job.attempt`, and only if it is
     /// still `from`: of two coordinators handling the same report, one wins,

@@ -37,7 +37,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         }
         let (plan, settled, bundle) = (record.plan.clone(), results.clone(), bundle.clone());
         let candidates = blocking(move || {
-            let parsed = diff::parse(&bundle.diff)?;
+            let parsed = bundle.parsed_diff()?;
             Ok::<_, diff::DiffError>(adjudication_candidates(&plan, &settled, &parsed, &bundle))
         })
         .await?

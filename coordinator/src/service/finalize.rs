@@ -1,7 +1,6 @@
 //! Finalization: once every lane settled, verify, decide and store the report.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use revu_common::diff;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::Report;
@@ -82,7 +81,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             );
             let started = Instant::now();
             let report = verify_span.in_scope(|| {
-                let parsed = diff::parse(&bundle.diff).map_err(|e| e.to_string())?;
+                let parsed = bundle.parsed_diff().map_err(|e| e.to_string())?;
                 Ok::<_, String>(assemble(&review_id, &plan, &results, &parsed, &bundle))
             })?;
             let verified = started.elapsed();

@@ -198,7 +198,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     ) -> Result<Step, ServiceError> {
         let id = &record.id;
         let attempts = self.backend.lane_attempts(id).await?;
-        let settled = self.backend.lane_results(id).await?.contains_key(&spec.id);
+        let settled = self.backend.lane_settled(id, &spec.id).await?;
         let state = LaneState::of(attempts.get(&spec.id), settled);
         if let Err(why) = state.admits(report.attempt) {
             return Ok(Step::Discard(why));

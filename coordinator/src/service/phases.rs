@@ -138,7 +138,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             bundle.clone(),
         );
         let findings = blocking(move || {
-            let parsed = diff::parse(&bundle.diff)?;
+            let parsed = bundle.parsed_diff()?;
             Ok::<_, diff::DiffError>(assemble(&id, &plan, &settled, &parsed, &bundle).findings)
         })
         .await?

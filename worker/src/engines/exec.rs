@@ -293,7 +293,6 @@ mod tests {
     use super::*;
     use crate::engines::LoadedReview;
     use revu_common::bundle::ReviewBundle;
-    use revu_common::diff::Diff;
     use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
     use std::path::PathBuf;
     use std::sync::Arc;
@@ -336,7 +335,7 @@ mod tests {
             Arc::new(LaneJob::new(ReviewId::new(), lane, 1, u64::MAX, Vec::new())),
             Arc::new(LoadedReview::new(
                 ReviewBundle::default().into(),
-                Diff::default(),
+                Arc::default(),
             )),
         )
     }

@@ -29,14 +29,15 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct LoadedReview {
     pub bundle: Arc<ReviewBundle>,
-    pub diff: Diff,
+    /// The bundle's diff, parsed ([`ReviewBundle::parsed_diff`]).
+    pub diff: Arc<Diff>,
     /// The built-in rules' findings per file, shared by the lanes that
     /// read this review in this process.
     rule_findings: Arc<rules::memo::FileFindings>,
 }
 
 impl LoadedReview {
-    pub fn new(bundle: Arc<ReviewBundle>, diff: Diff) -> Self {
+    pub fn new(bundle: Arc<ReviewBundle>, diff: Arc<Diff>) -> Self {
         LoadedReview {
             bundle,
             diff,
@@ -128,7 +129,7 @@ pub(crate) fn patch_input(
     };
     LaneInput::new(
         Arc::new(job),
-        Arc::new(LoadedReview::new(Arc::new(bundle), diff)),
+        Arc::new(LoadedReview::new(Arc::new(bundle), Arc::new(diff))),
     )
 }
 

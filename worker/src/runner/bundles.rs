@@ -69,7 +69,7 @@ mod tests {
         assert!(!Arc::ptr_eq(&first, &other), "other reviews load apart");
         let loaded = Arc::new(LoadedReview::new(
             revu_common::bundle::ReviewBundle::default().into(),
-            revu_common::diff::Diff::default(),
+            Arc::default(),
         ));
         cache.put(id.clone(), loaded);
         assert!(cache.get(&id).is_some());

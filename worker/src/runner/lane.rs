@@ -4,7 +4,6 @@
 use super::AbortOnDrop;
 use super::Worker;
 use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
-use revu_common::diff;
 use revu_common::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::review::now_ms;
@@ -197,7 +196,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             }
         };
         let parsed = tokio::task::spawn_blocking(move || {
-            let diff = diff::parse(&bundle.diff);
+            let diff = bundle.parsed_diff();
             (bundle, diff)
         })
         .await;

@@ -263,6 +263,15 @@ impl ReviewStore for RedisBackend {
             .collect()
     }
 
+    async fn lane_settled(&self, id: &ReviewId, lane_id: &str) -> Result<bool, QueueError> {
+        let mut conn = self.conn.clone();
+        Ok(redis::cmd("HEXISTS")
+            .arg(self.layout.review(id, "lanes"))
+            .arg(lane_id)
+            .query_async(&mut conn)
+            .await?)
+    }
+
     async fn advance_and_dispatch(
         &self,
         job: &LaneJob,

@@ -41,7 +41,14 @@ impl Lang {
         let Some((_, ext)) = name.rsplit_once('.') else {
             return Lang::Other;
         };
-        match ext.to_ascii_lowercase().as_str() {
+        // Lowered on the stack: this runs for every rule on every file.
+        let mut buf = [0u8; 16];
+        let Some(lower) = buf.get_mut(..ext.len()) else {
+            return Lang::Other;
+        };
+        lower.copy_from_slice(ext.as_bytes());
+        lower.make_ascii_lowercase();
+        match std::str::from_utf8(lower).unwrap_or_default() {
             "rs" => Lang::Rust,
             "py" | "pyi" => Lang::Python,
             "go" => Lang::Go,

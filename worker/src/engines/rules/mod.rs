@@ -35,12 +35,15 @@ pub struct RuleContext<'a> {
     pub(crate) lines: Option<&'a FileLines<'a>>,
 }
 
-/// A file's added production lines ([`scope::production_lines`]), kept
-/// so that the rules reading the file share them.
+/// A file's added production lines ([`scope::production_lines`]) and
+/// whether its text is read, kept so that the rules reading the file
+/// share them.
 #[derive(Debug)]
 pub(crate) struct FileLines<'a> {
     pub patch: &'a FilePatch,
     pub production: Vec<(u32, &'a str)>,
+    /// Whether the rules read its text ([`text_files`]).
+    pub text: bool,
 }
 
 impl<'a> FileLines<'a> {
@@ -48,6 +51,7 @@ impl<'a> FileLines<'a> {
         FileLines {
             patch,
             production: scope::production_lines(patch),
+            text: is_text(patch),
         }
     }
 }
@@ -200,9 +204,15 @@ pub(crate) fn downgrade(mut f: Finding, to: Severity, reason: &str) -> Finding {
 /// The lane's files whose text a rule reads: neither binary nor deleted, and
 /// written by people (not lock files, vendored or generated code).
 pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
-    ctx.files.iter().copied().filter(|p| {
-        !p.binary && p.status != FileStatus::Deleted && !paths::is_generated_path(p.path())
+    let lines = ctx.lines;
+    ctx.files.iter().copied().filter(move |p| match lines {
+        Some(lines) if std::ptr::eq(lines.patch, *p) => lines.text,
+        _ => is_text(p),
     })
+}
+
+fn is_text(p: &FilePatch) -> bool {
+    !p.binary && p.status != FileStatus::Deleted && !paths::is_generated_path(p.path())
 }
 
 #[cfg(test)]
