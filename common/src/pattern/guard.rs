@@ -8,7 +8,8 @@
 //! cannot match. Where the tree gives no literal every match needs (a
 //! pattern of classes and repetitions alone), it admits every line.
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
+use memchr::memmem;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// Most literals a guard keeps; past it, a guard admits every line (so
@@ -23,44 +24,75 @@ struct Needle {
     fold: bool,
 }
 
-/// The needles, searched for in one pass each: the exact ones, and the
-/// ones compared without ASCII case.
+/// Needles past which one automaton searches for them all at once (below
+/// it, building the automaton costs more than searching for each).
+const FEW: usize = 4;
+
+/// One way of looking for needles in a line.
 #[derive(Debug, Clone)]
-struct Searcher {
-    exact: Option<AhoCorasick>,
-    folded: Option<AhoCorasick>,
+enum Find {
+    Exact(Box<memmem::Finder<'static>>),
+    /// Compared without ASCII case; the bytes are lowercase.
+    Folded(Vec<u8>),
+    Many(AhoCorasick),
 }
+
+impl Find {
+    fn in_(&self, hay: &[u8]) -> bool {
+        match self {
+            Find::Exact(finder) => finder.find(hay).is_some(),
+            Find::Folded(needle) => {
+                let Some((&first, rest)) = needle.split_first() else {
+                    return true;
+                };
+                memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay).any(|at| {
+                    hay.get(at + 1..at + 1 + rest.len())
+                        .is_some_and(|w| w.eq_ignore_ascii_case(rest))
+                })
+            }
+            Find::Many(ac) => ac.is_match(hay),
+        }
+    }
+}
+
+/// The needles, looked for one by one when they are few, else in one
+/// pass per kind (exact, and without ASCII case).
+#[derive(Debug, Clone)]
+struct Searcher(Vec<Find>);
 
 impl Searcher {
     /// `None` when an automaton cannot be built (the guard then admits
     /// every line).
     fn new(needles: &[Needle]) -> Option<Searcher> {
-        let build = |fold: bool| -> Option<Option<AhoCorasick>> {
+        let mut finds = Vec::new();
+        for fold in [false, true] {
             let wanted: Vec<&[u8]> = needles
                 .iter()
                 .filter(|n| n.fold == fold)
                 .map(|n| n.bytes.as_slice())
                 .collect();
-            if wanted.is_empty() {
-                return Some(None);
+            if wanted.len() > FEW {
+                let ac = AhoCorasick::builder()
+                    .ascii_case_insensitive(fold)
+                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .build(wanted)
+                    .ok()?;
+                finds.push(Find::Many(ac));
+            } else if fold {
+                finds.extend(wanted.iter().map(|n| Find::Folded(n.to_ascii_lowercase())));
+            } else {
+                finds.extend(
+                    wanted
+                        .iter()
+                        .map(|n| Find::Exact(Box::new(memmem::Finder::new(n).into_owned()))),
+                );
             }
-            AhoCorasick::builder()
-                .ascii_case_insensitive(fold)
-                .build(wanted)
-                .ok()
-                .map(Some)
-        };
-        Some(Searcher {
-            exact: build(false)?,
-            folded: build(true)?,
-        })
+        }
+        Some(Searcher(finds))
     }
 
     fn found_in(&self, hay: &[u8]) -> bool {
-        [&self.exact, &self.folded]
-            .into_iter()
-            .flatten()
-            .any(|ac| ac.is_match(hay))
+        self.0.iter().any(|f| f.in_(hay))
     }
 }
 
@@ -267,6 +299,16 @@ mod tests {
         let g = Guard::of(r"(?i)\bselect\s+\*");
         assert!(g.admits("x = SeLeCt * from t"));
         assert!(!g.admits("x = selec * from t"));
+    }
+
+    #[test]
+    fn many_needles_are_looked_for_at_once() {
+        let exact = Guard::of(r"\b(alpha|beta|gamma|delta|omega|zeta)\(");
+        assert!(exact.admits("x = omega(1)"));
+        assert!(!exact.admits("x = OMEGA(1) + theta(2)"));
+        let folded = Guard::of(r"(?i)(?:alpha|beta|gamma|delta|omega)_id");
+        assert!(folded.admits("OMEGA_ID = 3"));
+        assert!(!folded.admits("theta_id = 3"));
     }
 
     #[test]
