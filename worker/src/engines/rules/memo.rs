@@ -109,3 +109,63 @@ impl FileFindings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::all_rules;
+    use super::*;
+
+    fn sorted(mut findings: Vec<Finding>) -> Vec<Finding> {
+        findings.sort_by(|a, b| (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule)));
+        findings
+    }
+
+    #[test]
+    fn shared_findings_are_what_each_lane_finds_on_its_own() {
+        let rules = all_rules();
+        for example in [
+            "secret-and-unwrap.patch",
+            "multi-file.patch",
+            "docs-only.patch",
+        ] {
+            let path = format!("{}/../examples/{example}", env!("CARGO_MANIFEST_DIR"));
+            let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            let diff = revu_common::diff::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            let paths: Vec<String> = diff.files.iter().map(|p| p.path().to_owned()).collect();
+            let half = paths.len() / 2;
+            let memo = FileFindings::default();
+            let mut lanes: Vec<(&[String], Vec<Dimension>)> = vec![
+                (&paths[..half], Dimension::ALL.to_vec()),
+                (&paths[half..], Dimension::ALL.to_vec()),
+            ];
+            lanes.extend(Dimension::ALL.iter().map(|d| (&paths[..], vec![*d])));
+            let mut found_any = false;
+            for (lane, dimensions) in lanes {
+                let mut shared = Vec::new();
+                for file in memo.indexes(&diff, lane) {
+                    memo.extend(&rules, &diff, None, file, &dimensions, &mut shared);
+                }
+                let files: Vec<&FilePatch> = diff
+                    .files
+                    .iter()
+                    .filter(|p| lane.iter().any(|l| l == p.path()))
+                    .collect();
+                let ctx = RuleContext::new(&files, &diff.files, None);
+                let mut alone = Vec::new();
+                for rule in rules.iter().filter(|r| dimensions.contains(&r.dimension())) {
+                    rule.check(&ctx, &mut alone);
+                }
+                found_any |= !alone.is_empty();
+                assert_eq!(
+                    sorted(shared),
+                    sorted(alone),
+                    "{example}: {lane:?} {dimensions:?}"
+                );
+            }
+            assert!(
+                found_any || example == "docs-only.patch",
+                "{example}: no finding at all"
+            );
+        }
+    }
+}
