@@ -76,14 +76,14 @@ impl Pattern {
 /// Compiles `pattern`, logging (not panicking) when it is invalid.
 ///
 /// Word classes and boundaries are ASCII (`\w`, `\b`, `\d` as in
-/// [`ascii_classes`]): the rules read code, whose names are ASCII, and the
+/// [`ascii_classes`]): the patterns read code, whose names are ASCII, and the
 /// Unicode tables make a pattern many times slower to compile, which is
 /// most of what a small review costs.
 pub fn compile(pattern: &str) -> Option<Regex> {
     match Regex::new(&ascii_classes(pattern)) {
         Ok(re) => Some(re),
         Err(err) => {
-            tracing::error!(%err, pattern, "built-in rule pattern does not compile; check disabled");
+            tracing::error!(%err, pattern, "pattern does not compile; what uses it is disabled");
             None
         }
     }

@@ -18,7 +18,7 @@ const MOST_LITERALS: usize = 32;
 
 /// One literal a match contains: its bytes, and whether ASCII case is to
 /// be ignored (a `(?i)` run of letters).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Needle {
     bytes: Vec<u8>,
     fold: bool,
@@ -171,10 +171,7 @@ fn required(hir: &Hir) -> Option<Vec<Needle>> {
 /// without case), or the best requirement of one of its parts.
 fn concat(subs: &[Hir]) -> Option<Vec<Needle>> {
     let mut best: Option<Vec<Needle>> = None;
-    let mut run = Needle {
-        bytes: Vec::new(),
-        fold: false,
-    };
+    let mut run = Needle::default();
     let consider = |candidate: Vec<Needle>, best: &mut Option<Vec<Needle>>| {
         if best.as_ref().is_none_or(|b| score(&candidate) > score(b)) {
             *best = Some(candidate);
@@ -188,16 +185,7 @@ fn concat(subs: &[Hir]) -> Option<Vec<Needle>> {
             }
             None => {
                 if !run.bytes.is_empty() {
-                    consider(
-                        vec![std::mem::replace(
-                            &mut run,
-                            Needle {
-                                bytes: Vec::new(),
-                                fold: false,
-                            },
-                        )],
-                        &mut best,
-                    );
+                    consider(vec![std::mem::take(&mut run)], &mut best);
                 }
                 if let Some(req) = required(sub) {
                     consider(req, &mut best);

@@ -35,6 +35,7 @@ pub use conn::Conn;
 pub mod layout;
 mod maintenance;
 mod queue;
+mod reads;
 mod scripts;
 mod store;
 

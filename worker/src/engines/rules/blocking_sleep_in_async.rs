@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::scope::{HeadLine, head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -67,7 +67,7 @@ impl Rule for BlockingSleepInAsync {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
-                    let Some(c) = captures(sleep, l.text) else {
+                    let Some(c) = sleep.captures(l.text) else {
                         continue;
                     };
                     if !in_async(&lines[..i], l, &hunk.section) {
@@ -109,15 +109,15 @@ fn in_async(before: &[HeadLine<'_>], target: &HeadLine<'_>, section: &str) -> bo
         if ind >= depth {
             continue;
         }
-        if is_match(&ASYNC, l.text) {
+        if ASYNC.is_match(l.text) {
             return true;
         }
-        if is_match(&SYNC_FN, l.text) {
+        if SYNC_FN.is_match(l.text) {
             return false;
         }
         depth = ind;
     }
-    is_match(&ASYNC, section)
+    ASYNC.is_match(section)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::{is_script_path, is_test_path};
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -55,9 +55,9 @@ impl Rule for DebugModeEnabled {
             }
             let settings = is_production_settings(path);
             for (line, text) in patch.added_lines() {
-                let construct = if settings && is_match(&DJANGO_DEBUG, text) {
+                let construct = if settings && DJANGO_DEBUG.is_match(text) {
                     "DEBUG = True"
-                } else if is_match(&FLASK_DEBUG, text) && !Lang::Python.is_comment(text) {
+                } else if FLASK_DEBUG.is_match(text) && !Lang::Python.is_comment(text) {
                     "app.run(debug=True)"
                 } else {
                     continue;

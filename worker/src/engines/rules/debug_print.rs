@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::scope::head_lines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::diff::FilePatch;
@@ -73,7 +73,7 @@ impl Rule for DebugPrint {
                 if line >= main_from || (lang == Lang::Python && text.contains("file=")) {
                     continue;
                 }
-                let Some(c) = captures(pattern, text) else {
+                let Some(c) = pattern.captures(text) else {
                     continue;
                 };
                 let Some(call) = c.iter().skip(1).flatten().next() else {
@@ -104,7 +104,7 @@ fn script_block_start(patch: &FilePatch) -> u32 {
         .hunks
         .iter()
         .flat_map(head_lines)
-        .find(|l| is_match(&PY_MAIN, l.text))
+        .find(|l| PY_MAIN.is_match(l.text))
         .map_or(u32::MAX, |l| l.line)
 }
 

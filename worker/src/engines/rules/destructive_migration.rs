@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::{MigrationPath, migration_path};
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::scope::{head_lines, indent};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -75,11 +75,11 @@ impl Rule for DestructiveMigration {
             let lang = Lang::of(path);
             for hunk in &patch.hunks {
                 // Whether the innermost `def` so far is a rollback, and its indentation.
-                let mut in_down = is_match(&DOWN_FN, &hunk.section);
+                let mut in_down = DOWN_FN.is_match(&hunk.section);
                 let mut def_indent = 0;
                 for l in head_lines(hunk) {
-                    if is_match(&ANY_FN, l.text) {
-                        in_down = is_match(&DOWN_FN, l.text);
+                    if ANY_FN.is_match(l.text) {
+                        in_down = DOWN_FN.is_match(l.text);
                         def_indent = indent(l.text);
                     } else if in_down && !l.text.trim().is_empty() && indent(l.text) <= def_indent {
                         in_down = false;
@@ -87,7 +87,7 @@ impl Rule for DestructiveMigration {
                     if !l.added || in_down || lang.is_comment(l.text) {
                         continue;
                     }
-                    let Some(c) = captures(&DESTRUCTIVE, l.text) else {
+                    let Some(c) = DESTRUCTIVE.captures(l.text) else {
                         continue;
                     };
                     let op = c[1].split_whitespace().collect::<Vec<_>>().join(" ");

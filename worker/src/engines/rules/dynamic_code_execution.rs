@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -105,32 +105,32 @@ impl Rule for DynamicCodeExecution {
 /// The dangerous call on `text`, if any.
 fn detect(text: &str, lang: Lang) -> Option<String> {
     match lang {
-        Lang::Shell => return captures(&SHELL_EVAL, text).map(|c| c[1].to_string()),
+        Lang::Shell => return SHELL_EVAL.captures(text).map(|c| c[1].to_string()),
         Lang::Java => {
-            let c = captures(&JAVA_READ, text)?;
+            let c = JAVA_READ.captures(text)?;
             let call = c.get(1).or(c.get(2)).map_or("readObject", |m| m.as_str());
             return Some(call.to_string());
         }
         _ => {}
     }
     // `eval("(" + input + ")")`: a literal first, then the data.
-    if let Some(c) = captures(&EVAL_ANY, text)
+    if let Some(c) = EVAL_ANY.captures(text)
         && super::interpolation::interpolation(text).is_some()
     {
         return Some(c[1].to_string());
     }
-    if let Some(c) = captures(&EVAL, text) {
+    if let Some(c) = EVAL.captures(text) {
         let name = &c[1];
         if lang == Lang::Python || name == "eval" {
             return Some(name.to_string());
         }
     }
     if lang == Lang::JavaScript {
-        return captures(&NEW_FUNCTION, text)
-            .or_else(|| captures(&JS_UNSERIALIZE, text))
+        return NEW_FUNCTION.captures(text)
+            .or_else(|| JS_UNSERIALIZE.captures(text))
             .map(|c| c[1].to_string());
     }
-    let c = captures(&DESERIALIZE, text)?;
+    let c = DESERIALIZE.captures(text)?;
     let call = &c[1];
     let safe_yaml = call.starts_with("yaml.load")
         && ["SafeLoader", "CSafeLoader", "BaseLoader"]

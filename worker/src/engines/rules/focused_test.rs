@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -61,7 +61,7 @@ impl Rule for FocusedTest {
                 if lang.is_comment(text) {
                     continue;
                 }
-                let Some(c) = captures(pattern, text) else {
+                let Some(c) = pattern.captures(text) else {
                     continue;
                 };
                 let Some(construct) = c.iter().skip(1).flatten().next() else {

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -166,7 +166,7 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
         (&AWS_SECRET, "AWS secret access key"),
     ];
     for (pattern, label) in formats {
-        if let Some(c) = captures(pattern, text) {
+        if let Some(c) = pattern.captures(text) {
             let secret = &c[1];
             if !secret.ends_with("EXAMPLE") && !secret.contains("EXAMPLEKEY") {
                 return Some(Hit {
@@ -179,9 +179,9 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
     if !by_name {
         return None;
     }
-    let c = captures(&ASSIGNED, text).or_else(|| {
+    let c = ASSIGNED.captures(text).or_else(|| {
         (lang == Lang::Config)
-            .then(|| captures(&CONFIG_ASSIGNED, text))
+            .then(|| CONFIG_ASSIGNED.captures(text))
             .flatten()
     })?;
     let (name, value) = (&c[1], &c[2]);

@@ -1,7 +1,7 @@
 //! Recognising a string built from code at runtime (formatting,
 //! interpolation or concatenation) on one line, across languages.
 
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 
 static F_STRING: Pattern =
     Pattern::new(r#"(?:^|[^\w])(?:[fF][rRbB]?|[rR][fF])(?:"[^"]*\{|'[^']*\{)"#);
@@ -23,17 +23,17 @@ pub(crate) fn interpolation(line: &str) -> Option<&'static str> {
         "`String.format`"
     } else if line.contains(".format(") {
         "`str.format`"
-    } else if is_match(&F_STRING, line) {
+    } else if F_STRING.is_match(line) {
         "an f-string"
-    } else if is_match(&TEMPLATE, line) {
+    } else if TEMPLATE.is_match(line) {
         "a template literal"
-    } else if is_match(&CSHARP, line) {
+    } else if CSHARP.is_match(line) {
         "an interpolated string"
-    } else if is_match(&RUBY, line) {
+    } else if RUBY.is_match(line) {
         "string interpolation"
-    } else if is_match(&PERCENT, line) {
+    } else if PERCENT.is_match(line) {
         "`%` formatting"
-    } else if is_match(&CONCAT, line) {
+    } else if CONCAT.is_match(line) {
         "string concatenation"
     } else {
         return None;

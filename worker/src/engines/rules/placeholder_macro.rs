@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -46,7 +46,7 @@ impl Rule for PlaceholderMacro {
         for patch in text_files(ctx) {
             for &(line, text) in ctx.production_rust_lines(patch).iter() {
                 let code = Lang::Rust.code_only(text);
-                let Some(c) = captures(&PLACEHOLDER, &code) else {
+                let Some(c) = PLACEHOLDER.captures(&code) else {
                     continue;
                 };
                 let mac = &c[1];

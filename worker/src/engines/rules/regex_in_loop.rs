@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::scope::{head_lines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -61,7 +61,7 @@ impl Rule for RegexInLoop {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
-                    let Some(c) = captures(&COMPILE, l.text) else {
+                    let Some(c) = COMPILE.captures(l.text) else {
                         continue;
                     };
                     if !inside_loop(&lines[i.saturating_sub(WINDOW)..=i], lang) {
@@ -90,7 +90,7 @@ fn inside_loop(window: &[super::scope::HeadLine<'_>], lang: Lang) -> bool {
     let Some((target, before)) = window.split_last() else {
         return false;
     };
-    if is_match(&LOOP, target.text) && target.text.contains('{') {
+    if LOOP.is_match(target.text) && target.text.contains('{') {
         return true;
     }
     let mut depth = indent(target.text);
@@ -100,7 +100,7 @@ fn inside_loop(window: &[super::scope::HeadLine<'_>], lang: Lang) -> bool {
         }
         let ind = indent(l.text);
         if ind < depth {
-            if is_match(&LOOP, l.text) {
+            if LOOP.is_match(l.text) {
                 return true;
             }
             depth = ind;

@@ -3,7 +3,7 @@
 
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_test_path};
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 use revu_common::diff::{FilePatch, Hunk, LineKind};
 
 /// One line of the head side of a hunk (an added or a context line).
@@ -54,12 +54,12 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
         return u32::MAX;
     }
     for hunk in &patch.hunks {
-        if is_match(&RUST_TEST_START, &hunk.section) {
+        if RUST_TEST_START.is_match(&hunk.section) {
             return hunk.new_start;
         }
         if let Some(l) = head_lines(hunk)
             .into_iter()
-            .find(|l| is_match(&RUST_TEST_START, l.text))
+            .find(|l| RUST_TEST_START.is_match(l.text))
         {
             return l.line;
         }

@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -65,7 +65,7 @@ impl Rule for SecretLogged {
                 continue;
             }
             for &(line, text) in ctx.production_lines(patch).iter() {
-                if !is_match(&LOG_CALL, text) {
+                if !LOG_CALL.is_match(text) {
                     continue;
                 }
                 let Some(name) = logged_secret(text) else {
@@ -101,7 +101,7 @@ fn logged_secret(text: &str) -> Option<String> {
     }
     candidates
         .iter()
-        .find_map(|c| captures(&SECRET_NAME, c).map(|m| m[0].to_string()))
+        .find_map(|c| SECRET_NAME.captures(c).map(|m| m[0].to_string()))
 }
 
 #[cfg(test)]

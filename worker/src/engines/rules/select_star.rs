@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -53,7 +53,7 @@ impl Rule for SelectStar {
                 continue;
             }
             for &(line, text) in ctx.production_lines(patch).iter() {
-                if !is_match(&SELECT_STAR, text) {
+                if !SELECT_STAR.is_match(text) {
                     continue;
                 }
                 let msg = Message {

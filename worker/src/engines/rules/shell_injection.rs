@@ -1,6 +1,6 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
-use super::pattern::{Pattern, captures, is_match};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -84,30 +84,30 @@ fn detect(text: &str, lang: Lang) -> Option<String> {
     let interpolated = interpolation(text).is_some();
     match lang {
         Lang::Python => {
-            if let Some(c) = captures(&PY_SUBPROCESS, text)
-                && is_match(&SHELL_TRUE, text)
+            if let Some(c) = PY_SUBPROCESS.captures(text)
+                && SHELL_TRUE.is_match(text)
                 && interpolated
             {
                 return Some(c[1].to_string());
             }
-            let c = captures(&PY_OS, text)?;
+            let c = PY_OS.captures(text)?;
             let literal_arg = !c[2].is_empty();
             (!literal_arg || interpolated).then(|| c[1].to_string())
         }
         Lang::JavaScript => {
-            let c = captures(&JS_EXEC, text)?;
+            let c = JS_EXEC.captures(text)?;
             interpolated.then(|| c[1].to_string())
         }
         Lang::Rust => {
-            let c = captures(&RUST_SH, text)?;
+            let c = RUST_SH.captures(text)?;
             interpolated.then(|| c[1].to_string())
         }
         Lang::Go => {
-            let c = captures(&GO_SH, text)?;
+            let c = GO_SH.captures(text)?;
             interpolated.then(|| c[1].to_string())
         }
         Lang::Java => {
-            let c = captures(&JAVA_EXEC, text)?;
+            let c = JAVA_EXEC.captures(text)?;
             interpolated.then(|| c[1].to_string())
         }
         _ => None,

@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -65,7 +65,7 @@ impl Rule for SkippedTest {
                 if lang.is_comment(text) {
                     continue;
                 }
-                let Some(c) = captures(pattern, text) else {
+                let Some(c) = pattern.captures(text) else {
                     continue;
                 };
                 let construct = c.get(1).map_or("", |m| m.as_str());

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::{has_dir, is_generated_path, is_non_production_path, is_test_path};
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -85,7 +85,7 @@ fn touches_tests(patch: &FilePatch) -> bool {
     let path = patch.path();
     is_test_path(path)
         || (Lang::of(path) == Lang::Rust
-            && patch.added_lines().any(|(_, t)| is_match(&RUST_TEST, t)))
+            && patch.added_lines().any(|(_, t)| RUST_TEST.is_match(t)))
 }
 
 /// Whether `patch` adds real code (not only comments or blank lines) to a

@@ -1,7 +1,7 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -65,7 +65,7 @@ impl Rule for SqlStringFormatting {
             }
             for &(line, text) in ctx.production_lines(patch).iter() {
                 let Some(sql) =
-                    captures(&SQL_UPPER, text).or_else(|| captures(&SQL_ANY_CASE, text))
+                    SQL_UPPER.captures(text).or_else(|| SQL_ANY_CASE.captures(text))
                 else {
                     continue;
                 };

@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, is_match};
+use super::pattern::Pattern;
 use super::scope::{head_lines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -84,11 +84,11 @@ impl Rule for SwallowedException {
                     let next = lines.get(i + 1).map(|n| n.text.trim());
                     let construct = if lang == Lang::Python {
                         let inline = l.text.trim_end().ends_with("pass");
-                        let swallowed = is_match(&PY_EXCEPT, l.text)
+                        let swallowed = PY_EXCEPT.is_match(l.text)
                             && (inline || matches!(next, Some("pass" | "...")));
                         swallowed.then(|| format!("`{}` with only `pass`", py_head(l.text)))
-                    } else if is_match(&CATCH_EMPTY, l.text)
-                        || (is_match(&CATCH_OPEN, l.text) && next == Some("}"))
+                    } else if CATCH_EMPTY.is_match(l.text)
+                        || (CATCH_OPEN.is_match(l.text) && next == Some("}"))
                     {
                         Some("an empty `catch` block".to_string())
                     } else {

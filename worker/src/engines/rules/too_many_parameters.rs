@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::scope::{head_lines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -73,7 +73,7 @@ impl Rule for TooManyParameters {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
-                    let Some(c) = captures(&HEADER, l.text) else {
+                    let Some(c) = HEADER.captures(l.text) else {
                         continue;
                     };
                     let (name, open) = (&c[1], c.get(0).map_or(0, |m| m.end()));

@@ -1,5 +1,5 @@
 use super::catalogue::{Files, is_dockerfile};
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::scope::{HeadLine, head_lines};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -71,7 +71,7 @@ impl Rule for UnpinnedImage {
             let production: HashSet<u32> = ctx.production_lines(patch).iter().map(|&(n, _)| n).collect();
             for HeadLine { line, text, .. } in patch.hunks.iter().flat_map(head_lines) {
                 let image = if docker {
-                    let Some(c) = captures(&FROM, text) else { continue };
+                    let Some(c) = FROM.captures(text) else { continue };
                     let image = c[1].to_owned();
                     let known_stage = stages.contains(&image.to_ascii_lowercase());
                     if let Some(stage) = c.get(2) {
@@ -82,7 +82,7 @@ impl Rule for UnpinnedImage {
                     }
                     image
                 } else {
-                    let Some(c) = captures(&IMAGE, text) else { continue };
+                    let Some(c) = IMAGE.captures(text) else { continue };
                     c[1].to_owned()
                 };
                 let Some(why_not) = unpinned(&image) else { continue };

@@ -1,5 +1,5 @@
 use super::lang::Lang;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -50,10 +50,10 @@ impl Rule for UnwrapInProduction {
         for patch in text_files(ctx) {
             for &(line, text) in ctx.production_rust_lines(patch).iter() {
                 let code = Lang::Rust.code_only(text);
-                let Some(c) = captures(&UNWRAP, &code) else {
+                let Some(c) = UNWRAP.captures(&code) else {
                     continue;
                 };
-                if captures(&LOCK, &code).is_some() {
+                if LOCK.captures(&code).is_some() {
                     continue;
                 }
                 let call = if &c[1] == "unwrap()" {

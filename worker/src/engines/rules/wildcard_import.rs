@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
-use super::pattern::{Pattern, captures};
+use super::pattern::Pattern;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -65,7 +65,7 @@ impl Rule for WildcardImport {
                     Lang::Python => &PY_STAR,
                     _ => &JAVA_STAR,
                 };
-                let Some(c) = captures(pattern, text) else {
+                let Some(c) = pattern.captures(text) else {
                     continue;
                 };
                 let module = &c[1];
