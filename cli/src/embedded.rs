@@ -63,7 +63,8 @@ pub async fn review(
     let deadline = settings.review_timeout();
     let backend = MemoryBackend::new();
     let coordinator = Coordinator::new(backend.clone(), settings)
-        .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?;
+        .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?
+        .with_parse_ahead();
     let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
         .with_poll(Duration::from_millis(50))
         .with_stoppable_reads();
@@ -98,6 +99,14 @@ pub async fn review(
     for t in tasks {
         let _ = t.await;
     }
+    // What the review holds in memory (the diff, parsed, and every lane's
+    // result) is freed on a thread of its own while the report is printed:
+    // on a large diff that takes a tenth of the review, and a process about
+    // to exit need not wait for it.
+    let held = (coordinator, backend);
+    let _ = std::thread::Builder::new()
+        .name("revu-free".into())
+        .spawn(move || drop(held));
     result
 }
 

@@ -12,6 +12,7 @@ use revu_common::review::{LaneResult, ProgressEvent, ReviewState};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use serde_json::Value;
+use std::sync::Arc;
 
 fn example(name: &str) -> Vec<u8> {
     let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -76,10 +77,10 @@ async fn a_review_whose_diff_no_longer_parses_is_faulted_and_the_next_one_finish
     // Past its deadline, with a stored diff that no longer parses.
     let mut record = backend.load_record(&broken).await.unwrap().unwrap();
     record.deadline_ms = 0;
-    let bundle = ReviewBundle {
+    let bundle = Arc::new(ReviewBundle {
         diff: b"hello\nworld\n".to_vec(),
         ..ReviewBundle::default()
-    };
+    });
     backend
         .create_review(&record, &bundle, None, &[])
         .await

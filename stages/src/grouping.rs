@@ -251,12 +251,15 @@ impl Grouper {
                 order.push(name);
             }
         }
+        // Each file's domain, worked out once.
+        let of: Vec<&str> = files.iter().map(|f| self.domain_of(f)).collect();
         let mut slices = Vec::new();
         for domain in order {
             let members: Vec<String> = files
                 .iter()
-                .filter(|f| self.domain_of(f) == domain)
-                .cloned()
+                .zip(&of)
+                .filter(|&(_, d)| *d == domain)
+                .map(|(f, _)| f.clone())
                 .collect();
             for (i, chunk) in members.chunks(self.max_files).enumerate() {
                 slices.push(Slice {

@@ -12,6 +12,7 @@ use revu_common::review::{
     LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState, now_ms,
 };
 use revu_tests::{RedisCluster, RedisServer};
+use std::sync::Arc;
 use std::time::Duration;
 
 const SHORT: Duration = Duration::from_millis(50);
@@ -168,6 +169,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     bundle.head_files.insert("a.py".into(), latin1.clone());
     bundle.head_files.insert("copy/a.py".into(), latin1);
     bundle.head_files.insert("b.py".into(), b"x = 2\n".to_vec());
+    let bundle = Arc::new(bundle);
     let created = b
         .create_review(&record(&first), &bundle, Some("key-1"), &[])
         .await;
@@ -312,7 +314,7 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
     let id = ReviewId::new();
     let jobs = [job(&id, "domain:a"), job(&id, "specialist:security")];
     let created = b
-        .create_review(&record(&id), &ReviewBundle::default(), None, &jobs)
+        .create_review(&record(&id), &Arc::default(), None, &jobs)
         .await;
     assert_eq!(created.or_fail(), CreateOutcome::Created);
     let attempts = b.lane_attempts(&id).await.or_fail();
@@ -349,7 +351,7 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
 async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     let jobs = [job(&id, "domain:a"), job(&id, "domain:b")];
-    b.create_review(&record(&id), &ReviewBundle::default(), None, &jobs)
+    b.create_review(&record(&id), &Arc::default(), None, &jobs)
         .await
         .or_fail();
     let first = take(&b, "c1").await;
@@ -395,7 +397,7 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     let first = job(&id, "domain:a");
     b.create_review(
         &record(&id),
-        &ReviewBundle::default(),
+        &Arc::default(),
         None,
         std::slice::from_ref(&first),
     )
@@ -419,7 +421,7 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
 
     // A cancelled review gets no new lane.
     let other = ReviewId::new();
-    b.create_review(&record(&other), &ReviewBundle::default(), None, &[])
+    b.create_review(&record(&other), &Arc::default(), None, &[])
         .await
         .or_fail();
     let mut cancelled = record(&other);
@@ -469,7 +471,7 @@ async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b:
 }
 
 async fn tenants_have_their_own_reviews_and_idempotency_keys<B: JobQueue + ReviewStore>(b: B) {
-    let bundle = ReviewBundle::default();
+    let bundle = Arc::new(ReviewBundle::default());
     let mine = b.new_review_id(Some("team-a"), Some("ci-42"));
     let created = b
         .create_review(&record(&mine), &bundle, Some("ci-42"), &[])

@@ -145,10 +145,10 @@ async fn run(lanes: usize, in_flight: usize, delay: Duration) -> Result<Duration
             LaneJob::new(id.clone(), spec, 1, u64::MAX, vec![])
         })
         .collect();
-    let bundle = ReviewBundle {
+    let bundle = Arc::new(ReviewBundle {
         diff: PATCH.to_vec(),
         ..ReviewBundle::default()
-    };
+    });
     let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
         .with_poll(Duration::from_millis(20));
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();

@@ -40,8 +40,18 @@ pub(crate) struct DiffBuilder {
 }
 
 impl DiffBuilder {
-    pub fn finish(self) -> Diff {
+    pub fn finish(mut self) -> Diff {
+        self.seal();
         Diff { files: self.files }
+    }
+
+    /// Gives back what the last hunk reserved and did not fill: its
+    /// header's counts bound its lines from above (context lines count on
+    /// both sides), and a large diff holds every hunk to its end.
+    fn seal(&mut self) {
+        if let Some(hunk) = self.hunks().and_then(|h| h.last_mut()) {
+            hunk.lines.shrink_to_fit();
+        }
     }
 
     fn hunks(&mut self) -> Option<&mut Vec<Hunk>> {
@@ -53,8 +63,18 @@ impl DiffBuilder {
     }
 }
 
+/// A line's content as text, invalid UTF-8 shown as U+FFFD (checked
+/// first as a whole: almost every line is valid).
+fn text_of(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
 impl Sink for DiffBuilder {
     fn file(&mut self, file: FilePatch, completes_type_change: bool) {
+        self.seal();
         match self.files.last_mut() {
             Some(prev) if completes_type_change => {
                 prev.status = FileStatus::TypeChanged;
@@ -75,6 +95,7 @@ impl Sink for DiffBuilder {
     }
 
     fn hunk(&mut self, h: &HunkHeader<'_>) {
+        self.seal();
         // Bounded so a lying header cannot reserve gigabytes up front.
         let expected = u64::from(h.old_lines) + u64::from(h.new_lines);
         let capacity = usize::try_from(expected.min(1024)).unwrap_or(0);
@@ -97,7 +118,7 @@ impl Sink for DiffBuilder {
                 kind: line.kind,
                 old_line: line.old_line,
                 new_line: line.new_line,
-                text: String::from_utf8_lossy(line.text).into_owned(),
+                text: text_of(line.text),
                 no_newline: false,
             });
         }

@@ -74,7 +74,7 @@ impl Searcher {
             if wanted.len() > FEW {
                 let ac = AhoCorasick::builder()
                     .ascii_case_insensitive(fold)
-                    .kind(Some(AhoCorasickKind::NoncontiguousNFA))
+                    .kind(Some(AhoCorasickKind::DFA))
                     .build(wanted)
                     .ok()?;
                 finds.push(Find::Many(ac));

@@ -343,7 +343,7 @@ impl ReviewStore for MemoryBackend {
     async fn create_review(
         &self,
         record: &ReviewRecord,
-        bundle: &ReviewBundle,
+        bundle: &Arc<ReviewBundle>,
         idempotency_key: Option<&str>,
         jobs: &[LaneJob],
     ) -> Result<CreateOutcome, QueueError> {
@@ -360,8 +360,7 @@ impl ReviewStore for MemoryBackend {
             s.idempotency.insert(scoped, record.id.clone());
         }
         s.records.insert(record.id.clone(), record.clone());
-        s.bundles
-            .insert(record.id.clone(), std::sync::Arc::new(bundle.clone()));
+        s.bundles.insert(record.id.clone(), Arc::clone(bundle));
         s.active.insert(record.id.clone());
         for (job, raw) in encoded {
             s.attempts.entry(record.id.clone()).or_default().insert(

@@ -6,6 +6,7 @@ use crate::lane::{LaneJob, ReviewId};
 use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord};
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Whether a submission created a review or found one under its key.
@@ -41,7 +42,7 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     fn create_review(
         &self,
         record: &ReviewRecord,
-        bundle: &ReviewBundle,
+        bundle: &Arc<ReviewBundle>,
         idempotency_key: Option<&str>,
         jobs: &[LaneJob],
     ) -> impl Future<Output = Result<CreateOutcome, QueueError>> + Send;

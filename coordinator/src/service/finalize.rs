@@ -17,7 +17,22 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// adjudication lane and the synthesis lane, when the review has them).
     /// Safe to call repeatedly and from several coordinators: the report is
     /// a pure function of stored state, so a second writer writes the same.
+    /// In one process, one call at a time works on a review: a call that
+    /// comes meanwhile leaves it to that one, which then looks again.
     pub(super) async fn try_finalize(&self, id: &ReviewId) -> Result<(), ServiceError> {
+        let Some(claim) = self.finalizing.claim(id) else {
+            return Ok(());
+        };
+        loop {
+            self.finalize_once(id).await?;
+            if !claim.asked_again() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// One look at the review: [`Coordinator::try_finalize`]'s work.
+    async fn finalize_once(&self, id: &ReviewId) -> Result<(), ServiceError> {
         let Some(record) = self.backend.load_record(id).await? else {
             return Err(ServiceError::NotFound(id.clone()));
         };

@@ -8,6 +8,7 @@
 mod adjudicate;
 mod admit;
 mod finalize;
+mod finalizing;
 mod gather;
 mod lane_state;
 mod observe;
@@ -70,6 +71,11 @@ pub struct Coordinator<B> {
     messaging: Arc<MessagingTarget>,
     /// What each tenant may ask for.
     quotas: Quotas,
+    /// The reviews being finalized in this process.
+    finalizing: finalizing::Finalizing,
+    /// Whether a submission's diff is parsed while it is planned, for
+    /// lanes in this process to read ([`Coordinator::with_parse_ahead`]).
+    parse_ahead: bool,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -83,6 +89,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             metrics: Arc::default(),
             messaging: Arc::default(),
             quotas: Quotas::default(),
+            finalizing: finalizing::Finalizing::default(),
+            parse_ahead: false,
         })
     }
 
@@ -95,6 +103,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Names the job stream in the attributes of the producer spans.
     pub fn with_messaging(mut self, messaging: MessagingTarget) -> Self {
         self.messaging = Arc::new(messaging);
+        self
+    }
+
+    /// Parses each accepted diff beside its planning, for a backend that
+    /// shares the stored bundle with workers in this process (the
+    /// in-memory one): their first lane then finds it parsed. A
+    /// coordinator whose workers run elsewhere leaves this off, and never
+    /// holds a parsed diff.
+    pub fn with_parse_ahead(mut self) -> Self {
+        self.parse_ahead = true;
         self
     }
 

@@ -10,6 +10,7 @@ use revu_common::report::Rigor;
 use revu_common::review::{ProgressEvent, ReviewRecord, Stage, now_ms};
 use revu_common::telemetry::names::{attr, span};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -65,7 +66,23 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             no_cache: sub.no_cache,
         };
         let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
-        let diff = sub.diff;
+        let bundle = Arc::new(ReviewBundle {
+            diff: sub.diff,
+            head_files: sub.head_files,
+            intent: sub.intent,
+            conventions: sub.conventions,
+            repo_config: sub.repo_config,
+            code_index: sub.code_index,
+            ..ReviewBundle::default()
+        });
+        if self.parse_ahead {
+            // The lanes of this process read the parsed diff: parse it on
+            // another thread while this one plans.
+            let ahead = Arc::clone(&bundle);
+            drop(tokio::task::spawn_blocking(move || {
+                let _ = ahead.parsed_diff();
+            }));
+        }
         let prepare_span = tracing::info_span!(
             span::PREPARE,
             { attr::LANE_COUNT } = Empty,
@@ -74,15 +91,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         );
         let started = Instant::now();
         let inner_span = prepare_span.clone();
-        let (plan, diff) = blocking(move || {
+        let planned = Arc::clone(&bundle);
+        let plan = blocking(move || {
             // Entered on the blocking thread so the stage spans nest under it.
-            // Only the plan is kept: the parsed diff and its facts are freed
-            // here, off the runtime, before the review is stored (on a large
-            // diff they are several times its size).
-            let plan = inner_span
-                .in_scope(|| prepare(&diff, &settings, &grouper, &request))
-                .map(|prepared| prepared.plan);
-            (plan, diff)
+            // Only the plan is kept: the facts are freed here, off the
+            // runtime, before the review is stored.
+            inner_span
+                .in_scope(|| prepare(&planned.diff, &settings, &grouper, &request))
+                .map(|prepared| prepared.plan)
         })
         .instrument(prepare_span.clone())
         .await?;
@@ -103,15 +119,6 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             // Later work on the review joins the trace of the request.
             traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
             ..ReviewRecord::running(id.clone(), plan, created_ms, deadline_ms)
-        };
-        let bundle = ReviewBundle {
-            diff,
-            head_files: sub.head_files,
-            intent: sub.intent,
-            conventions: sub.conventions,
-            repo_config: sub.repo_config,
-            code_index: sub.code_index,
-            ..ReviewBundle::default()
         };
         let dispatch_span = tracing::info_span!(
             span::DISPATCH,

@@ -395,7 +395,12 @@ fn lane_warning(lane: &LaneSummary) -> String {
 /// A code span that survives backticks inside: the fence is one longer than
 /// the longest backtick run, padded when the text touches a backtick.
 fn code(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    // The longest run of backticks in `text`.
+    let (mut longest, mut run) = (0, 0);
+    for b in text.bytes() {
+        run = if b == b'`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
     let fence = "`".repeat(longest + 1);
     let pad = if text.starts_with('`') || text.ends_with('`') {
         " "

@@ -12,6 +12,7 @@ use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
 use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long an idempotency key keeps pointing at its review.
@@ -44,7 +45,7 @@ impl ReviewStore for RedisBackend {
     async fn create_review(
         &self,
         record: &ReviewRecord,
-        bundle: &ReviewBundle,
+        bundle: &Arc<ReviewBundle>,
         idempotency_key: Option<&str>,
         jobs: &[LaneJob],
     ) -> Result<CreateOutcome, QueueError> {

@@ -6,9 +6,10 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
 use super::scope::{HeadLine, head_lines};
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, blanked, finding, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
+use std::borrow::Cow;
 
 /// Which files a check reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +35,11 @@ pub(crate) fn is_dockerfile(path: &str) -> bool {
 
 impl Files {
     pub(crate) fn covers(self, path: &str) -> bool {
-        let lang = Lang::of(path);
+        self.covers_in(path, Lang::of(path))
+    }
+
+    /// [`Files::covers`], given the language of `path`.
+    fn covers_in(self, path: &str, lang: Lang) -> bool {
         let name = path.rsplit('/').next().unwrap_or(path);
         let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
         match self {
@@ -136,14 +141,10 @@ impl Check {
         false
     }
 
-    fn matches(&self, text: &str, lang: Lang) -> bool {
-        let code;
-        let subject = if self.code_only {
-            code = lang.code_only(text);
-            code.as_ref()
-        } else {
-            text
-        };
+    /// Whether the line matches: `text` as written, `code` with its string
+    /// literals blanked.
+    fn matches(&self, text: &str, code: &str) -> bool {
+        let subject = if self.code_only { code } else { text };
         self.pattern.is_match(subject) && !self.unless.as_ref().is_some_and(|u| u.is_match(text))
     }
 }
@@ -157,19 +158,35 @@ pub(crate) fn hits<'a>(
     let mut out = Vec::new();
     for patch in text_files(ctx) {
         let path = patch.path();
-        let mine: Vec<&Check> = checks.iter().filter(|c| c.files.covers(path)).collect();
+        let lang = Lang::of(path);
+        let mine: Vec<&Check> = checks
+            .iter()
+            .filter(|c| c.files.covers_in(path, lang))
+            .collect();
         if mine.is_empty() {
             continue;
         }
-        let lang = Lang::of(path);
-        // Every head-side line the hunks show, for the block walks.
-        let shown: Vec<HeadLine<'_>> = patch.hunks.iter().flat_map(head_lines).collect();
-        for &(line, text) in ctx.production_lines(patch).iter() {
-            let before = &shown[..shown.partition_point(|l| l.line < line)];
-            if let Some(check) = mine
-                .iter()
-                .find(|c| c.matches(text, lang) && c.in_block(before))
-            {
+        let lines = ctx.production_lines(patch);
+        let code = if mine.iter().any(|c| c.code_only) {
+            ctx.production_code(patch)
+        } else {
+            Cow::Borrowed(&[][..])
+        };
+        // Every head-side line the hunks show, for the block walks: read
+        // only when a line matches a check that walks.
+        let mut shown: Option<Vec<HeadLine<'_>>> = None;
+        for (i, &(line, text)) in lines.iter().enumerate() {
+            let code = blanked(&code, i, text);
+            let hit = mine.iter().find(|c| {
+                c.matches(text, code)
+                    && (c.inside.is_none() || {
+                        let shown = shown.get_or_insert_with(|| {
+                            patch.hunks.iter().flat_map(head_lines).collect()
+                        });
+                        c.in_block(&shown[..shown.partition_point(|l| l.line < line)])
+                    })
+            });
+            if let Some(check) = hit {
                 out.push((patch, line, *check));
             }
         }

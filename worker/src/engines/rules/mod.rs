@@ -6,6 +6,7 @@ use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 pub(crate) mod adjudicator;
 mod catalogue;
@@ -44,6 +45,15 @@ pub(crate) struct FileLines<'a> {
     pub production: Vec<(u32, &'a str)>,
     /// Whether the rules read its text ([`text_files`]).
     pub text: bool,
+    /// [`FileLines::production`] with string literals blanked, worked out
+    /// when a rule first asks ([`RuleContext::production_code`]).
+    code: OnceLock<Vec<Option<Box<str>>>>,
+}
+
+/// The `i`th production line's code ([`RuleContext::production_code`]),
+/// given its `text`.
+pub(crate) fn blanked<'t>(code: &'t [Option<Box<str>>], i: usize, text: &'t str) -> &'t str {
+    code.get(i).and_then(Option::as_deref).unwrap_or(text)
 }
 
 impl<'a> FileLines<'a> {
@@ -52,6 +62,7 @@ impl<'a> FileLines<'a> {
             patch,
             production: scope::production_lines(patch),
             text: is_text(patch),
+            code: OnceLock::new(),
         }
     }
 }
@@ -76,6 +87,29 @@ impl<'a> RuleContext<'a> {
         match self.lines {
             Some(lines) if std::ptr::eq(lines.patch, patch) => Cow::Borrowed(&lines.production),
             _ => Cow::Owned(scope::production_lines(patch)),
+        }
+    }
+
+    /// Each of [`RuleContext::production_lines`], in the same order, with
+    /// the content of its string literals removed
+    /// ([`lang::Lang::code_only`] in the file's language): `None` where
+    /// that leaves the line as it is. Read them with [`blanked`].
+    pub(crate) fn production_code(&self, patch: &'a FilePatch) -> Cow<'a, [Option<Box<str>>]> {
+        let blank = |lines: &[(u32, &str)]| -> Vec<Option<Box<str>>> {
+            let lang = lang::Lang::of(patch.path());
+            lines
+                .iter()
+                .map(|&(_, text)| match lang.code_only(text) {
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(code) => Some(code.into_boxed_str()),
+                })
+                .collect()
+        };
+        match self.lines {
+            Some(lines) if std::ptr::eq(lines.patch, patch) => {
+                Cow::Borrowed(lines.code.get_or_init(|| blank(&lines.production)))
+            }
+            _ => Cow::Owned(blank(&scope::production_lines(patch))),
         }
     }
 

@@ -81,34 +81,34 @@ impl Rule for ShellInjection {
 
 /// The call that runs a shell with an interpolated command, if any.
 fn detect(text: &str, lang: Lang) -> Option<String> {
-    let interpolated = interpolation(text).is_some();
+    let interpolated = || interpolation(text).is_some();
     match lang {
         Lang::Python => {
             if let Some(c) = PY_SUBPROCESS.captures(text)
                 && SHELL_TRUE.is_match(text)
-                && interpolated
+                && interpolated()
             {
                 return Some(c[1].to_string());
             }
             let c = PY_OS.captures(text)?;
             let literal_arg = !c[2].is_empty();
-            (!literal_arg || interpolated).then(|| c[1].to_string())
+            (!literal_arg || interpolated()).then(|| c[1].to_string())
         }
         Lang::JavaScript => {
             let c = JS_EXEC.captures(text)?;
-            interpolated.then(|| c[1].to_string())
+            interpolated().then(|| c[1].to_string())
         }
         Lang::Rust => {
             let c = RUST_SH.captures(text)?;
-            interpolated.then(|| c[1].to_string())
+            interpolated().then(|| c[1].to_string())
         }
         Lang::Go => {
             let c = GO_SH.captures(text)?;
-            interpolated.then(|| c[1].to_string())
+            interpolated().then(|| c[1].to_string())
         }
         Lang::Java => {
             let c = JAVA_EXEC.captures(text)?;
-            interpolated.then(|| c[1].to_string())
+            interpolated().then(|| c[1].to_string())
         }
         _ => None,
     }

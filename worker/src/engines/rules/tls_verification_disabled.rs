@@ -1,6 +1,6 @@
 use super::pattern::Pattern;
 use super::lang::Lang;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, blanked, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -144,12 +144,14 @@ impl Rule for TlsVerificationDisabled {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                // In program code these settings are code, never string content.
-                let code = lang.code_only(text);
+            let lines = ctx.production_lines(patch);
+            // In program code these settings are code, never string content.
+            let code = ctx.production_code(patch);
+            for (i, &(line, text)) in lines.iter().enumerate() {
+                let code = blanked(&code, i, text);
                 let hit = CHECKS.iter().find(|(_, scope, re)| {
                     let written_as_code = matches!(scope, Scope::Python | Scope::Go | Scope::Rust);
-                    let subject = if written_as_code { &code } else { text };
+                    let subject = if written_as_code { code } else { text };
                     scope.covers(lang) && re.is_match(subject)
                 });
                 let Some((label, _, _)) = hit else {
