@@ -87,7 +87,7 @@ pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
                     || trimmed.starts_with("__doc__");
                 docstring = match at_start {
                     Some(q) => q.docstring,
-                    None => opens_doc && TRIPLE.iter().any(|t| l.text.contains(t)),
+                    None => opens_doc && TRIPLE.iter().any(|t| find(l.text, t).is_some()),
                 };
                 if at_start.is_none() && opens_doc {
                     open = open.map(|q| TripleQuoted {
@@ -114,16 +114,22 @@ struct TripleQuoted {
     docstring: bool,
 }
 
+/// Where `needle` first starts in `hay` (a substring search that, unlike
+/// `str::find`, builds nothing per call: these run on every line).
+fn find(hay: &str, needle: &str) -> Option<usize> {
+    memchr::memmem::find(hay.as_bytes(), needle.as_bytes())
+}
+
 /// The triple-quoted string still open after `text`, given the one open
 /// before it.
 fn scan_triple_quotes(text: &str, mut open: Option<TripleQuoted>) -> Option<TripleQuoted> {
     let mut rest = text;
     loop {
         let next = match open {
-            Some(q) => rest.find(q.delimiter).map(|i| (i, None)),
+            Some(q) => find(rest, q.delimiter).map(|i| (i, None)),
             None => TRIPLE
                 .iter()
-                .filter_map(|d| rest.find(d).map(|i| (i, Some(*d))))
+                .filter_map(|d| find(rest, d).map(|i| (i, Some(*d))))
                 .min_by_key(|(i, _)| *i),
         };
         let Some((i, opened)) = next else {
