@@ -22,6 +22,10 @@ use tokio::sync::watch;
 /// one (finalizing keeps failing).
 const VERDICT_GRACE: Duration = Duration::from_secs(30);
 
+/// The smallest diff whose review is freed on a thread of its own: below
+/// it, freeing takes less than starting a thread.
+const FREE_APART_MIN_BYTES: usize = 256 * 1024;
+
 /// The engines of the embedded mode: the rules (with the linters `lint`
 /// turns on), and the `llm` engines when `llm` names a provider.
 pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, CliError> {
@@ -61,6 +65,7 @@ pub async fn review(
         }
     }
     let deadline = settings.review_timeout();
+    let large = submission.diff.len() >= FREE_APART_MIN_BYTES;
     let backend = MemoryBackend::new();
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?
@@ -100,13 +105,15 @@ pub async fn review(
         let _ = t.await;
     }
     // What the review holds in memory (the diff, parsed, and every lane's
-    // result) is freed on a thread of its own while the report is printed:
-    // on a large diff that takes a tenth of the review, and a process about
-    // to exit need not wait for it.
-    let held = (coordinator, backend);
-    let _ = std::thread::Builder::new()
-        .name("revu-free".into())
-        .spawn(move || drop(held));
+    // result) is freed, for a large diff, on a thread of its own while the
+    // report is printed: that takes a tenth of such a review, and a process
+    // about to exit need not wait for it.
+    if large {
+        let held = (coordinator, backend);
+        let _ = std::thread::Builder::new()
+            .name("revu-free".into())
+            .spawn(move || drop(held));
+    }
     result
 }
 
