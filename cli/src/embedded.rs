@@ -7,7 +7,7 @@ use revu_common::queue::ReviewStore;
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::service::{Coordinator, ServiceError, Submission};
+use revu_coordinator::service::{APART_MIN_BYTES, Coordinator, ServiceError, Submission};
 use revu_worker::engines::Engines;
 use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
@@ -21,10 +21,6 @@ use tokio::sync::watch;
 /// takes moments, so a review still without a verdict by then never gets
 /// one (finalizing keeps failing).
 const VERDICT_GRACE: Duration = Duration::from_secs(30);
-
-/// The smallest diff whose review is freed on a thread of its own: below
-/// it, freeing takes less than starting a thread.
-const FREE_APART_MIN_BYTES: usize = 256 * 1024;
 
 /// The engines of the embedded mode: the rules (with the linters `lint`
 /// turns on), and the `llm` engines when `llm` names a provider.
@@ -65,7 +61,7 @@ pub async fn review(
         }
     }
     let deadline = settings.review_timeout();
-    let large = submission.diff.len() >= FREE_APART_MIN_BYTES;
+    let large = submission.diff.len() >= APART_MIN_BYTES;
     let backend = MemoryBackend::new();
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?

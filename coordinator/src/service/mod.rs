@@ -19,7 +19,7 @@ mod sweep;
 
 pub use admit::Quotas;
 pub use query::ReviewStatus;
-pub use submit::Submission;
+pub use submit::{APART_MIN_BYTES, Submission};
 
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;
@@ -106,9 +106,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self
     }
 
-    /// Parses each accepted diff beside its planning, for a backend that
-    /// shares the stored bundle with workers in this process (the
-    /// in-memory one): their first lane then finds it parsed. A
+    /// Parses each accepted diff of [`APART_MIN_BYTES`] or more beside its
+    /// planning, for a backend that shares the stored bundle with workers
+    /// in this process (the in-memory one): their first lane then finds it parsed. A
     /// coordinator whose workers run elsewhere leaves this off, and never
     /// holds a parsed diff.
     pub fn with_parse_ahead(mut self) -> Self {

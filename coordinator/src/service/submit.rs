@@ -38,9 +38,10 @@ pub struct Submission {
     pub code_index_bytes: usize,
 }
 
-/// The smallest diff worth parsing on a thread of its own beside its
-/// planning: below it, the parse takes less than starting a thread.
-const PARSE_AHEAD_MIN_BYTES: usize = 256 * 1024;
+/// The smallest diff whose work in the embedded mode (parsing it beside
+/// its planning, freeing its review) is worth a thread of its own: below
+/// it, the work takes less than starting a thread.
+pub const APART_MIN_BYTES: usize = 256 * 1024;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Accepts a submission: plans it, stores it, dispatches its lanes.
@@ -79,7 +80,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             code_index: sub.code_index,
             ..ReviewBundle::default()
         });
-        if self.parse_ahead && bundle.diff.len() >= PARSE_AHEAD_MIN_BYTES {
+        if self.parse_ahead && bundle.diff.len() >= APART_MIN_BYTES {
             // The lanes of this process read the parsed diff: parse it on
             // another thread while this one plans.
             let ahead = Arc::clone(&bundle);
