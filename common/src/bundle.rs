@@ -14,7 +14,7 @@ pub struct ReviewBundle {
     /// The diff exactly as submitted. Stored beside the JSON part as raw
     /// bytes, since a diff need not be UTF-8.
     #[serde(skip)]
-    pub diff: Vec<u8>,
+    pub diff: Patch,
     /// Head-side contents of changed files, byte-exact, when the client
     /// sent them. Stored beside the JSON part, once per distinct content,
     /// under its digest ([`ReviewBundle::head_digests`]).
@@ -41,6 +41,64 @@ pub struct ReviewBundle {
     /// [`ReviewBundle::diff`] parsed, once per process: never stored.
     #[serde(skip)]
     pub parsed: ParsedDiff,
+}
+
+/// A diff's bytes, held as text when they are UTF-8 (almost always) so
+/// that its parsed lines can be views of it rather than copies. Cloning
+/// shares it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Patch(PatchBytes);
+
+#[derive(Clone, PartialEq, Eq)]
+enum PatchBytes {
+    Text(Arc<String>),
+    Bytes(Arc<Vec<u8>>),
+}
+
+impl Patch {
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            PatchBytes::Text(text) => text.as_bytes(),
+            PatchBytes::Bytes(bytes) => bytes,
+        }
+    }
+
+    /// Parses it: lines of a diff that is text are views of it.
+    pub fn parse(&self) -> Result<Diff, DiffError> {
+        match &self.0 {
+            PatchBytes::Text(text) => crate::diff::parse_text(text),
+            PatchBytes::Bytes(bytes) => crate::diff::parse(bytes),
+        }
+    }
+}
+
+impl Default for Patch {
+    fn default() -> Self {
+        Patch(PatchBytes::Bytes(Arc::default()))
+    }
+}
+
+impl From<Vec<u8>> for Patch {
+    fn from(bytes: Vec<u8>) -> Self {
+        match String::from_utf8(bytes) {
+            Ok(text) => Patch(PatchBytes::Text(Arc::new(text))),
+            Err(e) => Patch(PatchBytes::Bytes(Arc::new(e.into_bytes()))),
+        }
+    }
+}
+
+impl std::ops::Deref for Patch {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl std::fmt::Debug for Patch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Patch({} bytes)", self.len())
+    }
 }
 
 /// A bundle's diff, parsed by whoever reads it first and shared by every
@@ -70,7 +128,7 @@ impl ReviewBundle {
     pub fn parsed_diff(&self) -> Result<Arc<Diff>, DiffError> {
         self.parsed
             .0
-            .get_or_init(|| crate::diff::parse(&self.diff).map(Arc::new))
+            .get_or_init(|| self.diff.parse().map(Arc::new))
             .clone()
     }
 

@@ -7,6 +7,7 @@ use crate::finding::{Dimension, Finding};
 use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Slice, Usage};
 use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Where a review is in its life. Only `Running` reviews change.
@@ -111,10 +112,11 @@ impl ReviewPlan {
     /// The changed files the lanes review: every one but the skipped, in
     /// the order of the facts.
     pub fn reviewed_paths(&self) -> Vec<String> {
+        let skipped: HashSet<&str> = self.skipped_files.iter().map(|s| s.path.as_str()).collect();
         self.facts
             .files
             .iter()
-            .filter(|f| !self.skipped_files.iter().any(|s| s.path == f.path))
+            .filter(|f| !skipped.contains(f.path.as_str()))
             .map(|f| f.path.clone())
             .collect()
     }
@@ -184,6 +186,10 @@ impl ReviewRecord {
         }
     }
 }
+
+/// Every settled lane of a review by lane id, shared rather than copied
+/// by each reader of the store.
+pub type LaneResults = std::collections::BTreeMap<String, Arc<LaneResult>>;
 
 /// The coordinator's settled account of one lane.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -13,7 +13,7 @@ use revu_common::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SkippedFile, 
 use revu_common::telemetry::names::span;
 use revu_stages::conventions::{RepoConfigError, RepoContext};
 use revu_stages::{cover, grouping::Grouper, plan};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use tracing::info_span;
 
 /// A diff's facts and the plan built from them.
@@ -123,9 +123,10 @@ pub fn prepare(
         })
         .collect();
     // The lanes review the rest.
+    let skipped: HashSet<&str> = skipped_files.iter().map(|s| s.path.as_str()).collect();
     let paths: Vec<String> = plan_paths(&facts)
         .into_iter()
-        .filter(|p| !skipped_files.iter().any(|s| s.path == *p))
+        .filter(|p| !skipped.contains(p.as_str()))
         .collect();
     let grouper = repo.config.grouper(grouper);
     let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose(&paths));

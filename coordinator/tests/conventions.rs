@@ -9,12 +9,12 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::report::{LaneOutcome, Report};
-use revu_common::review::LaneResult;
+use revu_common::review::{LaneResult, LaneResults};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, prepare};
 use revu_stages::assemble::assemble;
 use revu_stages::grouping::{Grouper, default_domains};
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 fn fixture(name: &str) -> String {
     let path = format!(
@@ -101,7 +101,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         summary: "fixture lane".into(),
         ..LaneReportBody::default()
     });
-    let results: BTreeMap<String, LaneResult> = prepared
+    let results: LaneResults = prepared
         .plan
         .lanes
         .iter()
@@ -119,11 +119,11 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
                 worker: "w".into(),
                 duration_ms: 1,
             };
-            (l.id.clone(), result)
+            (l.id.clone(), Arc::new(result))
         })
         .collect();
     let bundle = ReviewBundle {
-        diff,
+        diff: diff.into(),
         conventions: review_md.map(str::to_owned),
         repo_config: revu_toml.map(str::to_owned),
         ..ReviewBundle::default()
@@ -298,7 +298,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
         let grouper = Grouper::new(&default_domains(), settings.max_slice_files).unwrap();
         let prepared = prepare(&diff, &settings, &grouper, &PlanRequest::default()).unwrap();
         let bundle = ReviewBundle {
-            diff,
+            diff: diff.into(),
             conventions: Some(fixture("REVIEW.md")),
             repo_config: Some("rigor = \"someday\"\n".into()),
             ..ReviewBundle::default()
@@ -328,7 +328,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
                     worker: "w".into(),
                     duration_ms: 1,
                 };
-                (l.id.clone(), result)
+                (l.id.clone(), Arc::new(result))
             })
             .collect();
         assemble(

@@ -78,7 +78,7 @@ async fn a_review_whose_diff_no_longer_parses_is_faulted_and_the_next_one_finish
     let mut record = backend.load_record(&broken).await.unwrap().unwrap();
     record.deadline_ms = 0;
     let bundle = Arc::new(ReviewBundle {
-        diff: b"hello\nworld\n".to_vec(),
+        diff: b"hello\nworld\n".to_vec().into(),
         ..ReviewBundle::default()
     });
     backend

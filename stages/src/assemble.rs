@@ -13,28 +13,29 @@ use crate::verify::{self, Verified};
 use revu_common::adjudication::{ADJUDICATION_LANE, is_candidate};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
+use revu_common::facts::SkipKind;
 use revu_common::finding::Finding;
 use revu_common::lane::{FileNote, LaneKind, LaneSpec, ReviewId};
 use revu_common::report::{
     ConventionsReport, Coverage, FileCoverage, FileRead, GuidanceGiven, LaneOutcome, LaneSummary,
     Report, SCHEMA_VERSION, Walkthrough,
 };
-use revu_common::review::{LaneResult, ReviewPlan, SYNTHESIS_LANE};
+use revu_common::review::{LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
 use revu_common::telemetry::names::span;
-use std::collections::BTreeMap;
+use std::collections::{HashMap, HashSet};
 
 /// Builds the report of a review whose lanes have all settled.
 pub fn assemble(
     id: &ReviewId,
     plan: &ReviewPlan,
-    results: &BTreeMap<String, LaneResult>,
+    results: &LaneResults,
     diff: &Diff,
     bundle: &ReviewBundle,
 ) -> Report {
     let lanes: Vec<LaneSummary> = plan
         .lanes
         .iter()
-        .map(|spec| lane_summary(spec, results.get(&spec.id)))
+        .map(|spec| lane_summary(spec, results.get(&spec.id).map(|r| &**r)))
         .collect();
     let (repo, mut conventions) = repo_context(bundle);
     let (verified, ledger_matches) = verify_lanes(plan, results, diff, bundle, &repo);
@@ -64,8 +65,11 @@ pub fn assemble(
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
     let (findings, adjudication) = match &plan.adjudication {
         Some(adj) => {
-            let out =
-                adjudicate::adjudicate(adj, results.get(ADJUDICATION_LANE), verified.findings);
+            let out = adjudicate::adjudicate(
+                adj,
+                results.get(ADJUDICATION_LANE).map(|r| &**r),
+                verified.findings,
+            );
             (out.findings, Some(out.report))
         }
         None => (verified.findings, None),
@@ -99,7 +103,7 @@ pub fn assemble(
         walkthrough: plan
             .synthesis
             .as_ref()
-            .map(|s| walkthrough(&s.engine, plan, results.get(SYNTHESIS_LANE))),
+            .map(|s| walkthrough(&s.engine, plan, results.get(SYNTHESIS_LANE).map(|r| &**r))),
         coverage: coverage(plan, results, diff, bundle),
         conventions,
         adjudication,
@@ -147,7 +151,7 @@ fn redact_report(report: &mut Report) {
 /// skipped and why, and what the lanes could not finish.
 fn coverage(
     plan: &ReviewPlan,
-    results: &BTreeMap<String, LaneResult>,
+    results: &LaneResults,
     diff: &Diff,
     bundle: &ReviewBundle,
 ) -> Coverage {
@@ -158,24 +162,42 @@ fn coverage(
                 matches!(r.outcome, LaneOutcome::Complete | LaneOutcome::Incomplete)
             })
     };
+    // Each file's reporting lanes, skip and binary mark, found in one pass
+    // over the lanes and the diff: a specialist lane lists every file, so
+    // asking each lane about each file is quadratic on a large change.
+    let mut lanes_of: HashMap<&str, Vec<String>> = HashMap::new();
+    for spec in plan.lanes.iter().filter(reported) {
+        for path in &spec.files {
+            lanes_of
+                .entry(path.as_str())
+                .or_default()
+                .push(spec.id.clone());
+        }
+    }
+    let skips: HashMap<&str, &SkipKind> = plan
+        .skipped_files
+        .iter()
+        .rev()
+        .map(|s| (s.path.as_str(), &s.kind))
+        .collect();
+    let binaries: HashSet<&str> = diff
+        .files
+        .iter()
+        .filter(|p| p.binary)
+        .map(|p| p.path())
+        .collect();
     let files = plan
         .facts
         .files
         .iter()
         .map(|f| {
-            let lanes: Vec<String> = plan
-                .lanes
-                .iter()
-                .filter(reported)
-                .filter(|spec| spec.files.contains(&f.path))
-                .map(|spec| spec.id.clone())
-                .collect();
-            let skipped = match plan.skipped_files.iter().find(|s| s.path == f.path) {
-                Some(s) => Some(format!("{} file (--skip-files)", s.kind)),
+            let lanes = lanes_of.get(f.path.as_str()).cloned().unwrap_or_default();
+            let skipped = match skips.get(f.path.as_str()) {
+                Some(kind) => Some(format!("{kind} file (--skip-files)")),
                 None if lanes.is_empty() => Some("every lane given it failed to report".to_owned()),
                 None => None,
             };
-            let binary = diff.files.iter().any(|p| p.path() == f.path && p.binary);
+            let binary = binaries.contains(f.path.as_str());
             let read = if skipped.is_some() || binary {
                 FileRead::None
             } else if bundle.head_files.contains_key(&f.path) {
@@ -254,7 +276,7 @@ fn walkthrough(engine: &str, plan: &ReviewPlan, result: Option<&LaneResult>) -> 
 /// keeps, exactly as [`assemble`] verifies them, in report order.
 pub fn adjudication_candidates(
     plan: &ReviewPlan,
-    results: &BTreeMap<String, LaneResult>,
+    results: &LaneResults,
     diff: &Diff,
     bundle: &ReviewBundle,
 ) -> Vec<Finding> {
@@ -268,7 +290,7 @@ pub fn adjudication_candidates(
 /// the verified findings and how many the ledger raised.
 fn verify_lanes(
     plan: &ReviewPlan,
-    results: &BTreeMap<String, LaneResult>,
+    results: &LaneResults,
     diff: &Diff,
     bundle: &ReviewBundle,
     repo: &RepoContext,

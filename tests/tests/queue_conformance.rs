@@ -160,7 +160,7 @@ async fn dead_letter_acknowledges_and_counts<B: JobQueue + ReviewStore>(b: B) {
 async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStore>(b: B) {
     let first = b.new_review_id(None, Some("key-1"));
     let mut bundle = ReviewBundle {
-        diff: b"diff --git a/x b/x\n\xff raw bytes".to_vec(),
+        diff: b"diff --git a/x b/x\n\xff raw bytes".to_vec().into(),
         ..Default::default()
     };
     // Head files in Latin-1 and with NUL bytes come back byte-exact; two

@@ -146,7 +146,7 @@ async fn run(lanes: usize, in_flight: usize, delay: Duration) -> Result<Duration
         })
         .collect();
     let bundle = Arc::new(ReviewBundle {
-        diff: PATCH.to_vec(),
+        diff: PATCH.to_vec().into(),
         ..ReviewBundle::default()
     });
     let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))

@@ -70,7 +70,9 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     let record = record(&id, &lane);
     let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
     let bundle = Arc::new(ReviewBundle {
-        diff: include_bytes!("../../examples/docs-only.patch").to_vec(),
+        diff: include_bytes!("../../examples/docs-only.patch")
+            .to_vec()
+            .into(),
         ..ReviewBundle::default()
     });
     let created = backend.create_review(&record, &bundle, None, &[job]).await;

@@ -116,7 +116,7 @@ pub(crate) fn read_body<S: Sink>(
             Some((b'-', text)) => (LineKind::Removed, text),
             // Some tools strip the lone space of an empty context line.
             None => (LineKind::Context, b),
-            Some((b'\r', [])) => (LineKind::Context, &b""[..]),
+            Some((b'\r', [])) => (LineKind::Context, b.get(..0).unwrap_or(b)),
             Some((b'\\', _)) => {
                 c.mark(&line, sink)?;
                 continue;
@@ -130,7 +130,9 @@ pub(crate) fn read_body<S: Sink>(
             return Err(line.error(c.truncated()));
         }
         let text = text.strip_suffix(b"\r").unwrap_or(text);
-        let body = c.take(kind, text).map_err(|k| line.error(k))?;
+        // The text follows the marker; an empty one is empty wherever it is.
+        let at = line.offset + usize::from(!b.is_empty() && !text.is_empty());
+        let body = c.take(kind, text, at).map_err(|k| line.error(k))?;
         sink.line(body);
     }
     if let Some(line) = lines.peek()
@@ -144,7 +146,12 @@ pub(crate) fn read_body<S: Sink>(
 
 impl Counter<'_> {
     /// Books one body line, numbering it; errors if its side is used up.
-    fn take<'t>(&mut self, kind: LineKind, text: &'t [u8]) -> Result<BodyLine<'t>, DiffErrorKind> {
+    fn take<'t>(
+        &mut self,
+        kind: LineKind,
+        text: &'t [u8],
+        at: usize,
+    ) -> Result<BodyLine<'t>, DiffErrorKind> {
         let overflow = |side, expected| DiffErrorKind::HunkOverflow { side, expected };
         let uses_old = kind != LineKind::Added;
         let uses_new = kind != LineKind::Removed;
@@ -159,6 +166,7 @@ impl Counter<'_> {
             old_line: None,
             new_line: None,
             text,
+            at,
         };
         // The header check (start + count fits in u32) keeps these in range.
         if uses_old {

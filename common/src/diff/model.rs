@@ -1,5 +1,6 @@
 //! The parsed form of a git unified diff.
 
+use super::text::LineText;
 use serde::{Deserialize, Serialize};
 
 /// A whole diff: one entry per file, in the order git wrote them.
@@ -177,8 +178,9 @@ pub struct Line {
     pub old_line: Option<u32>,
     /// Head-side line number (context and added lines).
     pub new_line: Option<u32>,
-    /// The content without the leading marker and without the line ending.
-    pub text: String,
+    /// The content without the leading marker and without the line ending:
+    /// a view of the diff's text, shared by every line.
+    pub text: LineText,
     /// Followed by `\ No newline at end of file`.
     pub no_newline: bool,
 }

@@ -9,6 +9,7 @@ use super::lines::{Lines, Position, RawLine};
 use super::model::{Diff, FilePatch, FileStatus};
 use super::path::patch_line_name;
 use super::sink::{DiffBuilder, Sink};
+use std::sync::Arc;
 
 /// Parses what `git diff`, `git show`, `git format-patch` (one or many
 /// mails) or `diff -u` print into one entry per file.
@@ -17,8 +18,21 @@ use super::sink::{DiffBuilder, Sink};
 /// apply` skips it; anything inside a patch that disagrees with its headers
 /// is an error.
 pub fn parse(input: &[u8]) -> Result<Diff, DiffError> {
-    let mut builder = DiffBuilder::default();
-    walk(input, &mut builder)?;
+    match std::str::from_utf8(input) {
+        Ok(text) => parse_text(&Arc::new(text.to_owned())),
+        Err(_) => {
+            let mut builder = DiffBuilder::default();
+            walk(input, &mut builder)?;
+            Ok(builder.finish())
+        }
+    }
+}
+
+/// [`parse`] of a diff that is text: its lines are views of `diff`, which
+/// the parsed [`Diff`] shares instead of copying.
+pub fn parse_text(diff: &Arc<String>) -> Result<Diff, DiffError> {
+    let mut builder = DiffBuilder::sharing(Arc::clone(diff));
+    walk(diff.as_bytes(), &mut builder)?;
     Ok(builder.finish())
 }
 

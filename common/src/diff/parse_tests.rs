@@ -1,4 +1,5 @@
 use super::*;
+use crate::diff::LineKind;
 use proptest::prelude::*;
 
 fn ok(input: &str) -> Diff {
@@ -260,4 +261,39 @@ proptest! {
         let input: String = parts.concat();
         let _ = parse(input.as_bytes());
     }
+}
+
+#[test]
+fn lines_read_the_same_whether_the_diff_is_text_or_not() {
+    // One invalid byte makes the whole diff bytes: its lines are decoded
+    // on their own, every other line is as the text diff reads it.
+    let text = TWO_FILES.replace("+new", "+n\u{e9}w");
+    let bytes = TWO_FILES.replace("+new", "+nXw").into_bytes();
+    let bytes: Vec<u8> = bytes
+        .iter()
+        .map(|&b| if b == b'X' { 0xff } else { b })
+        .collect();
+    let shared = ok(&text);
+    let decoded = parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    let lines = |d: &Diff| -> Vec<(LineKind, Option<u32>, Option<u32>, String)> {
+        d.files
+            .iter()
+            .flat_map(|f| &f.hunks)
+            .flat_map(|h| &h.lines)
+            .map(|l| (l.kind, l.old_line, l.new_line, l.text.to_string()))
+            .collect()
+    };
+    let (a, b) = (lines(&shared), lines(&decoded));
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(&b) {
+        match x.3.as_str() {
+            "n\u{e9}w" => assert_eq!(y.3, "n\u{fffd}w"),
+            _ => assert_eq!(x, y),
+        }
+    }
+    assert!(a.iter().any(|l| l.3 == "y"), "{a:?}");
+    // A text diff's lines are views of the text it was parsed from.
+    let diff = Arc::new(text);
+    let parsed = parse_text(&diff).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed, shared);
 }

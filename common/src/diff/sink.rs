@@ -5,6 +5,8 @@
 
 use super::hunk::HunkHeader;
 use super::model::{Diff, FilePatch, FileStatus, Hunk, Line, LineKind};
+use super::text::LineText;
+use std::sync::Arc;
 
 /// One hunk body line, borrowed from the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +16,8 @@ pub(crate) struct BodyLine<'a> {
     pub new_line: Option<u32>,
     /// The content without the marker and without the line ending.
     pub text: &'a [u8],
+    /// Where `text` starts in the whole diff.
+    pub at: usize,
 }
 
 /// Receives a diff's parts as the reader meets them. Events arrive in this
@@ -37,20 +41,73 @@ pub(crate) trait Sink {
 #[derive(Debug, Default)]
 pub(crate) struct DiffBuilder {
     files: Vec<FilePatch>,
+    texts: Texts,
+}
+
+/// Where the lines' text lives.
+#[derive(Debug)]
+enum Texts {
+    /// In the diff itself, which is UTF-8: a line is a view of it.
+    Shared(Arc<String>),
+    /// In chunks of text decoded line by line (a diff that is not UTF-8
+    /// as a whole, or read in segments). The lines of the current hunk
+    /// from `from` on point into `chunk` once it is sealed.
+    Decoded {
+        chunk: String,
+        from: usize,
+        unsealed: Arc<String>,
+    },
+}
+
+impl Default for Texts {
+    fn default() -> Self {
+        Texts::Decoded {
+            chunk: String::new(),
+            from: 0,
+            unsealed: Arc::default(),
+        }
+    }
 }
 
 impl DiffBuilder {
+    /// A builder whose lines are views of `diff`, the text being read.
+    pub fn sharing(diff: Arc<String>) -> Self {
+        DiffBuilder {
+            files: Vec::new(),
+            texts: Texts::Shared(diff),
+        }
+    }
+
     pub fn finish(mut self) -> Diff {
         self.seal();
         Diff { files: self.files }
     }
 
-    /// Gives back what the last hunk reserved and did not fill: its
-    /// header's counts bound its lines from above (context lines count on
-    /// both sides), and a large diff holds every hunk to its end.
+    /// Ends the last hunk: its decoded lines get their text, and it gives
+    /// back what it reserved and did not fill (its header's counts bound
+    /// its lines from above, and a large diff holds every hunk to its end).
     fn seal(&mut self) {
+        self.seal_chunk();
         if let Some(hunk) = self.hunks().and_then(|h| h.last_mut()) {
             hunk.lines.shrink_to_fit();
+        }
+    }
+
+    /// Points the current hunk's decoded lines into their chunk.
+    fn seal_chunk(&mut self) {
+        let Texts::Decoded { chunk, from, .. } = &mut self.texts else {
+            return;
+        };
+        let first = std::mem::take(from);
+        if chunk.is_empty() {
+            return;
+        }
+        let buf = Arc::new(std::mem::take(chunk));
+        let Some(hunk) = self.files.last_mut().and_then(|f| f.hunks.last_mut()) else {
+            return;
+        };
+        for line in hunk.lines.iter_mut().skip(first) {
+            line.text = line.text.moved_to(&buf);
         }
     }
 
@@ -60,6 +117,34 @@ impl DiffBuilder {
 
     fn last_line(&mut self) -> Option<&mut Line> {
         self.hunks()?.last_mut()?.lines.last_mut()
+    }
+
+    /// The text of a line about to be the `index`th of the current hunk.
+    fn text(&mut self, line: &BodyLine<'_>, index: usize) -> LineText {
+        let text = match &self.texts {
+            Texts::Shared(diff) => match LineText::view(diff, line.at, line.text.len()) {
+                Some(view) => return view,
+                None => text_of(line.text),
+            },
+            Texts::Decoded { .. } => text_of(line.text),
+        };
+        let too_long = |chunk: &String| chunk.len().saturating_add(text.len()) > u32::MAX as usize;
+        if matches!(&self.texts, Texts::Decoded { chunk, .. } if too_long(chunk)) {
+            self.seal_chunk();
+            if let Texts::Decoded { from, .. } = &mut self.texts {
+                *from = index;
+            }
+        }
+        match &mut self.texts {
+            Texts::Decoded {
+                chunk, unsealed, ..
+            } if !too_long(chunk) => {
+                let start = chunk.len();
+                chunk.push_str(&text);
+                LineText::unsealed(unsealed, start, text.len())
+            }
+            _ => LineText::from(text),
+        }
     }
 }
 
@@ -113,12 +198,16 @@ impl Sink for DiffBuilder {
     }
 
     fn line(&mut self, line: BodyLine<'_>) {
+        let Some(index) = self.hunks().and_then(|h| h.last()).map(|h| h.lines.len()) else {
+            return;
+        };
+        let text = self.text(&line, index);
         if let Some(hunk) = self.hunks().and_then(|h| h.last_mut()) {
             hunk.lines.push(Line {
                 kind: line.kind,
                 old_line: line.old_line,
                 new_line: line.new_line,
-                text: text_of(line.text),
+                text,
                 no_newline: false,
             });
         }

@@ -10,7 +10,9 @@ use super::{
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
-use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
+use crate::review::{
+    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, ReviewState, now_ms,
+};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -55,7 +57,7 @@ struct State {
     dead: Vec<(String, String)>,
     records: HashMap<ReviewId, ReviewRecord>,
     bundles: HashMap<ReviewId, std::sync::Arc<ReviewBundle>>,
-    lanes: HashMap<ReviewId, BTreeMap<String, LaneResult>>,
+    lanes: HashMap<ReviewId, LaneResults>,
     attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
     reports: HashMap<ReviewId, String>,
     active: BTreeSet<ReviewId>,
@@ -457,17 +459,14 @@ impl ReviewStore for MemoryBackend {
         if lanes.contains_key(&result.lane_id) {
             return Ok(false);
         }
-        lanes.insert(result.lane_id.clone(), result.clone());
+        lanes.insert(result.lane_id.clone(), Arc::new(result.clone()));
         s.events.entry(id.clone()).or_default().push(event.clone());
         drop(s);
         self.events_ready.notify_waiters();
         Ok(true)
     }
 
-    async fn lane_results(
-        &self,
-        id: &ReviewId,
-    ) -> Result<BTreeMap<String, LaneResult>, QueueError> {
+    async fn lane_results(&self, id: &ReviewId) -> Result<LaneResults, QueueError> {
         Ok(self.lock().lanes.get(id).cloned().unwrap_or_default())
     }
 

@@ -3,7 +3,7 @@
 use super::QueueError;
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
-use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord};
+use crate::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -115,7 +115,7 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     fn lane_results(
         &self,
         id: &ReviewId,
-    ) -> impl Future<Output = Result<BTreeMap<String, LaneResult>, QueueError>> + Send;
+    ) -> impl Future<Output = Result<LaneResults, QueueError>> + Send;
 
     /// Whether the lane `lane_id` of the review has a settled result,
     /// without reading any result.

@@ -8,9 +8,9 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
 use revu_common::lane::{LaneKind, LaneSpec};
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, Stage};
+use revu_common::review::{LaneResults, ProgressEvent, ReviewRecord, Stage};
 use revu_stages::assemble::adjudication_candidates;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -26,7 +26,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     pub(super) async fn start_adjudication(
         &self,
         record: &ReviewRecord,
-        results: &BTreeMap<String, LaneResult>,
+        results: &LaneResults,
         bundle: &ReviewBundle,
     ) -> Result<bool, ServiceError> {
         let Some(adjudication) = &record.plan.adjudication else {

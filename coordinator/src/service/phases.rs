@@ -13,12 +13,12 @@ use revu_common::lane::{LaneJob, LaneKind, LaneSpec};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
 use revu_common::review::{
-    GROUPING_LANE, LaneResult, ProgressEvent, ReviewRecord, SYNTHESIS_LANE, Stage, SynthesisPlan,
+    GROUPING_LANE, LaneResults, ProgressEvent, ReviewRecord, SYNTHESIS_LANE, Stage, SynthesisPlan,
 };
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;
-use std::collections::BTreeMap;
+
 use std::sync::Arc;
 use tracing::Instrument;
 
@@ -31,7 +31,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     pub(super) async fn plan_domain_lanes(
         &self,
         record: &ReviewRecord,
-        results: &BTreeMap<String, LaneResult>,
+        results: &LaneResults,
         bundle: &ReviewBundle,
     ) -> Result<(), ServiceError> {
         let (Some(grouping), Some(result)) = (&record.plan.grouping, results.get(GROUPING_LANE))
@@ -94,7 +94,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     pub(super) async fn dispatch_undispatched(
         &self,
         record: &ReviewRecord,
-        results: &BTreeMap<String, LaneResult>,
+        results: &LaneResults,
     ) -> Result<(), ServiceError> {
         if record
             .plan
@@ -122,7 +122,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     pub(super) async fn start_synthesis(
         &self,
         record: &ReviewRecord,
-        results: &BTreeMap<String, LaneResult>,
+        results: &LaneResults,
         bundle: &ReviewBundle,
     ) -> Result<bool, ServiceError> {
         let Some(synthesis) = &record.plan.synthesis else {

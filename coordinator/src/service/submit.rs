@@ -3,7 +3,7 @@
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
-use revu_common::bundle::ReviewBundle;
+use revu_common::bundle::{Patch, ReviewBundle};
 use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
@@ -71,8 +71,15 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             no_cache: sub.no_cache,
         };
         let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
+        // Whether the diff is text is checked once, here, off the runtime
+        // when that takes a while.
+        let diff: Patch = if sub.diff.len() >= APART_MIN_BYTES {
+            blocking(move || Patch::from(sub.diff)).await?
+        } else {
+            Patch::from(sub.diff)
+        };
         let bundle = Arc::new(ReviewBundle {
-            diff: sub.diff,
+            diff,
             head_files: sub.head_files,
             intent: sub.intent,
             conventions: sub.conventions,

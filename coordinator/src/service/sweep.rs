@@ -7,10 +7,10 @@ use revu_common::diff::Diff;
 use revu_common::lane::{FaultKind, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ReviewRecord, now_ms};
+use revu_common::review::{LaneResult, LaneResults, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
-use std::collections::BTreeMap;
+
 use std::time::Duration;
 
 /// Sweeps between two rounds of stream trimming and consumer cleanup.
@@ -190,7 +190,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// lane a pipeline fault with `banner`. Nothing stored beside the
     /// record is read: that is what failed.
     async fn close_faulted(&self, record: &ReviewRecord, banner: &str) -> Result<(), ServiceError> {
-        let results: BTreeMap<String, LaneResult> = record
+        let results: LaneResults = record
             .plan
             .lanes
             .iter()
@@ -207,7 +207,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     worker: String::new(),
                     duration_ms: 0,
                 };
-                (lane.id.clone(), result)
+                (lane.id.clone(), std::sync::Arc::new(result))
             })
             .collect();
         let report = assemble(

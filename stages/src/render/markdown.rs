@@ -14,6 +14,7 @@ use crate::verdict::{folded_severity, signal_name};
 use revu_common::facts::RiskTier;
 use revu_common::finding::{Finding, Severity};
 use revu_common::report::{Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorSource};
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
 /// Renders the report as GitHub-flavoured Markdown.
@@ -395,6 +396,19 @@ fn lane_warning(lane: &LaneSummary) -> String {
 /// A code span that survives backticks inside: the fence is one longer than
 /// the longest backtick run, padded when the text touches a backtick.
 fn code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    push_code(&mut out, text);
+    out
+}
+
+/// [`code`] of `text`, written at the end of `out`.
+fn push_code(out: &mut String, text: &str) {
+    if !text.contains('`') {
+        out.push('`');
+        out.push_str(text);
+        out.push('`');
+        return;
+    }
     // The longest run of backticks in `text`.
     let (mut longest, mut run) = (0, 0);
     for b in text.bytes() {
@@ -407,7 +421,9 @@ fn code(text: &str) -> String {
     } else {
         ""
     };
-    format!("{fence}{pad}{text}{pad}{fence}")
+    for part in [fence.as_str(), pad, text, pad, fence.as_str()] {
+        out.push_str(part);
+    }
 }
 
 /// Free text on one line, so that it cannot break the list or table around it.
@@ -417,8 +433,11 @@ fn inline(text: &str) -> String {
 
 /// A table cell: one line, and `|` cannot end the cell (GitHub honours the
 /// escape even inside a code span).
-fn cell(text: &str) -> String {
-    text.replace(['\r', '\n'], " ").replace('|', "\\|")
+fn cell(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\r', '\n', '|']) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace(['\r', '\n'], " ").replace('|', "\\|"))
 }
 
 fn tier_name(tier: RiskTier) -> &'static str {

@@ -3,7 +3,7 @@
 use super::*;
 use crate::conventions::strategies::arb_review_md;
 use proptest::prelude::*;
-use revu_common::diff::{Hunk, Line, LineKind};
+use revu_common::diff::{Hunk, Line, LineKind, LineText};
 use revu_common::finding::BlastRadius;
 
 fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch {
@@ -11,7 +11,7 @@ fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch
         kind,
         old_line: (kind != LineKind::Added).then_some(n),
         new_line: (kind != LineKind::Removed).then_some(n),
-        text: String::new(),
+        text: LineText::default(),
         no_newline: false,
     };
     let deleted = status == FileStatus::Deleted;

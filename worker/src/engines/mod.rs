@@ -123,7 +123,7 @@ pub(crate) fn patch_input(
         Vec::new(),
     );
     let bundle = ReviewBundle {
-        diff: patch.to_vec(),
+        diff: patch.to_vec().into(),
         intent: intent.to_owned(),
         ..ReviewBundle::default()
     };

@@ -9,7 +9,9 @@ use super::{RedisBackend, layout};
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
-use crate::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewRecord, ReviewState, now_ms};
+use crate::review::{
+    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, ReviewState, now_ms,
+};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -81,7 +83,7 @@ impl ReviewStore for RedisBackend {
             .arg(&record.id.0)
             .arg(encode("review record", record)?)
             .arg(encode("review bundle", &stored)?)
-            .arg(bundle.diff.as_slice())
+            .arg(bundle.diff.as_bytes())
             .arg(IDEMPOTENCY_TTL_SECS)
             .arg(blobs.len());
         for (digest, bytes) in &blobs {
@@ -210,7 +212,7 @@ impl ReviewStore for RedisBackend {
             .await?;
         let Some(raw) = raw else { return Ok(None) };
         let mut bundle: ReviewBundle = decode_json("review bundle", &raw)?;
-        bundle.diff = diff.unwrap_or_default();
+        bundle.diff = diff.unwrap_or_default().into();
         let wanted = bundle.wanted_heads();
         if !wanted.is_empty() {
             let mut cmd = redis::cmd("HMGET");
@@ -250,17 +252,14 @@ impl ReviewStore for RedisBackend {
         Ok(set == 1)
     }
 
-    async fn lane_results(
-        &self,
-        id: &ReviewId,
-    ) -> Result<BTreeMap<String, LaneResult>, QueueError> {
+    async fn lane_results(&self, id: &ReviewId) -> Result<LaneResults, QueueError> {
         let mut conn = self.conn.clone();
         let raw: HashMap<String, String> = redis::cmd("HGETALL")
             .arg(self.layout.review(id, "lanes"))
             .query_async(&mut conn)
             .await?;
         raw.into_iter()
-            .map(|(k, v)| Ok((k, decode_json("lane result", &v)?)))
+            .map(|(k, v)| Ok((k, Arc::new(decode_json("lane result", &v)?))))
             .collect()
     }
 

@@ -2,7 +2,7 @@
 //! read of them, the files no lane reviewed and why, and the lanes that
 //! could not finish what they were given.
 
-use super::{cell, code, inline};
+use super::{cell, code, inline, push_code};
 use revu_common::report::{FileRead, Report};
 use std::fmt::{self, Write};
 
@@ -30,8 +30,15 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
             out,
             "| path | lanes | read | not reviewed |\n|---|---|---|---|"
         )?;
+        let mut lanes = String::new();
         for f in &c.files {
-            let lanes: Vec<String> = f.lanes.iter().map(|l| code(l)).collect();
+            lanes.clear();
+            for (i, l) in f.lanes.iter().enumerate() {
+                if i > 0 {
+                    lanes.push_str(", ");
+                }
+                push_code(&mut lanes, l);
+            }
             let read = match f.read {
                 FileRead::Full => "full",
                 FileRead::Diff => "diff",
@@ -41,7 +48,7 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
                 out,
                 "| {} | {} | {read} | {} |",
                 cell(&code(&f.path)),
-                cell(&lanes.join(", ")),
+                cell(&lanes),
                 cell(&inline(f.skipped.as_deref().unwrap_or("")))
             )?;
         }

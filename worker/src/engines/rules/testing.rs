@@ -37,7 +37,7 @@ fn hunk(start: u32, lines: &[(char, &str)]) -> Hunk {
             kind,
             old_line,
             new_line,
-            text: text.to_string(),
+            text: text.into(),
             no_newline: false,
         });
     }
