@@ -46,10 +46,10 @@ pub struct ReviewBundle {
 /// A diff's bytes, held as text when they are UTF-8 (almost always) so
 /// that its parsed lines can be views of it rather than copies. Cloning
 /// shares it.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Patch(PatchBytes);
 
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 enum PatchBytes {
     Text(Arc<String>),
     Bytes(Arc<Vec<u8>>),
@@ -71,6 +71,15 @@ impl Patch {
         }
     }
 }
+
+/// Two patches are equal when their bytes are.
+impl PartialEq for Patch {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Patch {}
 
 impl Default for Patch {
     fn default() -> Self {
@@ -184,6 +193,23 @@ impl ReviewBundle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patch_keeps_its_bytes_and_parses_as_text_or_not() {
+        let text = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\xc3\xa9\n".to_vec();
+        let mut latin1 = text.clone();
+        latin1.truncate(latin1.len() - 3);
+        latin1.extend_from_slice(b"\xe9\n");
+        for (bytes, added) in [(&text, "b\u{e9}"), (&latin1, "b\u{fffd}")] {
+            let patch = Patch::from(bytes.clone());
+            assert_eq!(patch.as_bytes(), bytes.as_slice());
+            let diff = patch.parse().unwrap_or_else(|e| panic!("{e}"));
+            let lines: Vec<(u32, &str)> = diff.files.iter().flat_map(|f| f.added_lines()).collect();
+            assert_eq!(lines, [(1, added)]);
+        }
+        assert_eq!(Patch::default(), Patch::from(Vec::new()), "equal by bytes");
+        assert_ne!(Patch::from(text), Patch::from(latin1));
+    }
 
     #[test]
     fn head_files_are_stored_once_per_content_and_come_back_byte_exact() {
