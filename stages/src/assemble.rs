@@ -23,6 +23,7 @@ use revu_common::report::{
 use revu_common::review::{LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
 use revu_common::telemetry::names::span;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Builds the report of a review whose lanes have all settled.
 pub fn assemble(
@@ -35,7 +36,7 @@ pub fn assemble(
     let lanes: Vec<LaneSummary> = plan
         .lanes
         .iter()
-        .map(|spec| lane_summary(spec, results.get(&spec.id).map(|r| &**r)))
+        .map(|spec| lane_summary(spec, results.get(&spec.id).map(Arc::as_ref)))
         .collect();
     let (repo, mut conventions) = repo_context(bundle);
     let (verified, ledger_matches) = verify_lanes(plan, results, diff, bundle, &repo);
@@ -67,7 +68,7 @@ pub fn assemble(
         Some(adj) => {
             let out = adjudicate::adjudicate(
                 adj,
-                results.get(ADJUDICATION_LANE).map(|r| &**r),
+                results.get(ADJUDICATION_LANE).map(Arc::as_ref),
                 verified.findings,
             );
             (out.findings, Some(out.report))
@@ -100,10 +101,13 @@ pub fn assemble(
         verification: verified.stats,
         actions: decision.actions,
         cover_fallback: plan.cover_fallback.clone(),
-        walkthrough: plan
-            .synthesis
-            .as_ref()
-            .map(|s| walkthrough(&s.engine, plan, results.get(SYNTHESIS_LANE).map(|r| &**r))),
+        walkthrough: plan.synthesis.as_ref().map(|s| {
+            walkthrough(
+                &s.engine,
+                plan,
+                results.get(SYNTHESIS_LANE).map(Arc::as_ref),
+            )
+        }),
         coverage: coverage(plan, results, diff, bundle),
         conventions,
         adjudication,

@@ -116,7 +116,7 @@ pub(crate) fn read_body<S: Sink>(
             Some((b'-', text)) => (LineKind::Removed, text),
             // Some tools strip the lone space of an empty context line.
             None => (LineKind::Context, b),
-            Some((b'\r', [])) => (LineKind::Context, b.get(..0).unwrap_or(b)),
+            Some((b'\r', [])) => (LineKind::Context, &b""[..]),
             Some((b'\\', _)) => {
                 c.mark(&line, sink)?;
                 continue;
@@ -130,8 +130,8 @@ pub(crate) fn read_body<S: Sink>(
             return Err(line.error(c.truncated()));
         }
         let text = text.strip_suffix(b"\r").unwrap_or(text);
-        // The text follows the marker; an empty one is empty wherever it is.
-        let at = line.offset + usize::from(!b.is_empty() && !text.is_empty());
+        // The text follows the marker (an empty text reads the same anywhere).
+        let at = line.offset + usize::from(!b.is_empty());
         let body = c.take(kind, text, at).map_err(|k| line.error(k))?;
         sink.line(body);
     }

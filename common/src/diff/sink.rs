@@ -50,22 +50,22 @@ enum Texts {
     /// In the diff itself, which is UTF-8: a line is a view of it.
     Shared(Arc<String>),
     /// In chunks of text decoded line by line (a diff that is not UTF-8
-    /// as a whole, or read in segments). The lines of the current hunk
-    /// from `from` on point into `chunk` once it is sealed.
-    Decoded {
-        chunk: String,
-        from: usize,
-        unsealed: Arc<String>,
-    },
+    /// as a whole, or read in segments).
+    Decoded(Chunk),
+}
+
+/// The text of the current hunk's decoded lines from `from` on, which
+/// point at `unsealed` until the chunk is sealed and they point into it.
+#[derive(Debug, Default)]
+struct Chunk {
+    text: String,
+    from: usize,
+    unsealed: Arc<String>,
 }
 
 impl Default for Texts {
     fn default() -> Self {
-        Texts::Decoded {
-            chunk: String::new(),
-            from: 0,
-            unsealed: Arc::default(),
-        }
+        Texts::Decoded(Chunk::default())
     }
 }
 
@@ -95,19 +95,19 @@ impl DiffBuilder {
 
     /// Points the current hunk's decoded lines into their chunk.
     fn seal_chunk(&mut self) {
-        let Texts::Decoded { chunk, from, .. } = &mut self.texts else {
+        let Texts::Decoded(chunk) = &mut self.texts else {
             return;
         };
-        let first = std::mem::take(from);
-        if chunk.is_empty() {
+        let first = std::mem::take(&mut chunk.from);
+        if chunk.text.is_empty() {
             return;
         }
-        let buf = Arc::new(std::mem::take(chunk));
+        let buf = Arc::new(std::mem::take(&mut chunk.text));
         let Some(hunk) = self.files.last_mut().and_then(|f| f.hunks.last_mut()) else {
             return;
         };
         for line in hunk.lines.iter_mut().skip(first) {
-            line.text = line.text.moved_to(&buf);
+            line.text.seal(&chunk.unsealed, &buf);
         }
     }
 
@@ -120,31 +120,29 @@ impl DiffBuilder {
     }
 
     /// The text of a line about to be the `index`th of the current hunk.
+    /// A line that does not fit the offsets (past 4 GiB) holds its own text.
     fn text(&mut self, line: &BodyLine<'_>, index: usize) -> LineText {
-        let text = match &self.texts {
-            Texts::Shared(diff) => match LineText::view(diff, line.at, line.text.len()) {
-                Some(view) => return view,
-                None => text_of(line.text),
-            },
-            Texts::Decoded { .. } => text_of(line.text),
-        };
-        let too_long = |chunk: &String| chunk.len().saturating_add(text.len()) > u32::MAX as usize;
-        if matches!(&self.texts, Texts::Decoded { chunk, .. } if too_long(chunk)) {
+        if let Texts::Shared(diff) = &self.texts {
+            return LineText::view(diff, line.at, line.text.len())
+                .unwrap_or_else(|| LineText::from(text_of(line.text)));
+        }
+        let text = text_of(line.text);
+        let fits = |used: usize| used.saturating_add(text.len()) <= u32::MAX as usize;
+        if !fits(0) {
+            return LineText::from(text);
+        }
+        if matches!(&self.texts, Texts::Decoded(chunk) if !fits(chunk.text.len())) {
             self.seal_chunk();
-            if let Texts::Decoded { from, .. } = &mut self.texts {
-                *from = index;
-            }
         }
-        match &mut self.texts {
-            Texts::Decoded {
-                chunk, unsealed, ..
-            } if !too_long(chunk) => {
-                let start = chunk.len();
-                chunk.push_str(&text);
-                LineText::unsealed(unsealed, start, text.len())
-            }
-            _ => LineText::from(text),
+        let Texts::Decoded(chunk) = &mut self.texts else {
+            return LineText::from(text);
+        };
+        if chunk.text.is_empty() {
+            chunk.from = index;
         }
+        let start = chunk.text.len();
+        chunk.text.push_str(&text);
+        LineText::unsealed(&chunk.unsealed, start, text.len())
     }
 }
 

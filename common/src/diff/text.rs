@@ -29,7 +29,7 @@ impl LineText {
     }
 
     /// A text to be found at `start..start + len` of a chunk still being
-    /// filled: `placeholder` until [`LineText::moved_to`] the chunk.
+    /// filled: `placeholder` until [`LineText::seal`]ed into the chunk.
     pub(crate) fn unsealed(placeholder: &Arc<String>, start: usize, len: usize) -> LineText {
         LineText {
             buf: Arc::clone(placeholder),
@@ -38,9 +38,12 @@ impl LineText {
         }
     }
 
-    /// The same range of `buf`.
-    pub(crate) fn moved_to(&self, buf: &Arc<String>) -> LineText {
-        LineText::view(buf, self.start as usize, self.len as usize).unwrap_or_default()
+    /// A text made by [`LineText::unsealed`] with `placeholder` becomes the
+    /// same range of `buf`; any other stays as it is.
+    pub(crate) fn seal(&mut self, placeholder: &Arc<String>, buf: &Arc<String>) {
+        if Arc::ptr_eq(&self.buf, placeholder) {
+            *self = LineText::view(buf, self.start as usize, self.len as usize).unwrap_or_default();
+        }
     }
 
     pub fn as_str(&self) -> &str {

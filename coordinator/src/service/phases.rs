@@ -18,7 +18,6 @@ use revu_common::review::{
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;
-
 use std::sync::Arc;
 use tracing::Instrument;
 

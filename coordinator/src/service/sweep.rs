@@ -10,7 +10,7 @@ use revu_common::report::LaneOutcome;
 use revu_common::review::{LaneResult, LaneResults, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
-
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Sweeps between two rounds of stream trimming and consumer cleanup.
@@ -207,7 +207,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                     worker: String::new(),
                     duration_ms: 0,
                 };
-                (lane.id.clone(), std::sync::Arc::new(result))
+                (lane.id.clone(), Arc::new(result))
             })
             .collect();
         let report = assemble(
