@@ -5,9 +5,12 @@ use crate::error::CliError;
 use revu_common::lane::ReviewId;
 use revu_common::queue::ReviewStore;
 use revu_common::queue::memory::MemoryBackend;
+use revu_common::report::Report;
 use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::service::{APART_MIN_BYTES, Coordinator, ServiceError, Submission};
+use revu_coordinator::service::{
+    APART_MIN_BYTES, Coordinator, ReportHandoff, ServiceError, Submission,
+};
 use revu_worker::engines::Engines;
 use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
@@ -32,13 +35,21 @@ pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, 
     Ok(engines)
 }
 
-/// Runs one review to its report JSON.
+/// A finished review: its stored report JSON, and the report itself when
+/// this process built it (else the JSON is all there is).
+#[derive(Debug)]
+pub struct Finished {
+    pub json: String,
+    pub report: Option<Arc<Report>>,
+}
+
+/// Runs one review to its report.
 pub async fn review(
     submission: Submission,
     settings: ReviewSettings,
     engines: Engines,
     workers: usize,
-) -> Result<String, CliError> {
+) -> Result<Finished, CliError> {
     // A lane whose engine no worker offers would only fault; say so now.
     let unknown = |flag: &str, engine: &str| {
         CliError::Input(format!(
@@ -63,9 +74,11 @@ pub async fn review(
     let deadline = settings.review_timeout();
     let large = submission.diff.len() >= APART_MIN_BYTES;
     let backend = MemoryBackend::new();
+    let handoff = Arc::new(ReportHandoff::default());
     let coordinator = Coordinator::new(backend.clone(), settings)
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?
-        .with_parse_ahead();
+        .with_parse_ahead()
+        .with_report_handoff(Arc::clone(&handoff));
     let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
         .with_poll(Duration::from_millis(50))
         .with_stoppable_reads();
@@ -95,7 +108,12 @@ pub async fn review(
             })
         },
     ];
-    let result = run_one(&coordinator, &backend, submission, deadline, VERDICT_GRACE).await;
+    let result = run_one(&coordinator, &backend, submission, deadline, VERDICT_GRACE)
+        .await
+        .map(|(id, json)| Finished {
+            json,
+            report: handoff.take(&id),
+        });
     let _ = stop_tx.send(true);
     for t in tasks {
         let _ = t.await;
@@ -121,20 +139,21 @@ async fn run_one(
     submission: Submission,
     deadline: Duration,
     grace: Duration,
-) -> Result<String, CliError> {
+) -> Result<(ReviewId, String), CliError> {
     let (id, _) = coordinator.submit(submission).await.map_err(|e| match e {
         ServiceError::InvalidDiff(e) => CliError::Input(format!("invalid diff: {e}")),
         ServiceError::Limit(_) | ServiceError::InvalidRequest(_) => CliError::Input(e.to_string()),
         other => CliError::Internal(other.to_string()),
     })?;
-    tokio::time::timeout(deadline + grace, report(backend, &id))
+    let json = tokio::time::timeout(deadline + grace, report(backend, &id))
         .await
         .unwrap_or_else(|_| {
             Err(CliError::Internal(format!(
                 "review {id} has no verdict past its deadline of {deadline:?} \
                  (--review-timeout-secs) and {grace:?} of grace: finalizing it keeps failing"
             )))
-        })
+        })?;
+    Ok((id, json))
 }
 
 /// Waits for the review's final event, then loads its report.
@@ -190,7 +209,7 @@ mod tests {
         let took = started.elapsed();
         let err = match waited {
             Ok(Err(e)) => e,
-            Ok(Ok(report)) => panic!("a report without finalizing: {report}"),
+            Ok(Ok((_, report))) => panic!("a report without finalizing: {report}"),
             Err(_) => panic!("still waiting for the verdict after 20s"),
         };
         assert_eq!(err.exit_code(), 3, "{err}");

@@ -62,6 +62,21 @@ pub fn emit(
     Ok(ExitCode::from(exit_code(&report, fail_on)))
 }
 
+/// [`emit`] of a report already at hand, with the JSON it was stored as
+/// (printed as it is for `--format json`): nothing is parsed back.
+pub fn emit_report(
+    report: &Report,
+    json: &str,
+    format: Format,
+    fail_on: Option<FailOn>,
+) -> Result<ExitCode, CliError> {
+    match format {
+        Format::Json => print(json)?,
+        _ => print(&render(report, format))?,
+    }
+    Ok(ExitCode::from(exit_code(report, fail_on)))
+}
+
 /// 0 or 1. Without a threshold the gate decides (1 for NEEDS-HUMAN). With
 /// one, 1 iff a finding counts (after rigor folding) at or above it, or a
 /// lane did not complete: a partial review must not pass a CI gate that only

@@ -2,7 +2,7 @@
 
 use crate::embedded;
 use crate::error::CliError;
-use crate::output::{FailOn, Format, emit};
+use crate::output::{FailOn, Format, emit, emit_report};
 use crate::source::ChangeArgs;
 use revu_common::facts::SkipFiles;
 use revu_common::report::Rigor;
@@ -147,9 +147,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     settings.validate().map_err(CliError::Input)?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    let report = runtime.block_on(async {
+    let finished = runtime.block_on(async {
         let engines = embedded::engines(&args.llm, &args.lint).await?;
         embedded::review(submission, settings, engines, args.workers.max(1)).await
     })?;
-    emit(&report, args.format, args.fail_on)
+    match &finished.report {
+        Some(report) => emit_report(report, &finished.json, args.format, args.fail_on),
+        None => emit(&finished.json, args.format, args.fail_on),
+    }
 }

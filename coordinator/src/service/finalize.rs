@@ -8,6 +8,7 @@ use revu_common::review::{GROUPING_LANE, ProgressEvent, Stage};
 use revu_common::telemetry::names::{attr, span};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
+use std::sync::Arc;
 use std::time::Instant;
 use tracing::field::Empty;
 
@@ -112,6 +113,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         observe::record_report([&fin, &verify_span], &report);
         drop(verify_span);
         self.backend.finish_review(&record, &json).await?;
+        let report = Arc::new(report);
+        if let Some(handoff) = &self.handoff {
+            handoff.put(id, Arc::clone(&report));
+        }
         self.backend
             .push_event(
                 id,

@@ -10,6 +10,7 @@ mod admit;
 mod finalize;
 mod finalizing;
 mod gather;
+mod handoff;
 mod lane_state;
 mod observe;
 mod phases;
@@ -18,6 +19,7 @@ mod submit;
 mod sweep;
 
 pub use admit::Quotas;
+pub use handoff::ReportHandoff;
 pub use query::ReviewStatus;
 pub use submit::{APART_MIN_BYTES, Submission};
 
@@ -76,6 +78,9 @@ pub struct Coordinator<B> {
     /// Whether a submission's diff is parsed while it is planned, for
     /// lanes in this process to read ([`Coordinator::with_parse_ahead`]).
     parse_ahead: bool,
+    /// Where finished reports go for a reader in this process
+    /// ([`Coordinator::with_report_handoff`]).
+    handoff: Option<Arc<ReportHandoff>>,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -91,6 +96,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             quotas: Quotas::default(),
             finalizing: finalizing::Finalizing::default(),
             parse_ahead: false,
+            handoff: None,
         })
     }
 
@@ -113,6 +119,15 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// holds a parsed diff.
     pub fn with_parse_ahead(mut self) -> Self {
         self.parse_ahead = true;
+        self
+    }
+
+    /// Hands each report this process finalizes to `handoff` as well as
+    /// storing it, for a reader in the same process (the embedded mode)
+    /// to render without parsing the stored JSON back. A reader takes each
+    /// report once; one nobody takes stays until the coordinator goes.
+    pub fn with_report_handoff(mut self, handoff: Arc<ReportHandoff>) -> Self {
+        self.handoff = Some(handoff);
         self
     }
 
