@@ -3,7 +3,7 @@
 //! applies, the pattern, the safe spellings that look alike) and lets
 //! [`hits`] find them on the lane's added production lines.
 
-use super::lang::Lang;
+use super::lang::{Lang, file_name};
 use super::pattern::Pattern;
 use super::scope::{HeadLine, head_lines};
 use super::{Message, Rule, RuleContext, blanked, finding, text_files};
@@ -25,37 +25,69 @@ pub(crate) enum Files {
 }
 
 pub(crate) fn is_dockerfile(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    let lower = name.to_ascii_lowercase();
-    lower == "dockerfile"
-        || lower == "containerfile"
-        || lower.starts_with("dockerfile.")
-        || lower.ends_with(".dockerfile")
+    is_dockerfile_name(file_name(path))
+}
+
+/// Compared without ASCII case, as the names are written either way.
+fn is_dockerfile_name(name: &str) -> bool {
+    let name = name.as_bytes();
+    let starts = |p: &str| {
+        name.get(..p.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    let ends = |p: &str| {
+        name.len()
+            .checked_sub(p.len())
+            .and_then(|at| name.get(at..))
+            .is_some_and(|n| n.eq_ignore_ascii_case(p.as_bytes()))
+    };
+    name.eq_ignore_ascii_case(b"dockerfile")
+        || name.eq_ignore_ascii_case(b"containerfile")
+        || starts("dockerfile.")
+        || ends(".dockerfile")
+}
+
+/// What [`Files`] asks of a path, worked out once per file rather than
+/// once per check.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Kind {
+    lang: Lang,
+    dockerfile: bool,
+    yaml: bool,
+    /// A Makefile or a CI configuration: commands outside shell scripts.
+    commands: bool,
+    terraform: bool,
+}
+
+impl Kind {
+    pub(crate) fn of(path: &str) -> Kind {
+        let name = file_name(path);
+        let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
+        Kind {
+            lang: Lang::of(path),
+            dockerfile: is_dockerfile_name(name),
+            yaml,
+            commands: name == "Makefile"
+                || name.ends_with(".mk")
+                || (yaml && (path.contains(".github/") || name.contains("gitlab-ci"))),
+            terraform: name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".hcl"),
+        }
+    }
 }
 
 impl Files {
     pub(crate) fn covers(self, path: &str) -> bool {
-        self.covers_in(path, Lang::of(path))
+        self.covers_kind(&Kind::of(path))
     }
 
-    /// [`Files::covers`], given the language of `path`.
-    fn covers_in(self, path: &str, lang: Lang) -> bool {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
+    /// [`Files::covers`], given what the path is.
+    fn covers_kind(self, kind: &Kind) -> bool {
         match self {
-            Files::Lang(l) => lang == l,
-            Files::Commands => {
-                lang == Lang::Shell
-                    || is_dockerfile(path)
-                    || name == "Makefile"
-                    || name.ends_with(".mk")
-                    || (yaml && (path.contains(".github/") || name.contains("gitlab-ci")))
-            }
-            Files::Dockerfile => is_dockerfile(path),
-            Files::Yaml => yaml,
-            Files::Terraform => {
-                name.ends_with(".tf") || name.ends_with(".tfvars") || name.ends_with(".hcl")
-            }
+            Files::Lang(l) => kind.lang == l,
+            Files::Commands => kind.lang == Lang::Shell || kind.dockerfile || kind.commands,
+            Files::Dockerfile => kind.dockerfile,
+            Files::Yaml => kind.yaml,
+            Files::Terraform => kind.terraform,
         }
     }
 }
@@ -157,11 +189,10 @@ pub(crate) fn hits<'a>(
 ) -> Vec<(&'a FilePatch, u32, &'a Check)> {
     let mut out = Vec::new();
     for patch in text_files(ctx) {
-        let path = patch.path();
-        let lang = Lang::of(path);
+        let kind = Kind::of(patch.path());
         let mine: Vec<&Check> = checks
             .iter()
-            .filter(|c| c.files.covers_in(path, lang))
+            .filter(|c| c.files.covers_kind(&kind))
             .collect();
         if mine.is_empty() {
             continue;
