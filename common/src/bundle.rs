@@ -43,6 +43,12 @@ pub struct ReviewBundle {
     pub parsed: ParsedDiff,
 }
 
+/// The smallest diff whose work (checking that it is text, parsing it
+/// beside its planning in the embedded mode, freeing its review) is worth
+/// a thread of its own, off the async runtime: below it, the work takes
+/// less than starting a thread.
+pub const APART_MIN_BYTES: usize = 256 * 1024;
+
 /// A diff's bytes, held as text when they are UTF-8 (almost always) so
 /// that its parsed lines can be views of it rather than copies. Cloning
 /// shares it.

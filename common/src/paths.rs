@@ -14,9 +14,13 @@ pub fn split(path: &str) -> (Vec<String>, &str) {
     (dirs, name)
 }
 
-/// The file name of `path`: what follows its last `/`.
+/// The file name of `path`: what follows its last `/`. Found with a
+/// vectorised search: the rules ask it of every file many times.
 pub fn file_name(path: &str) -> &str {
-    path.rsplit_once('/').map_or(path, |(_, name)| name)
+    match memchr::memrchr(b'/', path.as_bytes()) {
+        Some(slash) => path.get(slash + 1..).unwrap_or_default(),
+        None => path,
+    }
 }
 
 /// Whether any directory of `path` is one of `names` (lowercase).

@@ -21,7 +21,8 @@ mod sweep;
 pub use admit::Quotas;
 pub use handoff::ReportHandoff;
 pub use query::ReviewStatus;
-pub use submit::{APART_MIN_BYTES, Submission};
+pub use revu_common::bundle::APART_MIN_BYTES;
+pub use submit::Submission;
 
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;

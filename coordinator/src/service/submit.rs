@@ -3,7 +3,7 @@
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
-use revu_common::bundle::{Patch, ReviewBundle};
+use revu_common::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
 use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
@@ -37,11 +37,6 @@ pub struct Submission {
     pub code_index: Option<revu_common::code_index::CodeIndex>,
     pub code_index_bytes: usize,
 }
-
-/// The smallest diff whose work in the embedded mode (parsing it beside
-/// its planning, freeing its review) is worth a thread of its own: below
-/// it, the work takes less than starting a thread.
-pub const APART_MIN_BYTES: usize = 256 * 1024;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Accepts a submission: plans it, stores it, dispatches its lanes.

@@ -6,7 +6,7 @@ use super::scripts::{
     GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE,
 };
 use super::{RedisBackend, layout};
-use crate::bundle::ReviewBundle;
+use crate::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
 use crate::lane::{LaneJob, ReviewId};
 use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
 use crate::review::{
@@ -212,7 +212,16 @@ impl ReviewStore for RedisBackend {
             .await?;
         let Some(raw) = raw else { return Ok(None) };
         let mut bundle: ReviewBundle = decode_json("review bundle", &raw)?;
-        bundle.diff = diff.unwrap_or_default().into();
+        // Whether a large diff is text is checked off the runtime, as at
+        // submission.
+        let diff = diff.unwrap_or_default();
+        bundle.diff = if diff.len() >= APART_MIN_BYTES {
+            tokio::task::spawn_blocking(move || Patch::from(diff))
+                .await
+                .map_err(|_| QueueError::Closed)?
+        } else {
+            Patch::from(diff)
+        };
         let wanted = bundle.wanted_heads();
         if !wanted.is_empty() {
             let mut cmd = redis::cmd("HMGET");

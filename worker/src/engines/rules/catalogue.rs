@@ -3,12 +3,13 @@
 //! applies, the pattern, the safe spellings that look alike) and lets
 //! [`hits`] find them on the lane's added production lines.
 
-use super::lang::{Lang, file_name};
+use super::lang::Lang;
 use super::pattern::Pattern;
 use super::scope::{HeadLine, head_lines};
 use super::{Message, Rule, RuleContext, blanked, finding, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
+use revu_common::paths::file_name;
 use std::borrow::Cow;
 
 /// Which files a check reads.
@@ -28,29 +29,18 @@ pub(crate) fn is_dockerfile(path: &str) -> bool {
     is_dockerfile_name(file_name(path))
 }
 
-/// Compared without ASCII case, as the names are written either way.
 fn is_dockerfile_name(name: &str) -> bool {
-    let name = name.as_bytes();
-    let starts = |p: &str| {
-        name.get(..p.len())
-            .is_some_and(|n| n.eq_ignore_ascii_case(p.as_bytes()))
-    };
-    let ends = |p: &str| {
-        name.len()
-            .checked_sub(p.len())
-            .and_then(|at| name.get(at..))
-            .is_some_and(|n| n.eq_ignore_ascii_case(p.as_bytes()))
-    };
-    name.eq_ignore_ascii_case(b"dockerfile")
-        || name.eq_ignore_ascii_case(b"containerfile")
-        || starts("dockerfile.")
-        || ends(".dockerfile")
+    let lower = name.to_ascii_lowercase();
+    lower == "dockerfile"
+        || lower == "containerfile"
+        || lower.starts_with("dockerfile.")
+        || lower.ends_with(".dockerfile")
 }
 
 /// What [`Files`] asks of a path, worked out once per file rather than
 /// once per check.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Kind {
+struct Kind {
     lang: Lang,
     dockerfile: bool,
     yaml: bool,
@@ -60,7 +50,7 @@ pub(crate) struct Kind {
 }
 
 impl Kind {
-    pub(crate) fn of(path: &str) -> Kind {
+    fn of(path: &str) -> Kind {
         let name = file_name(path);
         let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
         Kind {

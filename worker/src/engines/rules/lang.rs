@@ -1,16 +1,8 @@
 //! Languages by file extension, what counts as a comment line in each, and
 //! a line's code with its string literals blanked.
 
+use revu_common::paths::file_name;
 use std::borrow::Cow;
-
-/// The last component of `path` (all of it when it has no `/`). Found
-/// with a vectorised search: the rules ask it of every file many times.
-pub(crate) fn file_name(path: &str) -> &str {
-    match memchr::memrchr(b'/', path.as_bytes()) {
-        Some(slash) => path.get(slash + 1..).unwrap_or_default(),
-        None => path,
-    }
-}
 
 /// The language family of a file, as far as the rules need to know it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
