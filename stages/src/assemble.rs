@@ -169,13 +169,21 @@ fn coverage(
     // Each file's reporting lanes, skip and binary mark, found in one pass
     // over the lanes and the diff: a specialist lane lists every file, so
     // asking each lane about each file is quadratic on a large change.
-    let mut lanes_of: HashMap<&str, Vec<String>> = HashMap::new();
+    // A path's first place in the facts and how often it is there (a file
+    // deleted and added again under one path is there twice).
+    let mut at: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, f) in plan.facts.files.iter().enumerate() {
+        at.entry(f.path.as_str()).or_insert((i, 0)).1 += 1;
+    }
+    let mut lanes_of: Vec<Vec<String>> = vec![Vec::new(); plan.facts.files.len()];
     for spec in plan.lanes.iter().filter(reported) {
         for path in &spec.files {
-            lanes_of
-                .entry(path.as_str())
-                .or_default()
-                .push(spec.id.clone());
+            if let Some(lanes) = at
+                .get(path.as_str())
+                .and_then(|&(i, _)| lanes_of.get_mut(i))
+            {
+                lanes.push(spec.id.clone());
+            }
         }
     }
     let skips: HashMap<&str, &SkipKind> = plan
@@ -195,7 +203,12 @@ fn coverage(
         .files
         .iter()
         .map(|f| {
-            let lanes = lanes_of.get(f.path.as_str()).cloned().unwrap_or_default();
+            let lanes = match at.get(f.path.as_str()) {
+                Some(&(i, 1)) => lanes_of.get_mut(i).map(std::mem::take),
+                Some(&(i, _)) => lanes_of.get(i).cloned(),
+                None => None,
+            }
+            .unwrap_or_default();
             let skipped = match skips.get(f.path.as_str()) {
                 Some(kind) => Some(format!("{kind} file (--skip-files)")),
                 None if lanes.is_empty() => Some("every lane given it failed to report".to_owned()),

@@ -7,7 +7,7 @@ use crate::source::ChangeArgs;
 use revu_common::facts::SkipFiles;
 use revu_common::report::Rigor;
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::service::Submission;
+use revu_coordinator::service::{APART_MIN_BYTES, Submission};
 use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
 use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;
@@ -147,12 +147,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     settings.validate().map_err(CliError::Input)?;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
+    let large = submission.diff.len() >= APART_MIN_BYTES;
     let finished = runtime.block_on(async {
         let engines = embedded::engines(&args.llm, &args.lint).await?;
         embedded::review(submission, settings, engines, args.workers.max(1)).await
     })?;
-    match &finished.report {
+    let code = match &finished.report {
         Some(report) => emit_report(report, &finished.json, args.format, args.fail_on),
         None => emit(&finished.json, args.format, args.fail_on),
+    };
+    // A large review's report and the runtime's threads take milliseconds
+    // to free, and the process is about to exit: that happens on a thread
+    // of its own, which the exit ends.
+    if large {
+        let _ = std::thread::Builder::new()
+            .name("revu-free".into())
+            .spawn(move || drop((finished, runtime)));
     }
+    code
 }

@@ -32,22 +32,37 @@ const FEW: usize = 4;
 #[derive(Debug, Clone)]
 enum Find {
     Exact(Box<memmem::Finder<'static>>),
-    /// Compared without ASCII case; the bytes are lowercase.
-    Folded(Vec<u8>),
+    /// Compared without ASCII case; the bytes are lowercase, and `at` is
+    /// the offset of the byte looked for first (the rarest in code).
+    Folded {
+        bytes: Vec<u8>,
+        at: usize,
+    },
     Many(AhoCorasick),
 }
 
 impl Find {
+    fn folded(bytes: &[u8]) -> Find {
+        let bytes = bytes.to_ascii_lowercase();
+        let at = (0..bytes.len())
+            .min_by_key(|&i| commonness(bytes[i]))
+            .unwrap_or(0);
+        Find::Folded { bytes, at }
+    }
+
     fn in_(&self, hay: &[u8]) -> bool {
         match self {
             Find::Exact(finder) => finder.find(hay).is_some(),
-            Find::Folded(needle) => {
-                let Some((&first, rest)) = needle.split_first() else {
+            Find::Folded { bytes, at } => {
+                let Some(&rare) = bytes.get(*at) else {
                     return true;
                 };
-                memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay).any(|at| {
-                    hay.get(at + 1..at + 1 + rest.len())
-                        .is_some_and(|w| w.eq_ignore_ascii_case(rest))
+                let (tail, width) = (bytes.len() - at, bytes.len());
+                memchr::memchr2_iter(rare, rare.to_ascii_uppercase(), hay).any(|i| {
+                    i >= *at
+                        && hay
+                            .get(i - at..i + tail)
+                            .is_some_and(|w| w.len() == width && w.eq_ignore_ascii_case(bytes))
                 })
             }
             Find::Many(ac) => ac.is_match(hay),
@@ -55,10 +70,33 @@ impl Find {
     }
 }
 
+/// How common a byte is in source code, roughly (higher is more common):
+/// a folded needle is looked for by its rarest byte, so that a search for
+/// `select` stops at each `t` rather than at each `e`.
+fn commonness(b: u8) -> u8 {
+    const LETTERS: &[u8] = b"etaoinsrlcdhupmfgbywvkxjqz";
+    match b {
+        b' ' => 255,
+        b'a'..=b'z' => LETTERS
+            .iter()
+            .position(|&l| l == b)
+            .map_or(0, |i| 200 - 6 * i as u8),
+        b'_' | b'.' | b'(' | b')' | b',' | b'"' | b'\'' | b'=' | b':' => 150,
+        b'0'..=b'9' => 90,
+        _ => 60,
+    }
+}
+
 /// The needles, looked for one by one when they are few, else in one
 /// pass per kind (exact, and without ASCII case).
 #[derive(Debug, Clone)]
-struct Searcher(Vec<Find>);
+struct Searcher {
+    finds: Vec<Find>,
+    /// A folded needle holds `k` or `s`, whose Unicode case folds leave
+    /// ASCII (the Kelvin sign, the long s): a line with non-ASCII bytes
+    /// is admitted without a search.
+    unicode_folds: bool,
+}
 
 impl Searcher {
     /// `None` when an automaton cannot be built (the guard then admits
@@ -79,7 +117,7 @@ impl Searcher {
                     .ok()?;
                 finds.push(Find::Many(ac));
             } else if fold {
-                finds.extend(wanted.iter().map(|n| Find::Folded(n.to_ascii_lowercase())));
+                finds.extend(wanted.iter().map(|n| Find::folded(n)));
             } else {
                 finds.extend(
                     wanted
@@ -88,11 +126,20 @@ impl Searcher {
                 );
             }
         }
-        Some(Searcher(finds))
+        let unicode_folds = needles.iter().any(|n| {
+            n.fold
+                && n.bytes
+                    .iter()
+                    .any(|b| matches!(b, b'k' | b's' | b'K' | b'S'))
+        });
+        Some(Searcher {
+            finds,
+            unicode_folds,
+        })
     }
 
     fn found_in(&self, hay: &[u8]) -> bool {
-        self.0.iter().any(|f| f.in_(hay))
+        (self.unicode_folds && !hay.is_ascii()) || self.finds.iter().any(|f| f.in_(hay))
     }
 }
 
@@ -219,18 +266,15 @@ fn piece(hir: &Hir) -> Option<(Vec<u8>, bool)> {
     }
 }
 
-/// `[Aa]`, a class of these ranges: one ASCII letter in both cases. Not
-/// `k` nor `s`: Unicode `(?i)` also matches the Kelvin sign and the long
-/// s with them, which an ASCII reading of the pattern does not show.
+/// `[Aa]`, a class of these ranges: one ASCII letter in both cases.
+/// Unicode `(?i)` also matches `k` and `s` with the Kelvin sign and the
+/// long s, which an ASCII reading of the pattern does not show: a guard
+/// whose folded needles hold them admits every line that is not ASCII
+/// ([`Searcher::unicode_folds`]).
 fn case_pair(ranges: impl Iterator<Item = (char, char)>) -> Option<(Vec<u8>, bool)> {
     let chars: Vec<char> = ranges.flat_map(|(a, b)| a..=b).take(3).collect();
     match chars[..] {
-        [a, b]
-            if a.is_ascii_alphabetic()
-                && a != b
-                && a.eq_ignore_ascii_case(&b)
-                && !matches!(a.to_ascii_lowercase(), 'k' | 's') =>
-        {
+        [a, b] if a.is_ascii_alphabetic() && a != b && a.eq_ignore_ascii_case(&b) => {
             Some((vec![a.to_ascii_lowercase() as u8], true))
         }
         _ => None,
@@ -282,11 +326,20 @@ mod tests {
     fn case_insensitive_letters_are_folded() {
         assert_eq!(
             needles(r"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"),
-            Some(vec![("elect".to_owned(), true)])
+            Some(vec![("select".to_owned(), true)])
         );
         let g = Guard::of(r"(?i)\bselect\s+\*");
         assert!(g.admits("x = SeLeCt * from t"));
         assert!(!g.admits("x = selec * from t"));
+        // Looked for by its rarest byte (`c`), then compared around it,
+        // at either end of the line.
+        assert!(g.admits("SELECT") && g.admits("xselect") && g.admits("selectx"));
+        assert!(!g.admits("ELECT") && !g.admits("selet") && !g.admits("c") && !g.admits(""));
+        // `s` folds to the long s in Unicode: a line that is not ASCII
+        // is admitted without a search.
+        assert!(g.admits("\u{17F}elect"));
+        let no_s = Guard::of(r"(?i)\bupdate\s+");
+        assert!(!no_s.admits("é updat"));
     }
 
     #[test]
@@ -319,6 +372,8 @@ mod tests {
             (r"^\s*use\s+([\w:]+)::\*\s*;", "  use std::io::*;"),
             (r"(?i)k", "\u{212A}"),
             (r"(?i)password", "PAſSWORD"),
+            (r"(?i)secret", "\u{17F}ecret"),
+            (r"(?i)token", "to\u{212A}en = 1"),
             (r"caf\x{e9}", "café"),
         ];
         for (pattern, line) in cases {

@@ -59,7 +59,7 @@ struct State {
     bundles: HashMap<ReviewId, std::sync::Arc<ReviewBundle>>,
     lanes: HashMap<ReviewId, LaneResults>,
     attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
-    reports: HashMap<ReviewId, String>,
+    reports: HashMap<ReviewId, Arc<str>>,
     active: BTreeSet<ReviewId>,
     /// By tenant and key.
     idempotency: HashMap<(Option<String>, String), ReviewId>,
@@ -84,6 +84,12 @@ pub struct MemoryBackend {
 impl MemoryBackend {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The stored report of `id`, shared rather than copied (a large
+    /// review's report is megabytes of JSON).
+    pub fn report(&self, id: &ReviewId) -> Option<Arc<str>> {
+        self.lock().reports.get(id).cloned()
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -551,7 +557,7 @@ impl ReviewStore for MemoryBackend {
         report_json: &str,
     ) -> Result<(), QueueError> {
         let mut s = self.lock();
-        s.reports.insert(record.id.clone(), report_json.to_owned());
+        s.reports.insert(record.id.clone(), Arc::from(report_json));
         let mut done = record.clone();
         done.state = ReviewState::Finished;
         s.active.remove(&record.id);
@@ -560,7 +566,7 @@ impl ReviewStore for MemoryBackend {
     }
 
     async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
-        Ok(self.lock().reports.get(id).cloned())
+        Ok(self.report(id).map(|json| json.to_string()))
     }
 
     async fn bump_stat(&self, name: &str, by: u64) -> Result<(), QueueError> {

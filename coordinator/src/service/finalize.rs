@@ -113,6 +113,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         observe::record_report([&fin, &verify_span], &report);
         drop(verify_span);
         self.backend.finish_review(&record, &json).await?;
+        // The store holds the JSON now; a large report is megabytes.
+        drop(json);
         let report = Arc::new(report);
         if let Some(handoff) = &self.handoff {
             handoff.put(id, Arc::clone(&report));

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::scope::{HeadLine, head_lines, indent, test_code_start};
+use super::scope::{HeadLine, HunkLines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -62,15 +62,15 @@ impl Rule for BlockingSleepInAsync {
             };
             let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
-                let lines = head_lines(hunk);
-                for (i, l) in lines.iter().enumerate() {
+                let lines = HunkLines::new(hunk);
+                for (i, l) in lines.each().enumerate() {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
                     let Some(c) = sleep.captures(l.text) else {
                         continue;
                     };
-                    if !in_async(&lines[..i], l, &hunk.section) {
+                    if !in_async(&lines.all()[..i], &l, &hunk.section) {
                         continue;
                     }
                     let call = &c[1];

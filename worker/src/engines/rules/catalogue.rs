@@ -5,7 +5,7 @@
 
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::scope::{HeadLine, head_lines};
+use super::scope::{HeadLine, each_head_line};
 use super::{Message, Rule, RuleContext, blanked, finding, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
@@ -40,7 +40,7 @@ fn is_dockerfile_name(name: &str) -> bool {
 /// What [`Files`] asks of a path, worked out once per file rather than
 /// once per check.
 #[derive(Debug, Clone, Copy)]
-struct Kind {
+pub(crate) struct Kind {
     lang: Lang,
     dockerfile: bool,
     yaml: bool,
@@ -50,7 +50,7 @@ struct Kind {
 }
 
 impl Kind {
-    fn of(path: &str) -> Kind {
+    pub(crate) fn of(path: &str) -> Kind {
         let name = file_name(path);
         let yaml = name.ends_with(".yml") || name.ends_with(".yaml");
         Kind {
@@ -179,7 +179,7 @@ pub(crate) fn hits<'a>(
 ) -> Vec<(&'a FilePatch, u32, &'a Check)> {
     let mut out = Vec::new();
     for patch in text_files(ctx) {
-        let kind = Kind::of(patch.path());
+        let kind = ctx.kind(patch);
         let mine: Vec<&Check> = checks
             .iter()
             .filter(|c| c.files.covers_kind(&kind))
@@ -202,7 +202,7 @@ pub(crate) fn hits<'a>(
                 c.matches(text, code)
                     && (c.inside.is_none() || {
                         let shown = shown.get_or_insert_with(|| {
-                            patch.hunks.iter().flat_map(head_lines).collect()
+                            patch.hunks.iter().flat_map(each_head_line).collect()
                         });
                         c.in_block(&shown[..shown.partition_point(|l| l.line < line)])
                     })

@@ -1,7 +1,7 @@
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
 use super::pattern::Pattern;
-use super::scope::head_lines;
+use super::scope::each_head_line;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -103,7 +103,7 @@ fn script_block_start(patch: &FilePatch) -> u32 {
     patch
         .hunks
         .iter()
-        .flat_map(head_lines)
+        .flat_map(each_head_line)
         .find(|l| PY_MAIN.is_match(l.text))
         .map_or(u32::MAX, |l| l.line)
 }

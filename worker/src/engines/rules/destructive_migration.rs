@@ -1,7 +1,7 @@
 use super::lang::Lang;
 use super::paths::{MigrationPath, migration_path};
 use super::pattern::Pattern;
-use super::scope::{head_lines, indent};
+use super::scope::{each_head_line, indent};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -77,7 +77,7 @@ impl Rule for DestructiveMigration {
                 // Whether the innermost `def` so far is a rollback, and its indentation.
                 let mut in_down = DOWN_FN.is_match(&hunk.section);
                 let mut def_indent = 0;
-                for l in head_lines(hunk) {
+                for l in each_head_line(hunk) {
                     if ANY_FN.is_match(l.text) {
                         in_down = DOWN_FN.is_match(l.text);
                         def_indent = indent(l.text);

@@ -12,9 +12,13 @@ static AWS_SECRET: Pattern = Pattern::new(r#"(?i)aws_?secret(?:_?access)?_?key\w
 static GITHUB: Pattern = Pattern::new(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b");
 static SLACK: Pattern = Pattern::new(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})");
 /// A literal that one of the four formats above needs: a line without any
-/// is none of them, which one search tells instead of four.
-static ANY_FORMAT: Pattern =
-    Pattern::new(r"AKIA|ASIA|gh[pousr]_|github_pat_|xox[baprs]-|(?i:aws_?secret)");
+/// is none of them, which one search tells instead of four. The classes
+/// are spelled out, so that its guard looks for whole prefixes (`ghp_`)
+/// rather than for what they share (`gh`).
+static ANY_FORMAT: Pattern = Pattern::new(concat!(
+    r"AKIA|ASIA|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_",
+    r"|xoxb-|xoxa-|xoxp-|xoxr-|xoxs-|(?i:aws_?secret)",
+));
 /// `name = "literal"` where the name ends in a credential word (an optional
 /// type annotation between them, as in `const API_KEY: &str = "…"`).
 static ASSIGNED: Pattern = Pattern::new(concat!(

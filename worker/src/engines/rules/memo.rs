@@ -9,12 +9,12 @@
 //! share its lane, so the findings of one file under one dimension's rules
 //! are computed by whichever lane needs them first and read by the rest.
 
-use super::{FileLines, Rule, RuleContext};
+use super::{FileLines, Rule, RuleContext, SharedLines};
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::{Dimension, Finding};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Per file of the diff and per dimension, the findings of that
 /// dimension's rules on that file, filled in as lanes ask.
@@ -30,6 +30,35 @@ struct Slots {
     /// A path's file indexes (a file deleted and added again under one
     /// path, as a type change reads, has two).
     by_path: HashMap<String, Vec<usize>>,
+    /// Per file, its lines as the rules read them, while some dimension
+    /// of it is still to be worked out: computed by the first lane that
+    /// needs them, dropped once every dimension's findings are in.
+    lines: Vec<Mutex<Option<Arc<SharedLines>>>>,
+}
+
+impl Slots {
+    /// The lines of `patch`, the file at `file`, shared with the other
+    /// lanes reading it.
+    fn lines(&self, file: usize, patch: &FilePatch) -> Arc<SharedLines> {
+        let Some(slot) = self.lines.get(file) else {
+            return Arc::new(SharedLines::of(patch));
+        };
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(slot.get_or_insert_with(|| Arc::new(SharedLines::of(patch))))
+    }
+
+    /// Drops the shared lines of the file at `file` once every
+    /// dimension's findings on it are in: nothing will read them again.
+    fn release_if_done(&self, file: usize) {
+        let dims = Dimension::ALL.len();
+        let done = self
+            .cells
+            .get(file * dims..(file + 1) * dims)
+            .is_some_and(|row| row.iter().all(|c| c.get().is_some()));
+        if let (true, Some(slot)) = (done, self.lines.get(file)) {
+            *slot.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        }
+    }
 }
 
 impl FileFindings {
@@ -49,6 +78,7 @@ impl FileFindings {
                         .push(i);
                     by_path
                 }),
+            lines: (0..diff.files.len()).map(|_| Mutex::new(None)).collect(),
         })
     }
 
@@ -93,7 +123,8 @@ impl FileFindings {
                 continue;
             };
             let found = cell.get_or_init(|| {
-                let lines = lines.get_or_insert_with(|| FileLines::of(patch));
+                let lines =
+                    lines.get_or_insert_with(|| FileLines::of(patch, slots.lines(file, patch)));
                 let files: [&FilePatch; 1] = [patch];
                 let ctx = RuleContext {
                     lines: Some(lines),
@@ -106,6 +137,9 @@ impl FileFindings {
                 found
             });
             out.extend_from_slice(found);
+        }
+        if lines.is_some() {
+            slots.release_if_done(file);
         }
     }
 }

@@ -6,7 +6,7 @@ use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 pub(crate) mod adjudicator;
 mod catalogue;
@@ -43,11 +43,33 @@ pub struct RuleContext<'a> {
 pub(crate) struct FileLines<'a> {
     pub patch: &'a FilePatch,
     pub production: Vec<(u32, &'a str)>,
+    /// What every lane reading the file shares.
+    shared: Arc<SharedLines>,
+}
+
+/// What the rules work out about a file once for all the lanes that read
+/// it ([`memo`]), holding nothing of the diff itself.
+#[derive(Debug)]
+pub(crate) struct SharedLines {
+    production: Vec<scope::LineRef>,
     /// Whether the rules read its text ([`text_files`]).
-    pub text: bool,
+    text: bool,
     /// [`FileLines::production`] with string literals blanked, worked out
     /// when a rule first asks ([`RuleContext::production_code`]).
     code: OnceLock<Vec<Option<Box<str>>>>,
+    /// What kind of file it is, for the tables ([`RuleContext::kind`]).
+    kind: OnceLock<catalogue::Kind>,
+}
+
+impl SharedLines {
+    pub(crate) fn of(patch: &FilePatch) -> Self {
+        SharedLines {
+            production: scope::production_refs(patch),
+            text: is_text(patch),
+            code: OnceLock::new(),
+            kind: OnceLock::new(),
+        }
+    }
 }
 
 /// The `i`th production line's code ([`RuleContext::production_code`]),
@@ -57,12 +79,16 @@ pub(crate) fn blanked<'t>(code: &'t [Option<Box<str>>], i: usize, text: &'t str)
 }
 
 impl<'a> FileLines<'a> {
-    pub(crate) fn of(patch: &'a FilePatch) -> Self {
+    /// `patch`'s lines, from what is shared about it.
+    pub(crate) fn of(patch: &'a FilePatch, shared: Arc<SharedLines>) -> Self {
         FileLines {
             patch,
-            production: scope::production_lines(patch),
-            text: is_text(patch),
-            code: OnceLock::new(),
+            production: shared
+                .production
+                .iter()
+                .map(|r| (r.line, r.text(patch)))
+                .collect(),
+            shared,
         }
     }
 }
@@ -107,9 +133,20 @@ impl<'a> RuleContext<'a> {
         };
         match self.lines {
             Some(lines) if std::ptr::eq(lines.patch, patch) => {
-                Cow::Borrowed(lines.code.get_or_init(|| blank(&lines.production)))
+                Cow::Borrowed(lines.shared.code.get_or_init(|| blank(&lines.production)))
             }
             _ => Cow::Owned(blank(&scope::production_lines(patch))),
+        }
+    }
+
+    /// What kind of file `patch` is, as the tables' checks ask.
+    pub(crate) fn kind(&self, patch: &'a FilePatch) -> catalogue::Kind {
+        match self.lines {
+            Some(lines) if std::ptr::eq(lines.patch, patch) => *lines
+                .shared
+                .kind
+                .get_or_init(|| catalogue::Kind::of(patch.path())),
+            _ => catalogue::Kind::of(patch.path()),
         }
     }
 
@@ -240,7 +277,7 @@ pub(crate) fn downgrade(mut f: Finding, to: Severity, reason: &str) -> Finding {
 pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
     let lines = ctx.lines;
     ctx.files.iter().copied().filter(move |p| match lines {
-        Some(lines) if std::ptr::eq(lines.patch, *p) => lines.text,
+        Some(lines) if std::ptr::eq(lines.patch, *p) => lines.shared.text,
         _ => is_text(p),
     })
 }

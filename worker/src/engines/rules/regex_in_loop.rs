@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::scope::{head_lines, indent, test_code_start};
+use super::scope::{HunkLines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -56,15 +56,15 @@ impl Rule for RegexInLoop {
             }
             let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
-                let lines = head_lines(hunk);
-                for (i, l) in lines.iter().enumerate() {
+                let lines = HunkLines::new(hunk);
+                for (i, l) in lines.each().enumerate() {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
                     let Some(c) = COMPILE.captures(l.text) else {
                         continue;
                     };
-                    if !inside_loop(&lines[i.saturating_sub(WINDOW)..=i], lang) {
+                    if !inside_loop(&lines.all()[i.saturating_sub(WINDOW)..=i], lang) {
                         continue;
                     }
                     let call = &c[1];

@@ -5,6 +5,7 @@ use super::lang::Lang;
 use super::paths::{is_non_production_path, is_test_path};
 use super::pattern::Pattern;
 use revu_common::diff::{FilePatch, Hunk, LineKind};
+use std::cell::OnceCell;
 
 /// One line of the head side of a hunk (an added or a context line).
 #[derive(Debug, Clone, Copy)]
@@ -16,6 +17,11 @@ pub(crate) struct HeadLine<'a> {
 
 /// The head-side lines of `hunk`, in order.
 pub(crate) fn head_lines(hunk: &Hunk) -> Vec<HeadLine<'_>> {
+    each_head_line(hunk).collect()
+}
+
+/// [`head_lines`] as they come, collecting nothing.
+pub(crate) fn each_head_line(hunk: &Hunk) -> impl Iterator<Item = HeadLine<'_>> {
     hunk.lines
         .iter()
         .filter(|l| l.kind != LineKind::Removed)
@@ -26,7 +32,33 @@ pub(crate) fn head_lines(hunk: &Hunk) -> Vec<HeadLine<'_>> {
                 text: &l.text,
             })
         })
-        .collect()
+}
+
+/// A hunk's head-side lines for a rule that reads a line's neighbours
+/// once the line itself matched: they are collected the first time they
+/// are asked for, and most hunks have no such line.
+pub(crate) struct HunkLines<'a> {
+    hunk: &'a Hunk,
+    all: OnceCell<Vec<HeadLine<'a>>>,
+}
+
+impl<'a> HunkLines<'a> {
+    pub(crate) fn new(hunk: &'a Hunk) -> Self {
+        HunkLines {
+            hunk,
+            all: OnceCell::new(),
+        }
+    }
+
+    /// The lines in order; the `i`-th is `self.all()[i]`.
+    pub(crate) fn each(&self) -> impl Iterator<Item = HeadLine<'a>> + use<'a> {
+        each_head_line(self.hunk)
+    }
+
+    /// Every line, collected on first use.
+    pub(crate) fn all(&self) -> &[HeadLine<'a>] {
+        self.all.get_or_init(|| head_lines(self.hunk))
+    }
 }
 
 /// Leading whitespace width (a tab counts as four columns).
@@ -57,10 +89,7 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
         if RUST_TEST_START.is_match(&hunk.section) {
             return hunk.new_start;
         }
-        if let Some(l) = head_lines(hunk)
-            .into_iter()
-            .find(|l| RUST_TEST_START.is_match(l.text))
-        {
+        if let Some(l) = each_head_line(hunk).find(|l| RUST_TEST_START.is_match(l.text)) {
             return l.line;
         }
     }
@@ -71,23 +100,56 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
 /// and not inside a Python docstring (a triple-quoted string that opens its
 /// line, or `__doc__ = """`; tracked per hunk, best effort).
 pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
+    production_refs(patch)
+        .iter()
+        .map(|r| (r.line, r.text(patch)))
+        .collect()
+}
+
+/// Where a line of [`production_lines`] is: its head line number, and its
+/// hunk and place in that hunk's lines (kept apart from the diff, so that
+/// lanes in other threads can share it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LineRef {
+    pub line: u32,
+    hunk: u32,
+    at: u32,
+}
+
+impl LineRef {
+    /// The line's text in `patch`, the file it was read from.
+    pub(crate) fn text(self, patch: &FilePatch) -> &str {
+        patch
+            .hunks
+            .get(self.hunk as usize)
+            .and_then(|h| h.lines.get(self.at as usize))
+            .map_or("", |l| &*l.text)
+    }
+}
+
+/// [`production_lines`], as places in the patch.
+pub(crate) fn production_refs(patch: &FilePatch) -> Vec<LineRef> {
     let start = test_code_start(patch);
     let lang = Lang::of(patch.path());
     let mut out = Vec::new();
-    for hunk in &patch.hunks {
+    for (h, hunk) in patch.hunks.iter().enumerate() {
         let mut open: Option<TripleQuoted> = None;
-        for l in head_lines(hunk) {
+        for (at, l) in hunk.lines.iter().enumerate() {
+            let Some(line) = l.new_line.filter(|_| l.kind != LineKind::Removed) else {
+                continue;
+            };
+            let text: &str = &l.text;
             let mut docstring = false;
             if lang == Lang::Python {
                 let at_start = open;
-                open = scan_triple_quotes(l.text, open);
-                let trimmed = l.text.trim_start();
+                open = scan_triple_quotes(text, open);
+                let trimmed = text.trim_start();
                 let unprefixed = trimmed.trim_start_matches(['r', 'R', 'u', 'U']);
                 let opens_doc = TRIPLE.iter().any(|t| unprefixed.starts_with(t))
                     || trimmed.starts_with("__doc__");
                 docstring = match at_start {
                     Some(q) => q.docstring,
-                    None => opens_doc && TRIPLE.iter().any(|t| find(l.text, t).is_some()),
+                    None => opens_doc && TRIPLE.iter().any(|t| find(text, t).is_some()),
                 };
                 if at_start.is_none() && opens_doc {
                     open = open.map(|q| TripleQuoted {
@@ -96,8 +158,13 @@ pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
                     });
                 }
             }
-            if l.added && l.line < start && !docstring && !lang.is_comment(l.text) {
-                out.push((l.line, l.text));
+            let added = l.kind == LineKind::Added;
+            if added && line < start && !docstring && !lang.is_comment(text) {
+                out.push(LineRef {
+                    line,
+                    hunk: u32::try_from(h).unwrap_or(u32::MAX),
+                    at: u32::try_from(at).unwrap_or(u32::MAX),
+                });
             }
         }
     }

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::scope::{head_lines, test_code_start};
+use super::scope::{HunkLines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -76,19 +76,19 @@ impl Rule for SwallowedException {
             }
             let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
-                let lines = head_lines(hunk);
-                for (i, l) in lines.iter().enumerate() {
+                let lines = HunkLines::new(hunk);
+                for (i, l) in lines.each().enumerate() {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
-                    let next = lines.get(i + 1).map(|n| n.text.trim());
+                    let next = || lines.all().get(i + 1).map(|n| n.text.trim());
                     let construct = if lang == Lang::Python {
                         let inline = l.text.trim_end().ends_with("pass");
                         let swallowed = PY_EXCEPT.is_match(l.text)
-                            && (inline || matches!(next, Some("pass" | "...")));
+                            && (inline || matches!(next(), Some("pass" | "...")));
                         swallowed.then(|| format!("`{}` with only `pass`", py_head(l.text)))
                     } else if CATCH_EMPTY.is_match(l.text)
-                        || (CATCH_OPEN.is_match(l.text) && next == Some("}"))
+                        || (CATCH_OPEN.is_match(l.text) && next() == Some("}"))
                     {
                         Some("an empty `catch` block".to_string())
                     } else {

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::scope::{head_lines, test_code_start};
+use super::scope::{HunkLines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -68,8 +68,8 @@ impl Rule for TooManyParameters {
             }
             let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
-                let lines = head_lines(hunk);
-                for (i, l) in lines.iter().enumerate() {
+                let lines = HunkLines::new(hunk);
+                for (i, l) in lines.each().enumerate() {
                     if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
                         continue;
                     }
@@ -79,7 +79,7 @@ impl Rule for TooManyParameters {
                     let (name, open) = (&c[1], c.get(0).map_or(0, |m| m.end()));
                     let comment = if lang == Lang::Python { "#" } else { "//" };
                     let rest = std::iter::once(&l.text[open..])
-                        .chain(lines[i + 1..].iter().map(|n| n.text))
+                        .chain(lines.all()[i + 1..].iter().map(|n| n.text))
                         .take(MAX_SIGNATURE_LINES)
                         .map(|t| t.split(comment).next().unwrap_or(t));
                     // In Rust a `'` starts a lifetime, not a string.

@@ -1,6 +1,6 @@
 use super::catalogue::{Files, is_dockerfile};
 use super::pattern::Pattern;
-use super::scope::{HeadLine, head_lines};
+use super::scope::{HeadLine, each_head_line};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
@@ -69,7 +69,7 @@ impl Rule for UnpinnedImage {
             // Build stages named so far may be used as images.
             let mut stages: HashSet<String> = HashSet::new();
             let production: HashSet<u32> = ctx.production_lines(patch).iter().map(|&(n, _)| n).collect();
-            for HeadLine { line, text, .. } in patch.hunks.iter().flat_map(head_lines) {
+            for HeadLine { line, text, .. } in patch.hunks.iter().flat_map(each_head_line) {
                 let image = if docker {
                     let Some(c) = FROM.captures(text) else { continue };
                     let image = c[1].to_owned();
