@@ -28,10 +28,16 @@ new file mode 100644
 ";
 
 fn review(extra: &[&str]) -> Value {
+    review_of("change.patch", PATCH, extra)
+}
+
+/// The JSON report of `text`, written to `name` (a name of each test's
+/// own: the tests run at once in one directory).
+fn review_of(name: &str, text: &str, extra: &[&str]) -> Value {
     let dir = std::env::temp_dir().join(format!("revu-coverage-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    let patch = dir.join("change.patch");
-    std::fs::write(&patch, PATCH).unwrap_or_else(|e| panic!("{e}"));
+    let patch = dir.join(name);
+    std::fs::write(&patch, text).unwrap_or_else(|e| panic!("{e}"));
     let out = Command::new(env!("CARGO_BIN_EXE_revu"))
         .env_remove("REVU_SKIP_FILES")
         .args(["review", "--format", "json", "--repo"])
@@ -117,4 +123,27 @@ fn skip_files_none_reviews_every_file() {
         "{}",
         String::from_utf8_lossy(&bad.stderr)
     );
+}
+
+#[test]
+fn a_path_changed_twice_is_covered_once_with_its_lanes() {
+    // A symlink replaced by a script: git shows the path deleted, then
+    // added; the facts, and so the coverage, list the path once.
+    let patch = "diff --git a/bin/tool b/bin/tool
+deleted file mode 120000
+--- a/bin/tool
++++ /dev/null
+@@ -1 +0,0 @@
+-../tool.py
+\\ No newline at end of file
+diff --git a/bin/tool b/bin/tool
+new file mode 100755
+--- /dev/null
++++ b/bin/tool
+@@ -0,0 +1,2 @@
++#!/bin/sh
++exec python3 ../tool.py
+";
+    let r = review_of("type-change.patch", patch, &[]);
+    assert_eq!(coverage(&r), ["bin/tool: domain:core | "], "{r}");
 }
