@@ -556,6 +556,40 @@ async fn the_lane_cache_keeps_a_body_until_it_expires<B: JobQueue + ReviewStore>
     assert!(b.cached_lane("k1").await.or_fail().is_some());
 }
 
+/// A diff of several megabytes (over the size a Redis store writes in
+/// pieces before creating the review) is stored whole and byte-exact, also
+/// when a second submission under the same key finds the review there.
+async fn a_large_diff_is_stored_whole<B: JobQueue + ReviewStore>(b: B) {
+    let diff: Vec<u8> = (0..3_500_000u32)
+        .map(|i| match i % 1_048_576 {
+            // A byte that is not UTF-8 on each side of every piece boundary.
+            0 | 1_048_575 => 0xff,
+            _ => b"diff --git a/x b/x\n+line\n"[(i % 25) as usize],
+        })
+        .collect();
+    let bundle = Arc::new(ReviewBundle {
+        diff: diff.clone().into(),
+        ..Default::default()
+    });
+    let first = b.new_review_id(None, Some("big"));
+    let created = b
+        .create_review(&record(&first), &bundle, Some("big"), &[])
+        .await;
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    let second = b.new_review_id(None, Some("big"));
+    let again = b
+        .create_review(&record(&second), &bundle, Some("big"), &[])
+        .await;
+    assert_eq!(again.or_fail(), CreateOutcome::Existing(first.clone()));
+    let loaded = b.load_bundle(&first).await.or_fail();
+    let stored = loaded.as_ref().map(|l| l.diff.as_bytes().to_vec());
+    assert!(
+        stored.as_deref() == Some(&diff[..]),
+        "diff not kept exactly"
+    );
+    assert!(b.load_bundle(&second).await.or_fail().is_none());
+}
+
 async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
@@ -620,7 +654,23 @@ conformance!(
     tenants_have_their_own_reviews_and_idempotency_keys,
     quotas_charge_within_a_window_and_refuse_past_the_limit,
     the_lane_cache_keeps_a_body_until_it_expires,
+    a_large_diff_is_stored_whole,
 );
+
+#[tokio::test]
+async fn redis_a_staged_diff_leaves_no_staging_key() {
+    let server = RedisServer::start();
+    let b = redis_backend(&server).await;
+    a_large_diff_is_stored_whole(b).await;
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
+    let left: Vec<String> = redis::cmd("KEYS")
+        .arg("*diff-staging*")
+        .query_async(&mut conn)
+        .await
+        .or_fail();
+    assert!(left.is_empty(), "staging keys left: {left:?}");
+}
 
 #[tokio::test]
 async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers() {

@@ -19,6 +19,12 @@ use std::time::Duration;
 
 /// How long an idempotency key keeps pointing at its review.
 const IDEMPOTENCY_TTL_SECS: u64 = 24 * 60 * 60;
+/// Diffs longer than this go to Redis in pieces of this size before the
+/// review is created ([`RedisBackend::stage_diff`]).
+pub(crate) const DIFF_PIECE: usize = 1024 * 1024;
+/// How long a staged diff outlives a submission that failed before
+/// creating its review.
+const STAGING_TTL_SECS: u64 = 60 * 60;
 /// Events kept per review (approximate trim).
 const EVENTS_MAX: u64 = 10_000;
 
@@ -37,6 +43,31 @@ struct StoredBundle<'a> {
     bundle: &'a ReviewBundle,
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     heads: std::collections::BTreeMap<String, String>,
+}
+
+impl RedisBackend {
+    /// Writes `diff` to `key` in pieces of [`DIFF_PIECE`], each a command
+    /// of its own, so that the client never holds more than a piece of it
+    /// beside the diff itself (one command carrying it all is copied four
+    /// times on its way out). Each piece is written at its offset, so a
+    /// command sent twice writes the same bytes again; the creating script
+    /// checks the length.
+    async fn stage_diff(&self, key: &str, diff: &[u8]) -> Result<(), QueueError> {
+        let mut conn = self.conn.clone();
+        for (i, piece) in diff.chunks(DIFF_PIECE).enumerate() {
+            let mut pipe = redis::pipe();
+            pipe.cmd("SETRANGE")
+                .arg(key)
+                .arg(i * DIFF_PIECE)
+                .arg(piece)
+                .ignore();
+            if i == 0 {
+                pipe.cmd("EXPIRE").arg(key).arg(STAGING_TTL_SECS).ignore();
+            }
+            let () = pipe.query_async(&mut conn).await?;
+        }
+        Ok(())
+    }
 }
 
 impl ReviewStore for RedisBackend {
@@ -66,13 +97,20 @@ impl ReviewStore for RedisBackend {
             Some(key) => self.layout.idempotency(tenant, key),
             None => self.layout.review(&record.id, ""),
         };
+        let staging = self.layout.review(&record.id, "diff-staging");
+        let diff = bundle.diff.as_bytes();
+        let staged = diff.len() > DIFF_PIECE;
+        if staged {
+            self.stage_diff(&staging, diff).await?;
+        }
         let mut conn = self.conn.clone();
         let mut call = CREATE_AND_DISPATCH.prepare_invoke();
         call.key(idem)
             .key(self.layout.review(&record.id, ""))
             .key(self.layout.review(&record.id, "attempts"))
             .key(self.layout.sharded(shard, "active"))
-            .key(self.layout.sharded(shard, "engines"));
+            .key(self.layout.sharded(shard, "engines"))
+            .key(&staging);
         for job in jobs {
             call.key(self.layout.jobs(shard, &job.lane.engine));
         }
@@ -83,8 +121,13 @@ impl ReviewStore for RedisBackend {
             .arg(&record.id.0)
             .arg(encode("review record", record)?)
             .arg(encode("review bundle", &stored)?)
-            .arg(bundle.diff.as_bytes())
+            .arg(if staged { &[][..] } else { diff })
             .arg(IDEMPOTENCY_TTL_SECS)
+            .arg(if staged {
+                diff.len().to_string()
+            } else {
+                "-1".to_owned()
+            })
             .arg(blobs.len());
         for (digest, bytes) in &blobs {
             call.arg(digest).arg(*bytes);
