@@ -657,6 +657,37 @@ conformance!(
     a_large_diff_is_stored_whole,
 );
 
+/// A staged diff whose bytes so far are not what was sent (a failover
+/// lost a piece) fails the submission as a transient error, creating
+/// nothing, rather than storing a diff with a hole.
+#[tokio::test]
+async fn redis_a_staged_diff_that_lost_a_piece_creates_nothing() {
+    let server = RedisServer::start();
+    let b = redis_backend(&server).await;
+    let id = b.new_review_id(None, None);
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
+    let staging = server.layout().review(&id, "diff-staging");
+    let () = redis::cmd("SET")
+        .arg(&staging)
+        .arg("not the diff")
+        .query_async(&mut conn)
+        .await
+        .or_fail();
+    let bundle = Arc::new(ReviewBundle {
+        diff: vec![b'+'; 2_500_000].into(),
+        ..Default::default()
+    });
+    let err = b
+        .create_review(&record(&id), &bundle, None, &[])
+        .await
+        .err()
+        .unwrap_or_else(|| panic!("created over a staged diff with a hole"));
+    assert!(err.is_transient(), "{err}");
+    assert!(err.to_string().contains("write lost"), "{err}");
+    assert!(b.load_bundle(&id).await.or_fail().is_none());
+}
+
 #[tokio::test]
 async fn redis_a_staged_diff_leaves_no_staging_key() {
     let server = RedisServer::start();

@@ -85,6 +85,10 @@ pub enum QueueError {
     /// that is not stored).
     #[error("stored state is inconsistent: {0}")]
     Corrupt(String),
+    /// A write that did not arrive whole (a failover dropped what was not
+    /// yet replicated); the same call again may succeed.
+    #[error("write lost: {0}")]
+    Lost(String),
     /// The backend's settings cannot work (a file that does not read, a
     /// CA for a URL without TLS).
     #[error("{0}")]
@@ -113,7 +117,7 @@ impl QueueError {
                         )
                     )
             }
-            QueueError::Closed => true,
+            QueueError::Closed | QueueError::Lost(_) => true,
             QueueError::Encode { .. }
             | QueueError::Decode { .. }
             | QueueError::BadEntry(_)

@@ -34,6 +34,29 @@ return 1
     )
 });
 
+/// Appends one piece of a staged diff ([`CREATE_AND_DISPATCH`]) only if
+/// the staging key holds exactly the bytes before it, and returns the
+/// key's length: a piece sent twice is not appended twice, and a piece
+/// lost (a failover that dropped writes not yet replicated) shows as a
+/// length short of where the next piece goes, never as a hole.
+///
+/// KEYS[1] staging key. ARGV: the piece's offset, the piece, the key's
+/// TTL in seconds (set with the first piece).
+pub(super) static STAGE_PIECE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+local len = redis.call('STRLEN', KEYS[1])
+if len == tonumber(ARGV[1]) then
+  len = redis.call('APPEND', KEYS[1], ARGV[2])
+  if ARGV[1] == '0' then
+    redis.call('EXPIRE', KEYS[1], ARGV[3])
+  end
+end
+return len
+"#,
+    )
+});
+
 /// Creates a review and dispatches its first lane attempts in one step, so a
 /// crash can never leave an accepted review with lanes that were never
 /// sent. With an idempotency key already taken, creates nothing and returns

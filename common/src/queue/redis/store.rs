@@ -3,7 +3,7 @@
 use super::conn::block_ms;
 use super::scripts::{
     ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CHARGE_QUOTA, CREATE_AND_DISPATCH,
-    GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE,
+    GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE, STAGE_PIECE,
 };
 use super::{RedisBackend, layout};
 use crate::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
@@ -49,22 +49,27 @@ impl RedisBackend {
     /// Writes `diff` to `key` in pieces of [`DIFF_PIECE`], each a command
     /// of its own, so that the client never holds more than a piece of it
     /// beside the diff itself (one command carrying it all is copied four
-    /// times on its way out). Each piece is written at its offset, so a
-    /// command sent twice writes the same bytes again; the creating script
-    /// checks the length.
+    /// times on its way out). A piece goes only right after the bytes
+    /// before it ([`STAGE_PIECE`]), so a piece sent twice is written once
+    /// and a lost one fails the submission instead of leaving a hole; the
+    /// creating script checks the whole length.
     async fn stage_diff(&self, key: &str, diff: &[u8]) -> Result<(), QueueError> {
         let mut conn = self.conn.clone();
-        for (i, piece) in diff.chunks(DIFF_PIECE).enumerate() {
-            let mut pipe = redis::pipe();
-            pipe.cmd("SETRANGE")
-                .arg(key)
-                .arg(i * DIFF_PIECE)
+        let mut at = 0usize;
+        for piece in diff.chunks(DIFF_PIECE) {
+            let len: usize = STAGE_PIECE
+                .key(key)
+                .arg(at)
                 .arg(piece)
-                .ignore();
-            if i == 0 {
-                pipe.cmd("EXPIRE").arg(key).arg(STAGING_TTL_SECS).ignore();
+                .arg(STAGING_TTL_SECS)
+                .invoke_async(&mut conn)
+                .await?;
+            at += piece.len();
+            if len != at {
+                return Err(QueueError::Lost(format!(
+                    "staging the diff in {key}: {len} bytes stored where {at} were sent"
+                )));
             }
-            let () = pipe.query_async(&mut conn).await?;
         }
         Ok(())
     }
