@@ -5,7 +5,8 @@
 //! A repository's `revu.toml` may put its own domains in front of the
 //! defaults (or replace them); see `crate::conventions::repo_config`.
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::{Candidate, Glob, GlobSet, GlobSetBuilder};
+use memchr::memmem;
 use std::sync::OnceLock;
 
 /// A named set of path globs.
@@ -150,9 +151,10 @@ struct Domain {
     name: String,
     globs: Vec<Glob>,
     /// Per glob, a literal every path it matches contains (`None`: the
-    /// glob is too rich to tell). A path holding none of them cannot be
-    /// in the domain, so most reviews never compile most domains' globs.
-    needles: Vec<Option<String>>,
+    /// glob is too rich to tell), with its searcher built once. A path
+    /// holding none of them cannot be in the domain, so most reviews never
+    /// compile most domains' globs.
+    needles: Vec<Option<memmem::Finder<'static>>>,
     set: OnceLock<Option<GlobSet>>,
 }
 
@@ -160,10 +162,10 @@ impl Domain {
     fn may_match(&self, path: &str) -> bool {
         self.needles
             .iter()
-            .any(|n| n.as_deref().is_none_or(|n| path.contains(n)))
+            .any(|n| n.as_ref().is_none_or(|n| n.find(path.as_bytes()).is_some()))
     }
 
-    fn is_match(&self, path: &str) -> bool {
+    fn is_match(&self, path: &Candidate<'_>) -> bool {
         let set = self.set.get_or_init(|| {
             let mut set = GlobSetBuilder::new();
             for glob in &self.globs {
@@ -175,7 +177,7 @@ impl Domain {
                 })
                 .ok()
         });
-        set.as_ref().is_some_and(|set| set.is_match(path))
+        set.as_ref().is_some_and(|set| set.is_match_candidate(path))
     }
 }
 
@@ -206,7 +208,11 @@ impl Grouper {
             }
             domains.push(Domain {
                 name: rule.name.clone(),
-                needles: rule.globs.iter().map(|g| needle(g)).collect(),
+                needles: rule
+                    .globs
+                    .iter()
+                    .map(|g| needle(g).map(|n| memmem::Finder::new(n.as_bytes()).into_owned()))
+                    .collect(),
                 globs,
                 set: OnceLock::new(),
             });
@@ -230,9 +236,15 @@ impl Grouper {
 
     /// The domain a path belongs to.
     pub fn domain_of(&self, path: &str) -> &str {
+        // The path as the glob sets read it, made once for every domain
+        // whose literals it holds.
+        let mut candidate = None;
         self.domains
             .iter()
-            .find(|d| d.may_match(path) && d.is_match(path))
+            .find(|d| {
+                d.may_match(path)
+                    && d.is_match(candidate.get_or_insert_with(|| Candidate::new(path)))
+            })
             .map_or(FALLBACK_DOMAIN, |d| d.name.as_str())
     }
 
