@@ -10,6 +10,7 @@ pub mod history;
 pub mod llm_server;
 pub mod otlp;
 pub mod procs;
+pub mod queue_fixtures;
 pub mod redis_cluster;
 pub mod redis_docker;
 pub mod redis_server;

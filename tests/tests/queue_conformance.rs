@@ -1,90 +1,21 @@
 //! The queue contract, run against both backends: Redis Streams (on a real
-//! redis-server) and the in-memory one of the embedded mode.
+//! redis-server) and the in-memory one of the embedded mode. What only
+//! the Redis store does (poison entries, trimming, staged diffs) is in
+//! `redis_store.rs`.
 
 use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::lane::{LaneJob, LaneKind, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::redis::layout::shard_of;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
-use revu_common::queue::{CreateOutcome, Delivery, JobQueue, ReviewStore};
+use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::LaneOutcome;
-use revu_common::review::{
-    LaneAttempts, LaneResult, ProgressEvent, ReviewPlan, ReviewRecord, ReviewState, now_ms,
+use revu_common::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewState, now_ms};
+use revu_tests::queue_fixtures::{
+    OrFail, SHORT, job, record, redis_backend, report, rules, take, take_job,
 };
 use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
 use std::time::Duration;
-
-const SHORT: Duration = Duration::from_millis(50);
-
-/// `Result::unwrap` for tests, with the error's own text.
-trait OrFail<T> {
-    fn or_fail(self) -> T;
-}
-
-impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
-    fn or_fail(self) -> T {
-        self.unwrap_or_else(|e| panic!("{e}"))
-    }
-}
-
-/// The engine of the test jobs, the only stream the consumers read.
-fn rules() -> Vec<String> {
-    vec!["rules".to_owned()]
-}
-
-/// The next job of the `rules` stream for `consumer`, if one comes within
-/// `wait`.
-async fn take_job<B: JobQueue>(
-    b: &B,
-    consumer: &str,
-    wait: Duration,
-) -> Result<Option<Delivery<LaneJob>>, revu_common::queue::QueueError> {
-    let mut taken = b.take_jobs(consumer, &rules(), wait).await?;
-    assert!(taken.len() <= 1, "one stream, one job at a time");
-    Ok(taken.pop())
-}
-
-/// The next job for `consumer`, which must exist.
-async fn take<B: JobQueue>(b: &B, consumer: &str) -> Delivery<LaneJob> {
-    take_job(b, consumer, SHORT)
-        .await
-        .or_fail()
-        .unwrap_or_else(|| panic!("no job for {consumer}"))
-}
-
-fn job(review: &ReviewId, lane: &str) -> LaneJob {
-    let spec = LaneSpec {
-        id: lane.to_owned(),
-        kind: LaneKind::Domain {
-            domain: "core".into(),
-        },
-        engine: "rules".into(),
-        files: vec!["src/lib.rs".into()],
-        guidance: vec![],
-    };
-    LaneJob::new(review.clone(), spec, 1, u64::MAX, vec![])
-}
-
-fn report(job: &LaneJob) -> LaneReport {
-    LaneReport {
-        review_id: job.review_id.clone(),
-        lane_id: job.lane.id.clone(),
-        attempt: job.attempt,
-        worker: "w".into(),
-        engine: "rules".into(),
-        duration_ms: 1,
-        outcome: LaneAttemptOutcome::Reported {
-            body: serde_json::json!({"reviewed": [], "checks": [], "findings": [], "summary": "ok"}),
-        },
-        usage: None,
-        cache: None,
-    }
-}
-
-fn record(id: &ReviewId) -> ReviewRecord {
-    ReviewRecord::running(id.clone(), ReviewPlan::default(), 1, u64::MAX)
-}
 
 async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
@@ -590,12 +521,6 @@ async fn a_large_diff_is_stored_whole<B: JobQueue + ReviewStore>(b: B) {
     assert!(b.load_bundle(&second).await.or_fail().is_none());
 }
 
-async fn redis_backend(server: &RedisServer) -> RedisBackend {
-    RedisBackend::connect(&server.url, &server.prefix)
-        .await
-        .unwrap_or_else(|e| panic!("connecting to {}: {e}", server.url))
-}
-
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
         mod memory {
@@ -657,37 +582,6 @@ conformance!(
     a_large_diff_is_stored_whole,
 );
 
-/// A staged diff whose bytes so far are not what was sent (a failover
-/// lost a piece) fails the submission as a transient error, creating
-/// nothing, rather than storing a diff with a hole.
-#[tokio::test]
-async fn redis_a_staged_diff_that_lost_a_piece_creates_nothing() {
-    let server = RedisServer::start();
-    let b = redis_backend(&server).await;
-    let id = b.new_review_id(None, None);
-    let client = redis::Client::open(server.url.as_str()).or_fail();
-    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let staging = server.layout().review(&id, "diff-staging");
-    let () = redis::cmd("SET")
-        .arg(&staging)
-        .arg("not the diff")
-        .query_async(&mut conn)
-        .await
-        .or_fail();
-    let bundle = Arc::new(ReviewBundle {
-        diff: vec![b'+'; 2_500_000].into(),
-        ..Default::default()
-    });
-    let err = b
-        .create_review(&record(&id), &bundle, None, &[])
-        .await
-        .err()
-        .unwrap_or_else(|| panic!("created over a staged diff with a hole"));
-    assert!(err.is_transient(), "{err}");
-    assert!(err.to_string().contains("write lost"), "{err}");
-    assert!(b.load_bundle(&id).await.or_fail().is_none());
-}
-
 #[tokio::test]
 async fn redis_a_staged_diff_leaves_no_staging_key() {
     let server = RedisServer::start();
@@ -701,69 +595,4 @@ async fn redis_a_staged_diff_leaves_no_staging_key() {
         .await
         .or_fail();
     assert!(left.is_empty(), "staging keys left: {left:?}");
-}
-
-#[tokio::test]
-async fn redis_trim_removes_acknowledged_entries_and_prune_only_empty_consumers() {
-    let server = RedisServer::start();
-    let b = redis_backend(&server).await;
-    let id = ReviewId::new();
-    for lane in ["a", "b", "c"] {
-        b.publish_job(&job(&id, lane)).await.or_fail();
-    }
-    for _ in 0..2 {
-        let d = take(&b, "finisher").await;
-        let j = d.payload.as_ref().or_fail().clone();
-        b.complete_job(&d.entry, &report(&j)).await.or_fail();
-    }
-    let held = take_job(&b, "holder", SHORT).await.or_fail();
-    assert!(held.is_some());
-    let trimmed = b.trim_acknowledged().await.or_fail();
-    assert_eq!(trimmed, 2, "the two acknowledged jobs are trimmed");
-    let client = redis::Client::open(server.url.as_str()).or_fail();
-    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let len: u64 = redis::cmd("XLEN")
-        .arg(server.layout().jobs(shard_of(&id), "rules"))
-        .query_async(&mut conn)
-        .await
-        .or_fail();
-    assert_eq!(len, 1, "the held job stays on the stream");
-    tokio::time::sleep(Duration::from_millis(60)).await;
-    let pruned = b.prune_consumers(Duration::from_millis(50)).await.or_fail();
-    // `finisher` (jobs group) is empty and idle; `holder` holds a job; the
-    // results group's consumer never read anything.
-    assert_eq!(
-        pruned, 1,
-        "only the idle consumer with nothing pending goes"
-    );
-    assert_eq!(b.job_backlog().await.or_fail().pending, 1);
-}
-
-#[tokio::test]
-async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
-    let server = RedisServer::start();
-    let b = redis_backend(&server).await;
-    let client = redis::Client::open(server.url.as_str()).or_fail();
-    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let key = server.layout().jobs(0, "rules");
-    redis::cmd("XADD")
-        .arg(&key)
-        .arg("*")
-        .arg("payload")
-        .arg("{not json")
-        .query_async::<String>(&mut conn)
-        .await
-        .or_fail();
-    let d = take_job(&b, "c", SHORT).await.or_fail();
-    let d = d.unwrap_or_else(|| panic!("poison entry not delivered"));
-    let poison = d
-        .payload
-        .err()
-        .unwrap_or_else(|| panic!("garbage decoded as a job"));
-    assert!(!poison.error.is_empty());
-    b.dead_letter_job(Some(&d.entry), &poison.raw, "undecodable")
-        .await
-        .or_fail();
-    let depth = b.job_backlog().await.or_fail();
-    assert_eq!((depth.pending, depth.dead), (0, 1));
 }

@@ -21,7 +21,7 @@ use std::time::Duration;
 const IDEMPOTENCY_TTL_SECS: u64 = 24 * 60 * 60;
 /// Diffs longer than this go to Redis in pieces of this size before the
 /// review is created ([`RedisBackend::stage_diff`]).
-pub(crate) const DIFF_PIECE: usize = 1024 * 1024;
+const DIFF_PIECE: usize = 1024 * 1024;
 /// How long a staged diff outlives a submission that failed before
 /// creating its review.
 const STAGING_TTL_SECS: u64 = 60 * 60;

@@ -83,11 +83,7 @@ impl<'a> FileLines<'a> {
     pub(crate) fn of(patch: &'a FilePatch, shared: Arc<SharedLines>) -> Self {
         FileLines {
             patch,
-            production: shared
-                .production
-                .iter()
-                .map(|r| (r.line, r.text(patch)))
-                .collect(),
+            production: scope::lines_at(patch, &shared.production),
             shared,
         }
     }

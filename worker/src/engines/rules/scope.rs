@@ -22,15 +22,24 @@ pub(crate) fn head_lines(hunk: &Hunk) -> Vec<HeadLine<'_>> {
 
 /// [`head_lines`] as they come, collecting nothing.
 pub(crate) fn each_head_line(hunk: &Hunk) -> impl Iterator<Item = HeadLine<'_>> {
+    head_lines_at(hunk).map(|(_, l)| l)
+}
+
+/// [`each_head_line`], each with its place in the hunk's lines.
+fn head_lines_at(hunk: &Hunk) -> impl Iterator<Item = (usize, HeadLine<'_>)> {
     hunk.lines
         .iter()
-        .filter(|l| l.kind != LineKind::Removed)
-        .filter_map(|l| {
-            Some(HeadLine {
-                line: l.new_line?,
-                added: l.kind == LineKind::Added,
-                text: &l.text,
-            })
+        .enumerate()
+        .filter(|(_, l)| l.kind != LineKind::Removed)
+        .filter_map(|(at, l)| {
+            Some((
+                at,
+                HeadLine {
+                    line: l.new_line?,
+                    added: l.kind == LineKind::Added,
+                    text: &l.text,
+                },
+            ))
         })
 }
 
@@ -100,10 +109,12 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
 /// and not inside a Python docstring (a triple-quoted string that opens its
 /// line, or `__doc__ = """`; tracked per hunk, best effort).
 pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
-    production_refs(patch)
-        .iter()
-        .map(|r| (r.line, r.text(patch)))
-        .collect()
+    lines_at(patch, &production_refs(patch))
+}
+
+/// The line number and text in `patch` of each of `refs`.
+pub(crate) fn lines_at<'a>(patch: &'a FilePatch, refs: &[LineRef]) -> Vec<(u32, &'a str)> {
+    refs.iter().map(|r| (r.line, r.text(patch))).collect()
 }
 
 /// Where a line of [`production_lines`] is: its head line number, and its
@@ -134,11 +145,8 @@ pub(crate) fn production_refs(patch: &FilePatch) -> Vec<LineRef> {
     let mut out = Vec::new();
     for (h, hunk) in patch.hunks.iter().enumerate() {
         let mut open: Option<TripleQuoted> = None;
-        for (at, l) in hunk.lines.iter().enumerate() {
-            let Some(line) = l.new_line.filter(|_| l.kind != LineKind::Removed) else {
-                continue;
-            };
-            let text: &str = &l.text;
+        for (at, l) in head_lines_at(hunk) {
+            let (line, text) = (l.line, l.text);
             let mut docstring = false;
             if lang == Lang::Python {
                 let at_start = open;
@@ -158,8 +166,7 @@ pub(crate) fn production_refs(patch: &FilePatch) -> Vec<LineRef> {
                     });
                 }
             }
-            let added = l.kind == LineKind::Added;
-            if added && line < start && !docstring && !lang.is_comment(text) {
+            if l.added && line < start && !docstring && !lang.is_comment(text) {
                 out.push(LineRef {
                     line,
                     hunk: u32::try_from(h).unwrap_or(u32::MAX),

@@ -1,0 +1,87 @@
+//! What the queue tests share: test jobs, reports and records, taking a
+//! job from the `rules` stream, and a Redis backend on a test server.
+
+use crate::RedisServer;
+use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::queue::redis::RedisBackend;
+use revu_common::queue::{Delivery, JobQueue, QueueError};
+use revu_common::review::{ReviewPlan, ReviewRecord};
+use std::time::Duration;
+
+pub const SHORT: Duration = Duration::from_millis(50);
+
+/// `Result::unwrap` for tests, with the error's own text.
+pub trait OrFail<T> {
+    fn or_fail(self) -> T;
+}
+
+impl<T, E: std::fmt::Display> OrFail<T> for Result<T, E> {
+    fn or_fail(self) -> T {
+        self.unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+/// The engine of the test jobs, the only stream the consumers read.
+pub fn rules() -> Vec<String> {
+    vec!["rules".to_owned()]
+}
+
+/// The next job of the `rules` stream for `consumer`, if one comes within
+/// `wait`.
+pub async fn take_job<B: JobQueue>(
+    b: &B,
+    consumer: &str,
+    wait: Duration,
+) -> Result<Option<Delivery<LaneJob>>, QueueError> {
+    let mut taken = b.take_jobs(consumer, &rules(), wait).await?;
+    assert!(taken.len() <= 1, "one stream, one job at a time");
+    Ok(taken.pop())
+}
+
+/// The next job for `consumer`, which must exist.
+pub async fn take<B: JobQueue>(b: &B, consumer: &str) -> Delivery<LaneJob> {
+    take_job(b, consumer, SHORT)
+        .await
+        .or_fail()
+        .unwrap_or_else(|| panic!("no job for {consumer}"))
+}
+
+pub fn job(review: &ReviewId, lane: &str) -> LaneJob {
+    let spec = LaneSpec {
+        id: lane.to_owned(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
+        },
+        engine: "rules".into(),
+        files: vec!["src/lib.rs".into()],
+        guidance: vec![],
+    };
+    LaneJob::new(review.clone(), spec, 1, u64::MAX, vec![])
+}
+
+pub fn report(job: &LaneJob) -> LaneReport {
+    LaneReport {
+        review_id: job.review_id.clone(),
+        lane_id: job.lane.id.clone(),
+        attempt: job.attempt,
+        worker: "w".into(),
+        engine: "rules".into(),
+        duration_ms: 1,
+        outcome: LaneAttemptOutcome::Reported {
+            body: serde_json::json!({"reviewed": [], "checks": [], "findings": [], "summary": "ok"}),
+        },
+        usage: None,
+        cache: None,
+    }
+}
+
+pub fn record(id: &ReviewId) -> ReviewRecord {
+    ReviewRecord::running(id.clone(), ReviewPlan::default(), 1, u64::MAX)
+}
+
+/// A backend on `server`, under its key prefix.
+pub async fn redis_backend(server: &RedisServer) -> RedisBackend {
+    RedisBackend::connect(&server.url, &server.prefix)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to {}: {e}", server.url))
+}
