@@ -8,7 +8,7 @@ use revu_common::lane::{LaneJob, LaneKind, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::report::LaneOutcome;
+use revu_common::report::{Gate, LaneOutcome, Verdict};
 use revu_common::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewState, now_ms};
 use revu_tests::queue_fixtures::{
     OrFail, SHORT, job, record, redis_backend, report, rules, take, take_job,
@@ -163,9 +163,9 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         },
         ProgressEvent::Cancelled,
     ];
-    for e in &events[1..] {
-        b.push_event(&first, e).await.or_fail();
-    }
+    b.push_event(&first, &events[1]).await.or_fail();
+    b.push_events(&first, &events[2..]).await.or_fail();
+    b.push_events(&first, &[]).await.or_fail();
     let all = b.read_events(&first, "0", SHORT).await.or_fail();
     assert_eq!(
         all.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>(),
@@ -174,9 +174,23 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     let after_first = b.read_events(&first, &all[0].0, SHORT).await.or_fail();
     assert_eq!(after_first.len(), 2);
 
-    b.finish_review(&record(&first), "{\"report\":1}")
-        .await
-        .or_fail();
+    // Finishing appends the review's last events with the report.
+    let verdict = ProgressEvent::Verdict {
+        verdict: Verdict::Approve,
+        gate: Gate::MergeReady,
+    };
+    b.finish_review(
+        &record(&first),
+        "{\"report\":1}",
+        std::slice::from_ref(&verdict),
+    )
+    .await
+    .or_fail();
+    let last = b.read_events(&first, &all[2].0, SHORT).await.or_fail();
+    assert_eq!(
+        last.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
+        [verdict]
+    );
     assert!(b.active_reviews().await.or_fail().is_empty());
     let rec = b.load_record(&first).await.or_fail();
     assert_eq!(rec.map(|r| r.state), Some(ReviewState::Finished));

@@ -555,13 +555,21 @@ impl ReviewStore for MemoryBackend {
         &self,
         record: &ReviewRecord,
         report_json: &str,
+        events: &[ProgressEvent],
     ) -> Result<(), QueueError> {
-        let mut s = self.lock();
-        s.reports.insert(record.id.clone(), Arc::from(report_json));
-        let mut done = record.clone();
-        done.state = ReviewState::Finished;
-        s.active.remove(&record.id);
-        s.records.insert(record.id.clone(), done);
+        {
+            let mut s = self.lock();
+            s.reports.insert(record.id.clone(), Arc::from(report_json));
+            let mut done = record.clone();
+            done.state = ReviewState::Finished;
+            s.active.remove(&record.id);
+            s.records.insert(record.id.clone(), done);
+            s.events
+                .entry(record.id.clone())
+                .or_default()
+                .extend_from_slice(events);
+        }
+        self.events_ready.notify_waiters();
         Ok(())
     }
 
@@ -587,11 +595,15 @@ impl ReviewStore for MemoryBackend {
     }
 
     async fn push_event(&self, id: &ReviewId, event: &ProgressEvent) -> Result<(), QueueError> {
+        self.push_events(id, std::slice::from_ref(event)).await
+    }
+
+    async fn push_events(&self, id: &ReviewId, events: &[ProgressEvent]) -> Result<(), QueueError> {
         self.lock()
             .events
             .entry(id.clone())
             .or_default()
-            .push(event.clone());
+            .extend_from_slice(events);
         self.events_ready.notify_waiters();
         Ok(())
     }

@@ -167,11 +167,14 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<BTreeMap<String, LaneAttempts>, QueueError>> + Send;
 
-    /// Stores the final report, marks the review finished and inactive.
+    /// Stores the final report, marks the review finished and inactive,
+    /// and appends `events` (its last: the verdict) in the same atomic
+    /// step, so that watchers of a finished review always hear its verdict.
     fn finish_review(
         &self,
         record: &ReviewRecord,
         report_json: &str,
+        events: &[ProgressEvent],
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
     fn load_report(
@@ -196,6 +199,13 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         &self,
         id: &ReviewId,
         event: &ProgressEvent,
+    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Appends `events` in order, in one round trip to a remote store.
+    fn push_events(
+        &self,
+        id: &ReviewId,
+        events: &[ProgressEvent],
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
     /// Events after `after` (`"0"` for all), waiting up to `wait` for one.

@@ -144,7 +144,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
         let id = review_id(tenant.as_deref(), &request.review_id)?;
         let mut after = event_cursor(request.after_event_id)?;
         // Fail fast on an unknown id, before the stream starts.
-        self.coordinator.status(&id).await?;
+        self.coordinator.state(&id).await?;
         let coordinator = self.coordinator.clone();
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
@@ -161,8 +161,8 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
                 };
                 if batch.is_empty() {
                     // Nothing new: stop once the review can produce no more.
-                    match coordinator.status(&id).await {
-                        Ok(s) if s.state.is_terminal() => return,
+                    match coordinator.state(&id).await {
+                        Ok(state) if state.is_terminal() => return,
                         Ok(_) => {}
                         Err(ServiceError::NotFound(_)) => return,
                         Err(e) => {

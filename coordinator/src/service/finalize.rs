@@ -112,21 +112,22 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self.metrics.stage("render", timings.1);
         observe::record_report([&fin, &verify_span], &report);
         drop(verify_span);
-        self.backend.finish_review(&record, &json).await?;
-        // The store holds the JSON now; a large report is megabytes.
-        drop(json);
         let report = Arc::new(report);
+        // Put before the verdict goes out: the embedded mode's command
+        // takes it once it hears the verdict.
         if let Some(handoff) = &self.handoff {
             handoff.put(id, Arc::clone(&report));
         }
-        self.backend
-            .push_event(
-                id,
-                &ProgressEvent::StageFinished {
-                    stage: Stage::Render,
-                },
-            )
-            .await?;
+        let closing = [
+            ProgressEvent::StageFinished {
+                stage: Stage::Render,
+            },
+            verdict_event(&report),
+        ];
+        self.backend.finish_review(&record, &json, &closing).await?;
+        // The store holds the JSON now; a large report is megabytes.
+        drop(json);
+        self.observe_finished(&report);
         tracing::info!(
             parent: &fin,
             review_id = %id,
@@ -135,26 +136,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             findings = report.findings.len(),
             "review finished"
         );
-        self.announce_verdict(id, &report).await
-    }
-
-    /// Counts a stored report's verdict and tells the review's watchers:
-    /// the last event of every finished review.
-    pub(super) async fn announce_verdict(
-        &self,
-        id: &ReviewId,
-        report: &Report,
-    ) -> Result<(), ServiceError> {
-        self.observe_finished(report);
-        self.backend
-            .push_event(
-                id,
-                &ProgressEvent::Verdict {
-                    verdict: report.verdict,
-                    gate: report.gate,
-                },
-            )
-            .await?;
         Ok(())
+    }
+}
+
+/// The event that tells watchers the review's verdict: its last.
+pub(super) fn verdict_event(report: &Report) -> ProgressEvent {
+    ProgressEvent::Verdict {
+        verdict: report.verdict,
+        gate: report.gate,
     }
 }

@@ -197,8 +197,11 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         report: &LaneReport,
     ) -> Result<Step, ServiceError> {
         let id = &record.id;
-        let attempts = self.backend.lane_attempts(id).await?;
-        let settled = self.backend.lane_settled(id, &spec.id).await?;
+        // Both at once: one round trip to a remote store.
+        let (attempts, settled) = tokio::try_join!(
+            self.backend.lane_attempts(id),
+            self.backend.lane_settled(id, &spec.id)
+        )?;
         let state = LaneState::of(attempts.get(&spec.id), settled);
         if let Err(why) = state.admits(report.attempt) {
             return Ok(Step::Discard(why));

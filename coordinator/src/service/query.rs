@@ -61,16 +61,24 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         Ok(ReviewState::Cancelled)
     }
 
-    /// Events after `after`, waiting up to `wait`; checks the review exists.
+    /// The review's state, without its lanes or report.
+    pub async fn state(&self, id: &ReviewId) -> Result<ReviewState, ServiceError> {
+        self.backend
+            .load_record(id)
+            .await?
+            .map(|r| r.state)
+            .ok_or_else(|| ServiceError::NotFound(id.clone()))
+    }
+
+    /// Events after `after`, waiting up to `wait`. An unknown review has
+    /// none: a watcher checks [`Coordinator::state`] when nothing comes,
+    /// not before every read.
     pub async fn events(
         &self,
         id: &ReviewId,
         after: &str,
         wait: Duration,
     ) -> Result<Vec<(String, ProgressEvent)>, ServiceError> {
-        if self.backend.load_record(id).await?.is_none() {
-            return Err(ServiceError::NotFound(id.clone()));
-        }
         Ok(self.backend.read_events(id, after, wait).await?)
     }
 }

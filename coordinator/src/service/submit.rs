@@ -167,37 +167,27 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             }
         }
         tracing::info!(review_id = %id, lanes = record.plan.lanes.len(), "review accepted");
-        for stage in [
+        // The stages before dispatch ran before the review was stored;
+        // their events go out together, one round trip.
+        let mut events: Vec<ProgressEvent> = [
             Stage::Facts,
             Stage::Grouping,
             Stage::ExactCover,
             Stage::Plan,
-        ] {
-            self.backend
-                .push_event(&id, &ProgressEvent::StageFinished { stage })
-                .await?;
-        }
-        self.backend
-            .push_event(
-                &id,
-                &ProgressEvent::StageStarted {
-                    stage: Stage::Dispatch,
-                },
-            )
-            .await?;
-        for job in &jobs {
-            self.announce_dispatch(job).await?;
-        }
+        ]
+        .into_iter()
+        .map(|stage| ProgressEvent::StageFinished { stage })
+        .collect();
+        events.push(ProgressEvent::StageStarted {
+            stage: Stage::Dispatch,
+        });
+        events.extend(jobs.iter().map(dispatched));
+        events.push(ProgressEvent::StageFinished {
+            stage: Stage::Dispatch,
+        });
+        self.backend.push_events(&id, &events).await?;
         self.metrics.stage("dispatch", started.elapsed());
         drop(dispatch_span);
-        self.backend
-            .push_event(
-                &id,
-                &ProgressEvent::StageFinished {
-                    stage: Stage::Dispatch,
-                },
-            )
-            .await?;
         if record.plan.lanes.is_empty() {
             self.try_finalize(&id).await?;
         }
@@ -241,14 +231,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// Tells watchers a lane attempt is on the queue.
     pub(super) async fn announce_dispatch(&self, job: &LaneJob) -> Result<(), ServiceError> {
         self.backend
-            .push_event(
-                &job.review_id,
-                &ProgressEvent::LaneDispatched {
-                    lane_id: job.lane.id.clone(),
-                    attempt: job.attempt,
-                },
-            )
+            .push_event(&job.review_id, &dispatched(job))
             .await?;
         Ok(())
+    }
+}
+
+/// The event that says `job` is on the queue.
+fn dispatched(job: &LaneJob) -> ProgressEvent {
+    ProgressEvent::LaneDispatched {
+        lane_id: job.lane.id.clone(),
+        attempt: job.attempt,
     }
 }

@@ -1,6 +1,7 @@
 //! The sweeper: deadlines, orphaned reports and stream upkeep. Runs on every
 //! coordinator; all it does is idempotent, so several may sweep at once.
 
+use super::finalize::verdict_event;
 use super::{Coordinator, ServiceError};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
@@ -218,15 +219,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             &ReviewBundle::default(),
         );
         self.backend
-            .finish_review(record, &render::json(&report))
+            .finish_review(record, &render::json(&report), &[verdict_event(&report)])
             .await?;
+        self.observe_finished(&report);
         tracing::info!(
             review_id = %record.id,
             verdict = %report.verdict,
             gate = %report.gate,
             "faulted review closed"
         );
-        self.announce_verdict(&record.id, &report).await
+        Ok(())
     }
 
     /// Trims acknowledged stream entries and removes dead consumers.

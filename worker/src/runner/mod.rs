@@ -438,12 +438,18 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             attempt: job.attempt,
             worker: self.name.to_string(),
         };
-        if let Err(e) = self.backend.push_event(&job.review_id, &event).await {
-            tracing::debug!(error = %e, "progress event lost");
-        }
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
         let limit = self.lane_timeout.min(left);
-        let (outcome, cache) = match tokio::time::timeout(limit, self.run_lane(job, meter)).await {
+        // The event goes out beside the lane's first reads (one round trip
+        // for both), and before its report, which waits for both.
+        let (announced, ran) = tokio::join!(
+            self.backend.push_event(&job.review_id, &event),
+            tokio::time::timeout(limit, self.run_lane(job, meter))
+        );
+        if let Err(e) = announced {
+            tracing::debug!(error = %e, "progress event lost");
+        }
+        let (outcome, cache) = match ran {
             Ok(ran) => ran,
             Err(_) => (
                 LaneAttemptOutcome::Failed {

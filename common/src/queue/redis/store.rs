@@ -46,6 +46,57 @@ struct StoredBundle<'a> {
 }
 
 impl RedisBackend {
+    /// Adds to `pipe` an `XADD` of each of `events` to the review's event
+    /// stream (one slot, so one node of a cluster takes them all).
+    fn append_events(
+        &self,
+        pipe: &mut redis::Pipeline,
+        id: &ReviewId,
+        events: &[ProgressEvent],
+    ) -> Result<(), QueueError> {
+        let key = self.layout.review(id, "events");
+        for event in events {
+            pipe.cmd("XADD")
+                .arg(&key)
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(EVENTS_MAX)
+                .arg("*")
+                .arg("payload")
+                .arg(encode("progress event", event)?)
+                .ignore();
+        }
+        Ok(())
+    }
+
+    /// `command` on the sharded key `name` of every shard, in shard order:
+    /// one round trip on one Redis (a pipeline); on a cluster, where the
+    /// shards' slots are on several masters, one command each.
+    async fn each_shard<T: redis::FromRedisValue>(
+        &self,
+        command: &str,
+        name: &str,
+    ) -> Result<Vec<T>, QueueError> {
+        let mut conn = self.conn.clone();
+        if !self.cluster {
+            let mut pipe = redis::pipe();
+            for shard in layout::shards() {
+                pipe.cmd(command).arg(self.layout.sharded(shard, name));
+            }
+            return Ok(pipe.query_async(&mut conn).await?);
+        }
+        let mut out = Vec::new();
+        for shard in layout::shards() {
+            out.push(
+                redis::cmd(command)
+                    .arg(self.layout.sharded(shard, name))
+                    .query_async(&mut conn)
+                    .await?,
+            );
+        }
+        Ok(out)
+    }
+
     /// Writes `diff` to `key` in pieces of [`DIFF_PIECE`], each a command
     /// of its own, so that the client never holds more than a piece of it
     /// beside the diff itself (one command carrying it all is copied four
@@ -402,12 +453,13 @@ impl ReviewStore for RedisBackend {
         &self,
         record: &ReviewRecord,
         report_json: &str,
+        events: &[ProgressEvent],
     ) -> Result<(), QueueError> {
         let mut done = record.clone();
         done.state = ReviewState::Finished;
         let mut conn = self.conn.clone();
-        redis::pipe()
-            .atomic()
+        let mut pipe = redis::pipe();
+        pipe.atomic()
             .cmd("HSET")
             .arg(self.layout.review(&record.id, ""))
             .arg("record")
@@ -418,9 +470,9 @@ impl ReviewStore for RedisBackend {
             .cmd("SREM")
             .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
             .arg(&record.id.0)
-            .ignore()
-            .query_async::<()>(&mut conn)
-            .await?;
+            .ignore();
+        self.append_events(&mut pipe, &record.id, events)?;
+        pipe.query_async::<()>(&mut conn).await?;
         Ok(())
     }
 
@@ -455,43 +507,29 @@ impl ReviewStore for RedisBackend {
     }
 
     async fn active_count(&self) -> Result<usize, QueueError> {
-        let mut conn = self.conn.clone();
-        let mut n = 0;
-        for shard in layout::shards() {
-            n += redis::cmd("SCARD")
-                .arg(self.layout.sharded(shard, "active"))
-                .query_async::<usize>(&mut conn)
-                .await?;
-        }
-        Ok(n)
+        let counts: Vec<usize> = self.each_shard("SCARD", "active").await?;
+        Ok(counts.into_iter().sum())
     }
 
     async fn active_reviews(&self) -> Result<Vec<ReviewId>, QueueError> {
-        let mut conn = self.conn.clone();
-        let mut ids: Vec<String> = Vec::new();
-        for shard in layout::shards() {
-            let some: Vec<String> = redis::cmd("SMEMBERS")
-                .arg(self.layout.sharded(shard, "active"))
-                .query_async(&mut conn)
-                .await?;
-            ids.extend(some);
-        }
+        let sets: Vec<Vec<String>> = self.each_shard("SMEMBERS", "active").await?;
+        let mut ids: Vec<String> = sets.into_iter().flatten().collect();
         ids.sort();
         Ok(ids.into_iter().map(ReviewId).collect())
     }
 
     async fn push_event(&self, id: &ReviewId, event: &ProgressEvent) -> Result<(), QueueError> {
+        self.push_events(id, std::slice::from_ref(event)).await
+    }
+
+    async fn push_events(&self, id: &ReviewId, events: &[ProgressEvent]) -> Result<(), QueueError> {
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut pipe = redis::pipe();
+        self.append_events(&mut pipe, id, events)?;
         let mut conn = self.conn.clone();
-        redis::cmd("XADD")
-            .arg(self.layout.review(id, "events"))
-            .arg("MAXLEN")
-            .arg("~")
-            .arg(EVENTS_MAX)
-            .arg("*")
-            .arg("payload")
-            .arg(encode("progress event", event)?)
-            .query_async::<()>(&mut conn)
-            .await?;
+        pipe.query_async::<()>(&mut conn).await?;
         Ok(())
     }
 
