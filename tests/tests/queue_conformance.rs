@@ -518,9 +518,17 @@ async fn a_large_diff_is_stored_whole<B: JobQueue + ReviewStore>(b: B) {
     });
     let first = b.new_review_id(None, Some("big"));
     let created = b
-        .create_review(&record(&first), &bundle, Some("big"), &[])
+        .create_review(
+            &record(&first),
+            &bundle,
+            Some("big"),
+            &[job(&first, "domain:a")],
+        )
         .await;
     assert_eq!(created.or_fail(), CreateOutcome::Created);
+    // Its first lane went out with it.
+    let taken = take(&b, "taker").await;
+    assert_eq!(taken.payload.or_fail().review_id, first);
     let second = b.new_review_id(None, Some("big"));
     let again = b
         .create_review(&record(&second), &bundle, Some("big"), &[])
@@ -597,7 +605,7 @@ conformance!(
 );
 
 #[tokio::test]
-async fn redis_a_staged_diff_leaves_no_staging_key() {
+async fn redis_a_staged_diff_is_kept_in_a_key_of_its_own() {
     let server = RedisServer::start();
     let b = redis_backend(&server).await;
     a_large_diff_is_stored_whole(b).await;
@@ -609,4 +617,17 @@ async fn redis_a_staged_diff_leaves_no_staging_key() {
         .await
         .or_fail();
     assert!(left.is_empty(), "staging keys left: {left:?}");
+    // The diff stays in a key of its own, which does not expire.
+    let apart: Vec<String> = redis::cmd("KEYS")
+        .arg("*:review:*:diff")
+        .query_async(&mut conn)
+        .await
+        .or_fail();
+    assert_eq!(apart.len(), 1, "diff keys: {apart:?}");
+    let ttl: i64 = redis::cmd("TTL")
+        .arg(&apart[0])
+        .query_async(&mut conn)
+        .await
+        .or_fail();
+    assert_eq!(ttl, -1, "the staging key's expiry went with it");
 }

@@ -62,11 +62,13 @@ return len
 /// sent. With an idempotency key already taken, creates nothing and returns
 /// the review id it holds; else returns "". A large diff comes staged in
 /// a key of the review's slot, written in pieces beforehand: the script
-/// checks its length, takes it into the review and deletes the staging
-/// key (also when it creates nothing).
+/// checks its length and renames it to the review's diff key, where it
+/// stays apart from the hash so that readers can take it in pieces (no
+/// copy of it is made here); it deletes the staging key when it creates
+/// nothing.
 ///
 /// KEYS: idempotency key, review hash, attempts hash, active set, engines
-/// set, staging key, then the job stream of each job in turn.
+/// set, staging key, diff key, then the job stream of each job in turn.
 /// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff (empty
 /// when staged), key TTL, the staged diff's length ("-1": not staged),
 /// the number N of head files, N (digest, contents) pairs, then (lane id,
@@ -81,18 +83,21 @@ if ARGV[1] == '1' then
     return existing
   end
 end
-local diff = ARGV[5]
 if ARGV[7] ~= '-1' then
-  diff = redis.call('GET', KEYS[6]) or ''
-  redis.call('DEL', KEYS[6])
-  if string.len(diff) ~= tonumber(ARGV[7]) then
-    return redis.error_reply('staged diff is ' .. string.len(diff) .. ' bytes, not ' .. ARGV[7])
+  local len = redis.call('STRLEN', KEYS[6])
+  if len ~= tonumber(ARGV[7]) then
+    redis.call('DEL', KEYS[6])
+    return redis.error_reply('staged diff is ' .. len .. ' bytes, not ' .. ARGV[7])
   end
+  redis.call('RENAME', KEYS[6], KEYS[7])
+  redis.call('PERSIST', KEYS[7])
+  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4])
+else
+  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5])
 end
 if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[6])
 end
-redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', diff)
 local heads = tonumber(ARGV[8])
 for i = 9, 8 + 2 * heads, 2 do
   redis.call('HSET', KEYS[2], 'head:' .. ARGV[i], ARGV[i + 1])
@@ -103,7 +108,7 @@ for i = 9 + 2 * heads, #ARGV, 3 do
   job = job + 1
   redis.call('HSET', KEYS[3], ARGV[i], '1')
   redis.call('SADD', KEYS[5], ARGV[i + 1])
-  redis.call('XADD', KEYS[6 + job], '*', 'payload', ARGV[i + 2])
+  redis.call('XADD', KEYS[7 + job], '*', 'payload', ARGV[i + 2])
 end
 return ''
 "#,

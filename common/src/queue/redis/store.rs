@@ -124,6 +124,36 @@ impl RedisBackend {
         }
         Ok(())
     }
+
+    /// A diff kept in a key of its own (a staged one), read in pieces of
+    /// [`DIFF_PIECE`] into one buffer of its length, so that no reply
+    /// carries the whole of it. A missing key reads as an empty diff, as a
+    /// missing field did.
+    async fn read_apart(&self, key: &str) -> Result<Vec<u8>, QueueError> {
+        let mut conn = self.conn.clone();
+        let len: usize = redis::cmd("STRLEN").arg(key).query_async(&mut conn).await?;
+        let mut diff = Vec::with_capacity(len);
+        while diff.len() < len {
+            let end = (diff.len() + DIFF_PIECE).min(len) - 1;
+            let piece: Vec<u8> = redis::cmd("GETRANGE")
+                .arg(key)
+                .arg(diff.len())
+                .arg(end)
+                .query_async(&mut conn)
+                .await?;
+            if piece.is_empty() {
+                break;
+            }
+            diff.extend_from_slice(&piece);
+        }
+        if diff.len() != len {
+            return Err(QueueError::Corrupt(format!(
+                "{key}: read {} of its {len} bytes",
+                diff.len()
+            )));
+        }
+        Ok(diff)
+    }
 }
 
 impl ReviewStore for RedisBackend {
@@ -166,7 +196,8 @@ impl ReviewStore for RedisBackend {
             .key(self.layout.review(&record.id, "attempts"))
             .key(self.layout.sharded(shard, "active"))
             .key(self.layout.sharded(shard, "engines"))
-            .key(&staging);
+            .key(&staging)
+            .key(self.layout.review(&record.id, "diff"));
         for job in jobs {
             call.key(self.layout.jobs(shard, &job.lane.engine));
         }
@@ -311,9 +342,12 @@ impl ReviewStore for RedisBackend {
             .await?;
         let Some(raw) = raw else { return Ok(None) };
         let mut bundle: ReviewBundle = decode_json("review bundle", &raw)?;
+        let diff = match diff {
+            Some(diff) => diff,
+            None => self.read_apart(&self.layout.review(id, "diff")).await?,
+        };
         // Whether a large diff is text is checked off the runtime, as at
         // submission.
-        let diff = diff.unwrap_or_default();
         bundle.diff = if diff.len() >= APART_MIN_BYTES {
             tokio::task::spawn_blocking(move || Patch::from(diff))
                 .await
