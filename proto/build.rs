@@ -15,6 +15,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         prost::Message::encode_to_vec(&fds),
     )?;
     tonic_prost_build::configure()
+        // A diff can be tens of megabytes: as `Bytes`, a client that keeps
+        // its request to send again after a dropped connection shares it
+        // instead of copying it for each attempt.
+        .bytes(".revu.v1.SubmitReviewRequest.diff")
         .build_server(true)
         .build_client(true)
         .compile_fds(fds)?;

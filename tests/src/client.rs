@@ -68,7 +68,7 @@ impl Client {
         let resp = self
             .inner
             .submit_review(pb::SubmitReviewRequest {
-                diff,
+                diff: diff.into(),
                 idempotency_key: idempotency_key.to_owned(),
                 ..Default::default()
             })
@@ -97,7 +97,7 @@ impl Client {
         traceparent: &str,
     ) -> Result<String, tonic::Status> {
         let mut request = tonic::Request::new(pb::SubmitReviewRequest {
-            diff,
+            diff: diff.into(),
             ..Default::default()
         });
         let value = traceparent

@@ -90,7 +90,7 @@ fn submissions_past_a_limit_are_refused_naming_it_and_nothing_before_is_lost() {
         &["changed lines of src/f0.rs is 41", "--max-file-lines"],
     );
     let head = |files: &[(&str, usize)]| pb::SubmitReviewRequest {
-        diff: diff(1, 5),
+        diff: diff(1, 5).into(),
         head_files: files
             .iter()
             .map(|(path, bytes)| pb::HeadFile {
@@ -113,7 +113,7 @@ fn submissions_past_a_limit_are_refused_naming_it_and_nothing_before_is_lost() {
         ],
     );
     let indexed = |code_index: Vec<u8>| pb::SubmitReviewRequest {
-        diff: diff(1, 5),
+        diff: diff(1, 5).into(),
         code_index,
         ..pb::SubmitReviewRequest::default()
     };

@@ -128,7 +128,7 @@ async fn measure(
                 }
                 let asked = Instant::now();
                 let request = pb::SubmitReviewRequest {
-                    diff: synthetic_diff(&run, n, files).into_bytes(),
+                    diff: synthetic_diff(&run, n, files).into_bytes().into(),
                     idempotency_key: format!("bench-{run}-{n}"),
                     ..pb::SubmitReviewRequest::default()
                 };

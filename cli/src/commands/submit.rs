@@ -150,7 +150,7 @@ async fn submit(
         args.idempotency_key
     };
     let request = pb::SubmitReviewRequest {
-        diff,
+        diff: diff.into(),
         head_files,
         intent: args.intent,
         rigor: rigor as i32,

@@ -48,7 +48,7 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
     Ok(Submission {
         code_index,
         code_index_bytes,
-        diff: req.diff,
+        diff: req.diff.into(),
         head_files,
         intent: req.intent,
         rigor,
