@@ -131,6 +131,15 @@ fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Ve
 }
 
 impl State {
+    /// Appends `events` to review `id`'s events (waiters are woken by the
+    /// caller, once the lock is released).
+    fn add_events(&mut self, id: &ReviewId, events: &[ProgressEvent]) {
+        self.events
+            .entry(id.clone())
+            .or_default()
+            .extend_from_slice(events);
+    }
+
     /// Appends `raw`, a job of `engine`, to that engine's stream.
     fn add_job(&mut self, engine: &str, raw: String) -> EntryId {
         let id = self
@@ -564,10 +573,7 @@ impl ReviewStore for MemoryBackend {
             done.state = ReviewState::Finished;
             s.active.remove(&record.id);
             s.records.insert(record.id.clone(), done);
-            s.events
-                .entry(record.id.clone())
-                .or_default()
-                .extend_from_slice(events);
+            s.add_events(&record.id, events);
         }
         self.events_ready.notify_waiters();
         Ok(())
@@ -599,11 +605,7 @@ impl ReviewStore for MemoryBackend {
     }
 
     async fn push_events(&self, id: &ReviewId, events: &[ProgressEvent]) -> Result<(), QueueError> {
-        self.lock()
-            .events
-            .entry(id.clone())
-            .or_default()
-            .extend_from_slice(events);
+        self.lock().add_events(id, events);
         self.events_ready.notify_waiters();
         Ok(())
     }
