@@ -170,6 +170,10 @@ pub struct ReviewRecord {
     /// coordinator) join the review's trace. Set only when tracing is on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
+    /// The idempotency key the review was submitted under, if any, so that
+    /// the key can expire with the review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
 }
 
 impl ReviewRecord {
@@ -183,6 +187,7 @@ impl ReviewRecord {
             deadline_ms,
             plan: Arc::new(plan),
             traceparent: None,
+            idempotency_key: None,
         }
     }
 }

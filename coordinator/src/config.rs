@@ -347,6 +347,13 @@ pub struct CoordinatorConfig {
     #[command(flatten)]
     pub review: ReviewSettings,
 
+    /// Seconds a finished or cancelled review (its report, diff, lanes and
+    /// events) stays in Redis before it expires; 0 keeps it until deleted
+    /// by hand. An idempotency key holds its review for a day or this,
+    /// whichever is shorter.
+    #[arg(long, env = "REVU_REVIEW_RETENTION_SECS", default_value_t = DEFAULT_RETENTION_SECS)]
+    pub review_retention_secs: u64,
+
     #[command(flatten)]
     pub access: AccessSettings,
 
@@ -356,6 +363,16 @@ pub struct CoordinatorConfig {
     #[command(flatten)]
     #[serde(skip)]
     pub source: ConfigSource,
+}
+
+/// A week: time for a CI job, or someone reading its report, to come back.
+const DEFAULT_RETENTION_SECS: u64 = 7 * 24 * 60 * 60;
+
+impl CoordinatorConfig {
+    /// How long a finished review is kept; `None` for as long as Redis is.
+    pub fn review_retention(&self) -> Option<Duration> {
+        (self.review_retention_secs > 0).then(|| Duration::from_secs(self.review_retention_secs))
+    }
 }
 
 impl Layered for CoordinatorConfig {

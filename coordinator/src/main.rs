@@ -48,7 +48,11 @@ async fn coordinate(
         .service
         .metrics_endpoint(registry.into_registry(), readiness.clone())
         .await?;
-    let backend = config.service.connect_redis().await?;
+    let backend = config
+        .service
+        .connect_redis()
+        .await?
+        .with_review_retention(config.review_retention());
     let mut access = match &config.access.tokens_file {
         Some(path) => server::Access {
             auth: Authenticator::from_file(path).await?,

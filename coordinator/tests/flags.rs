@@ -41,6 +41,16 @@ fn dump_config_shows_flags_with_env_fallbacks() {
 }
 
 #[test]
+fn finished_reviews_are_kept_a_week_unless_told_otherwise() {
+    let config = dump_config(&mut coordinator());
+    assert_eq!(config["review_retention_secs"], 7 * 24 * 60 * 60);
+    let config = dump_config(coordinator().env("REVU_REVIEW_RETENTION_SECS", "3600"));
+    assert_eq!(config["review_retention_secs"], 3600);
+    let config = dump_config(coordinator().args(["--review-retention-secs", "0"]));
+    assert_eq!(config["review_retention_secs"], 0);
+}
+
+#[test]
 fn dump_config_masks_the_redis_password_and_shows_access_settings() {
     let config = dump_config(
         coordinator()

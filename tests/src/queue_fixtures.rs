@@ -5,7 +5,8 @@ use crate::RedisServer;
 use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
 use revu_common::queue::redis::RedisBackend;
 use revu_common::queue::{Delivery, JobQueue, QueueError};
-use revu_common::review::{ReviewPlan, ReviewRecord};
+use revu_common::report::LaneOutcome;
+use revu_common::review::{LaneResult, ProgressEvent, ReviewPlan, ReviewRecord};
 use std::time::Duration;
 
 pub const SHORT: Duration = Duration::from_millis(50);
@@ -84,4 +85,27 @@ pub async fn redis_backend(server: &RedisServer) -> RedisBackend {
     RedisBackend::connect(&server.url, &server.prefix)
         .await
         .unwrap_or_else(|e| panic!("connecting to {}: {e}", server.url))
+}
+
+/// Lane `lane` settled COMPLETE on its first attempt, and the event that
+/// says so.
+pub fn settled(lane: &str) -> (LaneResult, ProgressEvent) {
+    let result = LaneResult {
+        lane_id: lane.into(),
+        outcome: LaneOutcome::Complete,
+        attempts: 1,
+        body: None,
+        banner: None,
+        fault: None,
+        usage: None,
+        cache: None,
+        worker: "w".into(),
+        duration_ms: 1,
+    };
+    let event = ProgressEvent::LaneFinished {
+        lane_id: lane.into(),
+        attempt: 1,
+        findings: 0,
+    };
+    (result, event)
 }

@@ -8,10 +8,10 @@ use revu_common::lane::{LaneJob, LaneKind, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::report::{Gate, LaneOutcome, Verdict};
-use revu_common::review::{LaneAttempts, LaneResult, ProgressEvent, ReviewState, now_ms};
+use revu_common::report::{Gate, Verdict};
+use revu_common::review::{LaneAttempts, ProgressEvent, ReviewState, now_ms};
 use revu_tests::queue_fixtures::{
-    OrFail, SHORT, job, record, redis_backend, report, rules, take, take_job,
+    OrFail, SHORT, job, record, redis_backend, report, rules, settled, take, take_job,
 };
 use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
@@ -127,23 +127,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     );
     assert_eq!(b.active_reviews().await.or_fail(), vec![first.clone()]);
 
-    let result = LaneResult {
-        lane_id: "domain:a".into(),
-        outcome: LaneOutcome::Complete,
-        attempts: 1,
-        body: None,
-        banner: None,
-        fault: None,
-        usage: None,
-        cache: None,
-        worker: "w".into(),
-        duration_ms: 1,
-    };
-    let finished = ProgressEvent::LaneFinished {
-        lane_id: "domain:a".into(),
-        attempt: 1,
-        findings: 0,
-    };
+    let (result, finished) = settled("domain:a");
     assert!(b.settle_lane(&first, &result, &finished).await.or_fail());
     assert!(
         !b.settle_lane(&first, &result, &finished).await.or_fail(),

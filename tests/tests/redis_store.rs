@@ -1,15 +1,17 @@
 //! What only the Redis store does, on a real redis-server: undecodable
-//! entries delivered as poison, trimming and consumer pruning, and large
-//! diffs staged in pieces.
+//! entries delivered as poison, trimming and consumer pruning, large
+//! diffs staged in pieces, and finished reviews that expire.
 
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::ReviewId;
 use revu_common::queue::redis::layout::shard_of;
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_tests::RedisServer;
+use revu_common::queue::redis::{RedisBackend, RedisOptions};
+use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
+use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState};
 use revu_tests::queue_fixtures::{
-    OrFail, SHORT, job, record, redis_backend, report, take, take_job,
+    OrFail, SHORT, job, record, redis_backend, report, settled, take, take_job,
 };
+use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -107,4 +109,191 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
         .or_fail();
     let depth = b.job_backlog().await.or_fail();
     assert_eq!((depth.pending, depth.dead), (0, 1));
+}
+
+/// Every key of review `id` under `server`'s prefix (its hash, diff,
+/// lanes, attempts and events), with the seconds each has left (-1: none
+/// set), by name.
+async fn review_ttls(
+    conn: &mut redis::aio::MultiplexedConnection,
+    id: &ReviewId,
+) -> std::collections::BTreeMap<String, i64> {
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("*:review:{}*", id.local()))
+        .query_async(conn)
+        .await
+        .or_fail();
+    let mut ttls = std::collections::BTreeMap::new();
+    for key in keys {
+        let ttl: i64 = redis::cmd("TTL")
+            .arg(&key)
+            .query_async(conn)
+            .await
+            .or_fail();
+        ttls.insert(key, ttl);
+    }
+    ttls
+}
+
+/// With a retention, a review's keys expire that long after it finishes
+/// (or is cancelled), all of them, and its idempotency key with them;
+/// never while it runs. Without one, nothing of it expires.
+#[tokio::test]
+async fn redis_a_finished_review_expires_after_its_retention() {
+    let server = RedisServer::start();
+    let kept = redis_backend(&server).await;
+    let b = kept
+        .clone()
+        .with_review_retention(Some(Duration::from_secs(300)));
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
+    // A diff large enough to be kept apart, so that all five keys exist.
+    let bundle = Arc::new(ReviewBundle {
+        diff: vec![b'+'; 1_500_000].into(),
+        ..Default::default()
+    });
+    let mut reviews = Vec::new();
+    for (backend, key) in [(&b, "ci-1"), (&b, "ci-2"), (&kept, "ci-3")] {
+        let id = backend.new_review_id(None, Some(key));
+        let record = record_of(&id, key);
+        backend
+            .create_review(&record, &bundle, Some(key), &[job(&id, "domain:a")])
+            .await
+            .or_fail();
+        let (result, event) = settled("domain:a");
+        assert!(backend.settle_lane(&id, &result, &event).await.or_fail());
+        let ttls = review_ttls(&mut conn, &id).await;
+        assert_eq!(ttls.len(), 5, "the review's keys: {ttls:?}");
+        assert!(
+            ttls.values().all(|t| *t == -1),
+            "a running review never expires: {ttls:?}"
+        );
+        reviews.push((record, key));
+    }
+    let idem_conn = conn.clone();
+    let idem_ttl = |key: &str| {
+        let key = server.layout().idempotency(None, key);
+        let mut conn = idem_conn.clone();
+        async move {
+            let ttl: i64 = redis::cmd("TTL")
+                .arg(key)
+                .query_async(&mut conn)
+                .await
+                .or_fail();
+            ttl
+        }
+    };
+    let verdict = [ProgressEvent::Cancelled];
+    // Finished, cancelled, and finished without a retention.
+    b.finish_review(&reviews[0].0, "{}", &verdict)
+        .await
+        .or_fail();
+    let cancelled = ReviewRecord {
+        state: ReviewState::Cancelled,
+        ..reviews[1].0.clone()
+    };
+    b.save_record(&cancelled).await.or_fail();
+    kept.finish_review(&reviews[2].0, "{}", &verdict)
+        .await
+        .or_fail();
+    for (record, key) in &reviews[..2] {
+        // A late event keeps the expiry.
+        b.push_event(&record.id, &ProgressEvent::Cancelled)
+            .await
+            .or_fail();
+        let ttls = review_ttls(&mut conn, &record.id).await;
+        assert_eq!(ttls.len(), 5, "{ttls:?}");
+        assert!(
+            ttls.values().all(|t| (1..=300).contains(t)),
+            "every key expires with the review: {ttls:?}"
+        );
+        let idem = idem_ttl(key).await;
+        assert!((1..=300).contains(&idem), "idempotency key: {idem}");
+    }
+    let ttls = review_ttls(&mut conn, &reviews[2].0.id).await;
+    assert!(ttls.values().all(|t| *t == -1), "kept: {ttls:?}");
+    let idem = idem_ttl(reviews[2].1).await;
+    assert!(idem > 300, "a day, as before: {idem}");
+
+    // A retention longer than what is left of the key's day leaves it be.
+    let long = kept
+        .clone()
+        .with_review_retention(Some(Duration::from_secs(3 * 24 * 60 * 60)));
+    let id = long.new_review_id(None, Some("ci-4"));
+    let record = record_of(&id, "ci-4");
+    long.create_review(&record, &bundle, Some("ci-4"), &[])
+        .await
+        .or_fail();
+    long.finish_review(&record, "{}", &verdict).await.or_fail();
+    let idem = idem_ttl("ci-4").await;
+    assert!(
+        (300..=24 * 60 * 60).contains(&idem),
+        "the key keeps its day: {idem}"
+    );
+}
+
+/// A finished review is gone once its retention is over: its record,
+/// report and diff, and its idempotency key, so that the key makes a new
+/// review.
+async fn an_expired_review_is_gone_and_its_key_makes_a_new_one(b: RedisBackend) {
+    let b = b.with_review_retention(Some(Duration::from_secs(1)));
+    let bundle = Arc::new(ReviewBundle {
+        diff: b"diff --git a/x b/x\n".to_vec().into(),
+        ..Default::default()
+    });
+    let id = b.new_review_id(None, Some("ci-1"));
+    let record = record_of(&id, "ci-1");
+    b.create_review(&record, &bundle, Some("ci-1"), &[])
+        .await
+        .or_fail();
+    b.finish_review(&record, "{\"verdict\":1}", &[ProgressEvent::Cancelled])
+        .await
+        .or_fail();
+    assert!(b.load_report(&id).await.or_fail().is_some());
+    // Redis expires keys within moments of their time; bounded wait.
+    let mut gone = false;
+    for _ in 0..100 {
+        if b.load_record(&id).await.or_fail().is_none() {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the review outlived its retention by 4 s");
+    assert!(b.load_report(&id).await.or_fail().is_none());
+    assert!(b.load_bundle(&id).await.or_fail().is_none());
+    let again = b.new_review_id(None, Some("ci-1"));
+    let outcome = b
+        .create_review(&record_of(&again, "ci-1"), &bundle, Some("ci-1"), &[])
+        .await
+        .or_fail();
+    assert_eq!(outcome, CreateOutcome::Created);
+}
+
+#[tokio::test]
+async fn redis_an_expired_review_is_gone_and_its_key_makes_a_new_one() {
+    let server = RedisServer::start();
+    an_expired_review_is_gone_and_its_key_makes_a_new_one(redis_backend(&server).await).await;
+}
+
+/// The same on a six-node Redis Cluster, where the expiries go out in
+/// the `MULTI` of the review's own slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redis_cluster_an_expired_review_is_gone_and_its_key_makes_a_new_one() {
+    let cluster = RedisCluster::start();
+    let options = RedisOptions {
+        cluster: true,
+        ..RedisOptions::default()
+    };
+    let b = RedisBackend::connect_with(&cluster.seeds(), &options, &cluster.prefix)
+        .await
+        .unwrap_or_else(|e| panic!("connecting to the cluster {}: {e}", cluster.seeds()));
+    an_expired_review_is_gone_and_its_key_makes_a_new_one(b).await;
+}
+
+fn record_of(id: &ReviewId, key: &str) -> ReviewRecord {
+    ReviewRecord {
+        idempotency_key: Some(key.to_owned()),
+        ..record(id)
+    }
 }

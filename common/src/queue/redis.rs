@@ -15,6 +15,7 @@
 //! | `{p:N}:review:{id}`                | hash   | `record`, `bundle`, `diff`, `report`, and    |
 //! |                                    |        | `head:{sha256}`: each head file's contents,  |
 //! |                                    |        | once per distinct content                    |
+//! | `{p:N}:review:{id}:diff`           | string | a diff over 1 MiB, kept apart from the hash  |
 //! | `{p:N}:review:{id}:lanes`          | hash   | settled lane results by lane id              |
 //! | `{p:N}:review:{id}:attempts`       | hash   | the attempt awaited per lane                 |
 //! | `{p:N}:review:{id}:events`         | stream | progress events                              |
@@ -22,6 +23,10 @@
 //! | `{p:N}:idem:{key}`                 | string | review id submitted under an idempotency key |
 //! | `p:stats`                          | hash   | delivery counters (retries, duplicates, …)   |
 //! | `p:cache:{key}`                    | string | a lane report body, reused until it expires  |
+//!
+//! A review's own keys (`review:{id}` and its suffixes, `:diff` among
+//! them) expire together once it has finished, when the coordinator keeps
+//! reviews for a while only ([`RedisBackend::with_review_retention`]).
 //!
 //! A review's jobs and results travel on the streams of its own shard. A
 //! review submitted by a tenant keeps its `review:…` and `idem:…` keys
@@ -73,6 +78,8 @@ pub struct RedisBackend {
     /// The shard the next blocking read on a cluster waits on: readers
     /// side by side take turns, so that together they watch every shard.
     next_block: std::sync::Arc<std::sync::atomic::AtomicU16>,
+    /// How long a finished review's keys are kept; forever when `None`.
+    retention: Option<Duration>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -80,6 +87,7 @@ impl std::fmt::Debug for RedisBackend {
         f.debug_struct("RedisBackend")
             .field("prefix", &self.layout.prefix())
             .field("cluster", &self.cluster)
+            .field("retention", &self.retention)
             .finish_non_exhaustive()
     }
 }
@@ -279,6 +287,7 @@ impl RedisBackend {
             blocking: BlockingPool::new(source),
             cluster: options.cluster,
             next_block: std::sync::Arc::default(),
+            retention: None,
         };
         // Job streams get their group when a worker first reads them.
         for shard in layout::shards() {
@@ -287,6 +296,16 @@ impl RedisBackend {
                 .await?;
         }
         Ok(backend)
+    }
+
+    /// Keeps a finished review's keys (its record, diff, report, lanes,
+    /// attempts and events) for `retention` after it finishes, then lets
+    /// Redis expire them; `None` keeps them until they are deleted by hand.
+    /// The review's idempotency key, which holds it for a day, expires with
+    /// it when that comes sooner. Needs Redis 7 (`EXPIRE … LT`).
+    pub fn with_review_retention(mut self, retention: Option<Duration>) -> Self {
+        self.retention = retention.filter(|r| !r.is_zero());
+        self
     }
 
     /// Where lane jobs travel, for the attributes of producer and consumer

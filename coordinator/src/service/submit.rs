@@ -125,6 +125,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let record = ReviewRecord {
             // Later work on the review joins the trace of the request.
             traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
+            idempotency_key: sub.idempotency_key.clone(),
             ..ReviewRecord::running(id.clone(), plan, created_ms, deadline_ms)
         };
         let dispatch_span = tracing::info_span!(

@@ -27,6 +27,9 @@ const DIFF_PIECE: usize = 1024 * 1024;
 const STAGING_TTL_SECS: u64 = 60 * 60;
 /// Events kept per review (approximate trim).
 const EVENTS_MAX: u64 = 10_000;
+/// The suffixes of a review's keys (the hash has none), which expire
+/// together once it has finished and its retention is over.
+const REVIEW_KEYS: [&str; 5] = ["", "diff", "lanes", "attempts", "events"];
 
 fn decode_json<T: serde::de::DeserializeOwned>(
     what: &'static str,
@@ -46,6 +49,36 @@ struct StoredBundle<'a> {
 }
 
 impl RedisBackend {
+    /// Seconds a finished review's keys are kept, when they expire at all
+    /// (at least one: `EXPIRE 0` would delete them at once).
+    fn retention_secs(&self) -> Option<u64> {
+        self.retention.map(|r| r.as_secs().max(1))
+    }
+
+    /// Adds to `pipe` the expiry of every key of the finished review
+    /// `record`, when reviews are kept for a while only, and of its
+    /// idempotency key when that would outlive it (`LT`: a key due to
+    /// expire sooner keeps its day). Writes after it (a late event) keep
+    /// the expiry: only replacing a key's whole value clears it.
+    fn expire_review(&self, pipe: &mut redis::Pipeline, record: &ReviewRecord) {
+        let Some(secs) = self.retention_secs() else {
+            return;
+        };
+        for suffix in REVIEW_KEYS {
+            pipe.cmd("EXPIRE")
+                .arg(self.layout.review(&record.id, suffix))
+                .arg(secs)
+                .ignore();
+        }
+        if let Some(key) = &record.idempotency_key {
+            pipe.cmd("EXPIRE")
+                .arg(self.layout.idempotency(record.id.tenant(), key))
+                .arg(secs)
+                .arg("LT")
+                .ignore();
+        }
+    }
+
     /// Adds to `pipe` an `XADD` of each of `events` to the review's event
     /// stream (one slot, so one node of a cluster takes them all).
     fn append_events(
@@ -324,6 +357,7 @@ impl ReviewStore for RedisBackend {
                 .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
                 .arg(&record.id.0)
                 .ignore();
+            self.expire_review(&mut pipe, record);
         }
         pipe.query_async::<()>(&mut conn).await?;
         Ok(())
@@ -506,6 +540,7 @@ impl ReviewStore for RedisBackend {
             .arg(&record.id.0)
             .ignore();
         self.append_events(&mut pipe, &record.id, events)?;
+        self.expire_review(&mut pipe, record);
         pipe.query_async::<()>(&mut conn).await?;
         Ok(())
     }
