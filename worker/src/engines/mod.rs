@@ -152,15 +152,16 @@ impl LaneInput {
         &self.review.bundle
     }
 
-    /// The patches of the files this lane reviews, in diff order.
+    /// The patches of the files this lane reviews, in diff order: looked
+    /// up in the review's path index, made once for all its lanes, rather
+    /// than by reading every path of the diff for each lane.
     pub fn lane_files(&self) -> Vec<&FilePatch> {
-        let files: std::collections::HashSet<&str> =
-            self.job.lane.files.iter().map(String::as_str).collect();
+        let diff = &self.review.diff;
         self.review
-            .diff
-            .files
-            .iter()
-            .filter(|p| files.contains(p.path()))
+            .rule_findings
+            .indexes(diff, &self.job.lane.files)
+            .into_iter()
+            .filter_map(|i| diff.files.get(i))
             .collect()
     }
 }
