@@ -11,6 +11,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 const CAPACITY: usize = 8;
+/// Most diff bytes the cache keeps loaded (the newest review stays
+/// whatever its size): each is held with its parsed lines (about as large
+/// again) and the rules' findings, so eight reviews of a 64 MB diff kept
+/// most of a gigabyte on a worker long after their lanes ran. The lanes of
+/// a review arrive together, so the newest is the one that matters.
+const BUDGET_BYTES: usize = 64 * 1024 * 1024;
 
 /// Most recently used first.
 type Entries = VecDeque<(ReviewId, Arc<LoadedReview>)>;
@@ -37,6 +43,7 @@ impl BundleCache {
             entries.retain(|(k, _)| *k != id);
             entries.push_front((id.clone(), loaded));
             entries.truncate(CAPACITY);
+            keep_within(&mut entries, BUDGET_BYTES);
         }
         let mut loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         loading.remove(&id);
@@ -49,6 +56,21 @@ impl BundleCache {
         let mut loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
         loading.entry(id.clone()).or_default().clone()
     }
+}
+
+/// Drops the oldest entries until the diffs of the rest take at most
+/// `budget` bytes; the newest always stays, whatever its size (its lanes
+/// are running).
+fn keep_within(entries: &mut Entries, budget: usize) {
+    let mut total = 0usize;
+    let keep = entries
+        .iter()
+        .position(|(_, loaded)| {
+            total = total.saturating_add(loaded.bundle.diff.len());
+            total > budget
+        })
+        .map_or(entries.len(), |over| over.max(1));
+    entries.truncate(keep);
 }
 
 #[cfg(test)]
@@ -77,5 +99,30 @@ mod tests {
             !Arc::ptr_eq(&cache.turn(&id), &first),
             "the turn ends with the load"
         );
+    }
+
+    fn loaded(diff_bytes: usize) -> Arc<LoadedReview> {
+        let bundle = revu_common::bundle::ReviewBundle {
+            diff: vec![b'+'; diff_bytes].into(),
+            ..Default::default()
+        };
+        Arc::new(LoadedReview::new(bundle.into(), Arc::default()))
+    }
+
+    #[test]
+    fn the_oldest_reviews_go_once_their_diffs_pass_the_budget() {
+        let ids: Vec<ReviewId> = (0..4).map(|_| ReviewId::new()).collect();
+        let mut entries = Entries::new();
+        for (id, bytes) in ids.iter().zip([40, 30, 20, 10]) {
+            entries.push_back((id.clone(), loaded(bytes)));
+        }
+        keep_within(&mut entries, 100);
+        assert_eq!(entries.len(), 4, "100 bytes in all: within");
+        keep_within(&mut entries, 90);
+        let kept: Vec<&ReviewId> = entries.iter().map(|(id, _)| id).collect();
+        assert_eq!(kept, ids[..3].iter().collect::<Vec<_>>(), "the oldest went");
+        keep_within(&mut entries, 10);
+        assert_eq!(entries.len(), 1, "the newest stays, over the budget");
+        assert_eq!(entries[0].0, ids[0]);
     }
 }
