@@ -1,12 +1,13 @@
 //! A lane whose review is cancelled while its engine runs is abandoned:
 //! the engine's future is dropped (a network request or a command stops
-//! there), and the job is acknowledged with a cancelled report.
+//! there), and the job is acknowledged with a cancelled report. A lane
+//! taken after its deadline is neither run nor announced.
 
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneSpec, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{ReviewPlan, ReviewRecord, ReviewState};
+use revu_common::review::{ProgressEvent, ReviewPlan, ReviewRecord, ReviewState};
 use revu_worker::engines::{Engine, Engines, LaneInput, Review};
 use revu_worker::runner::Worker;
 use std::sync::Arc;
@@ -142,4 +143,76 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     let backlog = backend.job_backlog().await.ok();
     assert_eq!(backlog.map(|b| b.pending), Some(0));
     assert_eq!(engine.started.load(Ordering::SeqCst), 1);
+}
+
+/// A job taken after its deadline (its review is over, and may be gone
+/// from the store) faults at once: its engine never runs and no "lane
+/// started" event goes out, which on an expired review would leave an
+/// events stream behind with no expiry.
+#[tokio::test]
+async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
+    let backend = MemoryBackend::new();
+    let id = ReviewId::new();
+    let lane = LaneSpec {
+        id: "domain:core".into(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
+        },
+        engine: "endless".into(),
+        files: vec![],
+        guidance: vec![],
+    };
+    let job = LaneJob::new(id.clone(), lane.clone(), 1, 1, vec![]);
+    let bundle = Arc::new(ReviewBundle::default());
+    let created = backend
+        .create_review(&record(&id, &lane), &bundle, None, &[job])
+        .await;
+    assert!(created.is_ok(), "{created:?}");
+    let engine = Arc::new(Endless::default());
+    let worker = Worker::new(
+        backend.clone(),
+        Engines::default().with(engine.clone()),
+        Duration::from_secs(5),
+    );
+    let delivery = backend
+        .take_jobs(
+            worker.name(),
+            &["endless".to_owned()],
+            Duration::from_secs(1),
+        )
+        .await
+        .ok()
+        .and_then(|mut taken| taken.pop())
+        .unwrap_or_else(|| panic!("the lane job was not delivered"));
+    let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
+    assert!(done.is_ok(), "the lane did not end at once");
+    assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
+    let report = backend
+        .take_results("coordinator", Duration::from_secs(1))
+        .await
+        .ok()
+        .and_then(|got| got.into_iter().next())
+        .and_then(|d| d.payload.ok())
+        .unwrap_or_else(|| panic!("no report for the late lane"));
+    assert!(
+        matches!(
+            report.outcome,
+            LaneAttemptOutcome::Failed {
+                kind: FaultKind::Deadline,
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
+    );
+    let events = backend
+        .read_events(&id, "0", Duration::from_millis(10))
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !events
+            .iter()
+            .any(|(_, e)| matches!(e, ProgressEvent::LaneStarted { .. })),
+        "a late lane was announced: {events:?}"
+    );
 }

@@ -441,9 +441,18 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
         let limit = self.lane_timeout.min(left);
         // The event goes out beside the lane's first reads (one round trip
-        // for both), and before its report, which waits for both.
+        // for both), and before its report, which waits for both. A lane
+        // past its deadline does not start, and is not said to: its review
+        // is over, and may have expired from the store, where the event
+        // would leave a stream of its own behind.
+        let announce = async {
+            if now_ms() > job.deadline_ms {
+                return Ok(());
+            }
+            self.backend.push_event(&job.review_id, &event).await
+        };
         let (announced, ran) = tokio::join!(
-            self.backend.push_event(&job.review_id, &event),
+            announce,
             tokio::time::timeout(limit, self.run_lane(job, meter))
         );
         if let Err(e) = announced {
