@@ -4,9 +4,11 @@
 //! taken after its deadline is neither run nor announced.
 
 use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_common::lane::{
+    FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId,
+};
 use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::review::{ProgressEvent, ReviewPlan, ReviewRecord, ReviewState};
 use revu_worker::engines::{Engine, Engines, LaneInput, Review};
 use revu_worker::runner::Worker;
@@ -47,6 +49,44 @@ impl Engine for Endless {
     }
 }
 
+/// A domain lane on the `endless` engine.
+fn endless_lane() -> LaneSpec {
+    LaneSpec {
+        id: "domain:core".into(),
+        kind: LaneKind::Domain {
+            domain: "core".into(),
+        },
+        engine: "endless".into(),
+        files: vec![],
+        guidance: vec![],
+    }
+}
+
+/// The lane job waiting for `worker`.
+async fn take_lane(backend: &MemoryBackend, worker: &Worker<MemoryBackend>) -> Delivery<LaneJob> {
+    backend
+        .take_jobs(
+            worker.name(),
+            &["endless".to_owned()],
+            Duration::from_secs(1),
+        )
+        .await
+        .ok()
+        .and_then(|mut taken| taken.pop())
+        .unwrap_or_else(|| panic!("the lane job was not delivered"))
+}
+
+/// The report the lane sent.
+async fn lane_report(backend: &MemoryBackend) -> LaneReport {
+    backend
+        .take_results("coordinator", Duration::from_secs(1))
+        .await
+        .ok()
+        .and_then(|got| got.into_iter().next())
+        .and_then(|d| d.payload.ok())
+        .unwrap_or_else(|| panic!("no report for the lane"))
+}
+
 fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
     let plan = ReviewPlan {
         lanes: vec![lane.clone()],
@@ -59,15 +99,7 @@ fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
 async fn a_cancelled_review_stops_the_engine_in_flight() {
     let backend = MemoryBackend::new();
     let id = ReviewId::new();
-    let lane = LaneSpec {
-        id: "domain:core".into(),
-        kind: LaneKind::Domain {
-            domain: "core".into(),
-        },
-        engine: "endless".into(),
-        files: vec![],
-        guidance: vec![],
-    };
+    let lane = endless_lane();
     let record = record(&id, &lane);
     let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
     let bundle = Arc::new(ReviewBundle {
@@ -83,16 +115,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     let engines = Engines::default().with(engine.clone());
     // A short lease: the heartbeat, which notices the cancel, runs often.
     let worker = Worker::new(backend.clone(), engines, Duration::from_millis(300));
-    let delivery = backend
-        .take_jobs(
-            worker.name(),
-            &["endless".to_owned()],
-            Duration::from_secs(1),
-        )
-        .await
-        .ok()
-        .and_then(|mut taken| taken.pop())
-        .unwrap_or_else(|| panic!("the lane job was not delivered"));
+    let delivery = take_lane(&backend, &worker).await;
     let running = tokio::spawn({
         let worker = worker.clone();
         async move { worker.process(delivery).await }
@@ -121,13 +144,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     );
 
     // Acknowledged with a cancelled report; nothing left pending.
-    let report = backend
-        .take_results("coordinator", Duration::from_secs(1))
-        .await
-        .ok()
-        .and_then(|got| got.into_iter().next())
-        .and_then(|d| d.payload.ok())
-        .unwrap_or_else(|| panic!("no report for the abandoned lane"));
+    let report = lane_report(&backend).await;
     assert!(
         matches!(
             report.outcome,
@@ -153,15 +170,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
 async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
     let backend = MemoryBackend::new();
     let id = ReviewId::new();
-    let lane = LaneSpec {
-        id: "domain:core".into(),
-        kind: LaneKind::Domain {
-            domain: "core".into(),
-        },
-        engine: "endless".into(),
-        files: vec![],
-        guidance: vec![],
-    };
+    let lane = endless_lane();
     let job = LaneJob::new(id.clone(), lane.clone(), 1, 1, vec![]);
     let bundle = Arc::new(ReviewBundle::default());
     let created = backend
@@ -174,26 +183,11 @@ async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
         Engines::default().with(engine.clone()),
         Duration::from_secs(5),
     );
-    let delivery = backend
-        .take_jobs(
-            worker.name(),
-            &["endless".to_owned()],
-            Duration::from_secs(1),
-        )
-        .await
-        .ok()
-        .and_then(|mut taken| taken.pop())
-        .unwrap_or_else(|| panic!("the lane job was not delivered"));
+    let delivery = take_lane(&backend, &worker).await;
     let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
     assert!(done.is_ok(), "the lane did not end at once");
     assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
-    let report = backend
-        .take_results("coordinator", Duration::from_secs(1))
-        .await
-        .ok()
-        .and_then(|got| got.into_iter().next())
-        .and_then(|d| d.payload.ok())
-        .unwrap_or_else(|| panic!("no report for the late lane"));
+    let report = lane_report(&backend).await;
     assert!(
         matches!(
             report.outcome,
