@@ -78,8 +78,9 @@ pub struct RedisBackend {
     /// The shard the next blocking read on a cluster waits on: readers
     /// side by side take turns, so that together they watch every shard.
     next_block: std::sync::Arc<std::sync::atomic::AtomicU16>,
-    /// How long a finished review's keys are kept; forever when `None`.
-    retention: Option<Duration>,
+    /// Seconds a finished review's keys are kept (at least one: `EXPIRE
+    /// 0` would delete them at once); forever when `None`.
+    retention_secs: Option<u64>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -87,7 +88,7 @@ impl std::fmt::Debug for RedisBackend {
         f.debug_struct("RedisBackend")
             .field("prefix", &self.layout.prefix())
             .field("cluster", &self.cluster)
-            .field("retention", &self.retention)
+            .field("retention_secs", &self.retention_secs)
             .finish_non_exhaustive()
     }
 }
@@ -287,7 +288,7 @@ impl RedisBackend {
             blocking: BlockingPool::new(source),
             cluster: options.cluster,
             next_block: std::sync::Arc::default(),
-            retention: None,
+            retention_secs: None,
         };
         // Job streams get their group when a worker first reads them.
         for shard in layout::shards() {
@@ -304,7 +305,9 @@ impl RedisBackend {
     /// The review's idempotency key, which holds it for a day, expires with
     /// it when that comes sooner. Needs Redis 7 (`EXPIRE … LT`).
     pub fn with_review_retention(mut self, retention: Option<Duration>) -> Self {
-        self.retention = retention.filter(|r| !r.is_zero());
+        self.retention_secs = retention
+            .filter(|r| !r.is_zero())
+            .map(|r| r.as_secs().max(1));
         self
     }
 

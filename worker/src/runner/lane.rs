@@ -6,10 +6,13 @@ use super::Worker;
 use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
 use revu_common::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::now_ms;
 use std::sync::Arc;
 
-fn failed(kind: FaultKind, reason: impl Into<String>, transient: bool) -> LaneAttemptOutcome {
+pub(super) fn failed(
+    kind: FaultKind,
+    reason: impl Into<String>,
+    transient: bool,
+) -> LaneAttemptOutcome {
     LaneAttemptOutcome::Failed {
         reason: reason.into(),
         transient,
@@ -97,13 +100,6 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         job: &LaneJob,
         meter: &Arc<Meter>,
     ) -> Result<(Arc<dyn crate::engines::Engine>, LaneInput), LaneAttemptOutcome> {
-        if now_ms() > job.deadline_ms {
-            return Err(failed(
-                FaultKind::Deadline,
-                "lane deadline passed before it started",
-                false,
-            ));
-        }
         match self.backend.load_record(&job.review_id).await {
             Ok(Some(r)) if r.state.is_terminal() => {
                 return Err(failed(

@@ -438,37 +438,42 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             attempt: job.attempt,
             worker: self.name.to_string(),
         };
-        let left = Duration::from_millis(job.deadline_ms.saturating_sub(now_ms()));
+        let now = now_ms();
+        let left = Duration::from_millis(job.deadline_ms.saturating_sub(now));
         let limit = self.lane_timeout.min(left);
-        // The event goes out beside the lane's first reads (one round trip
-        // for both), and before its report, which waits for both. A lane
-        // past its deadline does not start, and is not said to: its review
-        // is over, and may have expired from the store, where the event
-        // would leave a stream of its own behind.
-        let announce = async {
-            if now_ms() > job.deadline_ms {
-                return Ok(());
-            }
-            self.backend.push_event(&job.review_id, &event).await
-        };
-        let (announced, ran) = tokio::join!(
-            announce,
-            tokio::time::timeout(limit, self.run_lane(job, meter))
-        );
-        if let Err(e) = announced {
-            tracing::debug!(error = %e, "progress event lost");
-        }
-        let (outcome, cache) = match ran {
-            Ok(ran) => ran,
-            Err(_) => (
-                LaneAttemptOutcome::Failed {
-                    reason: format!("lane ran longer than {}s", limit.as_secs()),
-                    transient: true,
-                    kind: FaultKind::Timeout,
-                    retry_after_ms: None,
-                },
+        let (outcome, cache) = if now > job.deadline_ms {
+            // Neither run nor announced: its review is over, and may have
+            // expired from the store, where the event would leave a stream
+            // of its own behind.
+            (
+                lane::failed(
+                    FaultKind::Deadline,
+                    "lane deadline passed before it started",
+                    false,
+                ),
                 None,
-            ),
+            )
+        } else {
+            // The event goes out beside the lane's first reads (one round
+            // trip for both), and before its report, which waits for both.
+            let (announced, ran) = tokio::join!(
+                self.backend.push_event(&job.review_id, &event),
+                tokio::time::timeout(limit, self.run_lane(job, meter))
+            );
+            if let Err(e) = announced {
+                tracing::debug!(error = %e, "progress event lost");
+            }
+            ran.unwrap_or_else(|_| {
+                (
+                    LaneAttemptOutcome::Failed {
+                        reason: format!("lane ran longer than {}s", limit.as_secs()),
+                        transient: true,
+                        kind: FaultKind::Timeout,
+                        retry_after_ms: None,
+                    },
+                    None,
+                )
+            })
         };
         let outcome = redacted(outcome);
         if let LaneAttemptOutcome::Failed {

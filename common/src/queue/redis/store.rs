@@ -49,19 +49,13 @@ struct StoredBundle<'a> {
 }
 
 impl RedisBackend {
-    /// Seconds a finished review's keys are kept, when they expire at all
-    /// (at least one: `EXPIRE 0` would delete them at once).
-    fn retention_secs(&self) -> Option<u64> {
-        self.retention.map(|r| r.as_secs().max(1))
-    }
-
     /// Adds to `pipe` the expiry of every key of the finished review
     /// `record`, when reviews are kept for a while only, and of its
     /// idempotency key when that would outlive it (`LT`: a key due to
     /// expire sooner keeps its day). Writes after it (a late event) keep
     /// the expiry: only replacing a key's whole value clears it.
     fn expire_review(&self, pipe: &mut redis::Pipeline, record: &ReviewRecord) {
-        let Some(secs) = self.retention_secs() else {
+        let Some(secs) = self.retention_secs else {
             return;
         };
         for suffix in REVIEW_KEYS {
