@@ -137,6 +137,15 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     assert!(b.lane_settled(&first, "domain:a").await.or_fail());
     assert!(!b.lane_settled(&first, "domain:b").await.or_fail());
     assert!(!b.lane_settled(&ReviewId::new(), "domain:a").await.or_fail());
+    // Nothing is stored for a review the store does not hold (one that
+    // expired): no settled lane, no events.
+    let gone = ReviewId::new();
+    assert!(!b.settle_lane(&gone, &result, &finished).await.or_fail());
+    b.push_events(&gone, std::slice::from_ref(&finished))
+        .await
+        .or_fail();
+    assert!(b.lane_results(&gone).await.or_fail().is_empty());
+    assert!(b.read_events(&gone, "0", SHORT).await.or_fail().is_empty());
 
     // The settle's event was written with it, once.
     let events = [

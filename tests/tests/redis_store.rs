@@ -262,6 +262,17 @@ async fn an_expired_review_is_gone_and_its_key_makes_a_new_one(b: RedisBackend) 
     assert!(gone, "the review outlived its retention by 4 s");
     assert!(b.load_report(&id).await.or_fail().is_none());
     assert!(b.load_bundle(&id).await.or_fail().is_none());
+    // A stale job's report or event brings nothing of it back (a stream
+    // or hash made now would never expire).
+    let (result, event) = settled("domain:a");
+    assert!(!b.settle_lane(&id, &result, &event).await.or_fail());
+    b.push_event(&id, &event).await.or_fail();
+    assert!(b.lane_results(&id).await.or_fail().is_empty());
+    let events = b
+        .read_events(&id, "0", Duration::from_millis(10))
+        .await
+        .or_fail();
+    assert!(events.is_empty(), "{events:?}");
     let again = b.new_review_id(None, Some("ci-1"));
     let outcome = b
         .create_review(&record_of(&again, "ci-1"), &bundle, Some("ci-1"), &[])

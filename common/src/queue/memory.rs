@@ -133,7 +133,11 @@ fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Ve
 impl State {
     /// Appends `events` to review `id`'s events (waiters are woken by the
     /// caller, once the lock is released).
+    /// Appends `events` to the review's, if the store holds it.
     fn add_events(&mut self, id: &ReviewId, events: &[ProgressEvent]) {
+        if !self.records.contains_key(id) {
+            return;
+        }
         self.events
             .entry(id.clone())
             .or_default()
@@ -470,6 +474,9 @@ impl ReviewStore for MemoryBackend {
         event: &ProgressEvent,
     ) -> Result<bool, QueueError> {
         let mut s = self.lock();
+        if !s.records.contains_key(id) {
+            return Ok(false);
+        }
         let lanes = s.lanes.entry(id.clone()).or_default();
         if lanes.contains_key(&result.lane_id) {
             return Ok(false);

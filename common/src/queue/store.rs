@@ -104,7 +104,8 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// appends `event` (the lane's finished or faulted event) to the
     /// review's events, so that a coordinator stopped in between cannot
     /// leave a settled lane its watchers never hear of. Returns `false`,
-    /// storing nothing, when the lane already has one (a duplicate report).
+    /// storing nothing, when the lane already has one (a duplicate report)
+    /// or the store no longer holds the review (it expired).
     fn settle_lane(
         &self,
         id: &ReviewId,
@@ -195,6 +196,7 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// Reviews not yet in a terminal state.
     fn active_reviews(&self) -> impl Future<Output = Result<Vec<ReviewId>, QueueError>> + Send;
 
+    /// Appends `event` to the review's events ([`ReviewStore::push_events`]).
     fn push_event(
         &self,
         id: &ReviewId,
@@ -202,6 +204,9 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 
     /// Appends `events` in order, in one round trip to a remote store.
+    /// Events for a review the store does not hold (it expired, or never
+    /// was) are dropped: they would bring back a stream of it that nothing
+    /// expires.
     fn push_events(
         &self,
         id: &ReviewId,

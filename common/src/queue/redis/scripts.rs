@@ -180,16 +180,38 @@ return 1
 });
 
 /// Settles lane ARGV[1] with the result ARGV[2] in the lanes hash KEYS[1]
-/// unless it has one, and then appends the event ARGV[3] to the events
-/// stream KEYS[2] (capped near ARGV[4] entries). Returns 1 if it settled.
+/// unless it has one or the review (its hash KEYS[3]) is gone, and then
+/// appends the event ARGV[3] to the events stream KEYS[2] (capped near
+/// ARGV[4] entries). Returns 1 if it settled.
 pub(super) static SETTLE_AND_ANNOUNCE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
+if redis.call('EXISTS', KEYS[3]) == 0 then
+  return 0
+end
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
   return 0
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[4], '*', 'payload', ARGV[3])
 return 1
+"#,
+    )
+});
+
+/// Appends the events ARGV[2..] to the events stream KEYS[2] (capped near
+/// ARGV[1] entries) while the review, its hash KEYS[1], exists: an event
+/// for a review that expired would otherwise make a new stream that never
+/// does. Returns how many it appended.
+pub(super) static APPEND_EVENTS: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return 0
+end
+for i = 2, #ARGV do
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', 'payload', ARGV[i])
+end
+return #ARGV - 1
 "#,
     )
 });

@@ -2,7 +2,7 @@
 
 use super::conn::block_ms;
 use super::scripts::{
-    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, CHARGE_QUOTA, CREATE_AND_DISPATCH,
+    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, APPEND_EVENTS, CHARGE_QUOTA, CREATE_AND_DISPATCH,
     GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE, STAGE_PIECE,
 };
 use super::{RedisBackend, layout};
@@ -413,6 +413,7 @@ impl ReviewStore for RedisBackend {
         let set: i64 = SETTLE_AND_ANNOUNCE
             .key(self.layout.review(id, "lanes"))
             .key(self.layout.review(id, "events"))
+            .key(self.layout.review(id, ""))
             .arg(&result.lane_id)
             .arg(encode("lane result", result)?)
             .arg(encode("progress event", event)?)
@@ -589,10 +590,16 @@ impl ReviewStore for RedisBackend {
         if events.is_empty() {
             return Ok(());
         }
-        let mut pipe = redis::pipe();
-        self.append_events(&mut pipe, id, events)?;
+        let mut script = APPEND_EVENTS.prepare_invoke();
+        script
+            .key(self.layout.review(id, ""))
+            .key(self.layout.review(id, "events"))
+            .arg(EVENTS_MAX);
+        for event in events {
+            script.arg(encode("progress event", event)?);
+        }
         let mut conn = self.conn.clone();
-        pipe.query_async::<()>(&mut conn).await?;
+        script.invoke_async::<()>(&mut conn).await?;
         Ok(())
     }
 
