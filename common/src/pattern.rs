@@ -1,12 +1,17 @@
 //! Regexes compiled once per process, on the first text that gets past
 //! their literal guard ([`guard`]): a run compiles only the patterns its
 //! text could match, and a line that holds none of a pattern's literals
-//! never reaches the regex. A pattern that fails to compile disables what
-//! uses it instead of panicking (the error is logged).
+//! never reaches the regex. A line read by many patterns (a rule file's
+//! production lines) has its [`LineMask`] worked out once: the `_line`
+//! methods read it first, and most patterns' guards turn the line away
+//! there without searching it. A pattern that fails to compile disables
+//! what uses it instead of panicking (the error is logged).
 
 mod guard;
+mod mask;
 
 pub use guard::Guard;
+pub use mask::LineMask;
 use regex::{Captures, Match, Regex};
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -46,14 +51,44 @@ impl Pattern {
     /// Whether `text` holds a literal every match needs: `false` means
     /// the pattern cannot match it.
     pub fn admits(&self, text: &str) -> bool {
+        self.guard().admits(text)
+    }
+
+    fn guard(&self) -> &Guard {
         self.guard
             .get_or_init(|| Guard::of(&ascii_classes(&self.source)))
-            .admits(text)
     }
 
     /// Whether the pattern matches `text` (never, if it did not compile).
     pub fn is_match(&self, text: &str) -> bool {
         self.admits(text) && self.regex().is_some_and(|re| re.is_match(text))
+    }
+
+    /// [`Pattern::is_match`] on a line whose [`LineMask`] is known (that
+    /// of `text`, or of a text holding every byte of it).
+    pub fn is_match_line(&self, text: &str, mask: LineMask) -> bool {
+        self.admits_line(text, mask) && self.regex().is_some_and(|re| re.is_match(text))
+    }
+
+    /// [`Pattern::captures`] on a line whose [`LineMask`] is known.
+    pub fn captures_line<'t>(&self, text: &'t str, mask: LineMask) -> Option<Captures<'t>> {
+        if !self.admits_line(text, mask) {
+            return None;
+        }
+        self.regex().and_then(|re| re.captures(text))
+    }
+
+    /// [`Pattern::admits`] on a line whose [`LineMask`] is known.
+    pub fn admits_line(&self, text: &str, mask: LineMask) -> bool {
+        self.guard().admits_line(text, mask)
+    }
+
+    /// [`Pattern::find`] on a line whose [`LineMask`] is known.
+    pub fn find_line<'t>(&self, text: &'t str, mask: LineMask) -> Option<Match<'t>> {
+        if !self.admits_line(text, mask) {
+            return None;
+        }
+        self.regex().and_then(|re| re.find(text))
     }
 
     /// The captures of the first match in `text`.

@@ -12,6 +12,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use memchr::memmem;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
+use super::mask::{LineMask, Need};
+
 /// Most literals a guard keeps; past it, a guard admits every line (so
 /// many alternatives cost more to look for than the regex).
 const MOST_LITERALS: usize = 32;
@@ -91,6 +93,8 @@ fn commonness(b: u8) -> u8 {
 /// pass per kind (exact, and without ASCII case).
 #[derive(Debug, Clone)]
 struct Searcher {
+    /// Per needle, what a line's [`LineMask`] needs to hold it.
+    needs: Vec<Need>,
     finds: Vec<Find>,
     /// A folded needle holds `k` or `s`, whose Unicode case folds leave
     /// ASCII (the Kelvin sign, the long s): a line with non-ASCII bytes
@@ -133,6 +137,7 @@ impl Searcher {
                     .any(|b| matches!(b, b'k' | b's' | b'K' | b'S'))
         });
         Some(Searcher {
+            needs: needles.iter().map(|n| Need::of(&n.bytes)).collect(),
             finds,
             unicode_folds,
         })
@@ -140,6 +145,13 @@ impl Searcher {
 
     fn found_in(&self, hay: &[u8]) -> bool {
         (self.unicode_folds && !hay.is_ascii()) || self.finds.iter().any(|f| f.in_(hay))
+    }
+
+    /// Whether a line of mask `mask` may hold a needle (or, with
+    /// `unicode_folds`, a byte past ASCII).
+    fn may_be_in(&self, mask: LineMask) -> bool {
+        (self.unicode_folds && mask.past_ascii())
+            || self.needs.iter().any(|&need| mask.may_hold(need))
     }
 }
 
@@ -167,6 +179,15 @@ impl Guard {
         self.0
             .as_ref()
             .is_none_or(|searcher| searcher.found_in(text.as_bytes()))
+    }
+
+    /// [`Guard::admits`], told the [`LineMask`] of `text` (or one that
+    /// holds more, [`LineMask::with`]): a line that lacks a pair of adjacent
+    /// bytes of each needle is turned away without being read.
+    pub fn admits_line(&self, text: &str, mask: LineMask) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|searcher| searcher.may_be_in(mask) && searcher.found_in(text.as_bytes()))
     }
 }
 
@@ -350,6 +371,49 @@ mod tests {
         let folded = Guard::of(r"(?i)(?:alpha|beta|gamma|delta|omega)_id");
         assert!(folded.admits("OMEGA_ID = 3"));
         assert!(!folded.admits("theta_id = 3"));
+    }
+
+    #[test]
+    fn a_line_mask_turns_away_only_what_the_search_would() {
+        let patterns = [
+            r"\bverify\s*=\s*False\b",
+            r"(?i)\bselect\s+\*",
+            r"\b(alpha|beta|gamma|delta|omega|zeta)\(",
+            r"(?i)secret",
+            r"[A-Z]{3}\d+",
+        ];
+        let lines = [
+            "get(u, verify=False)",
+            "get(u, verify=True)",
+            "x = SeLeCt * from t",
+            "x = omega(1)",
+            "eta = 2",
+            "\u{17F}ecret",
+            "ABC123 \u{7F}",
+            "",
+        ];
+        for pattern in patterns {
+            let guard = Guard::of(pattern);
+            for line in lines {
+                let mask = LineMask::of(line);
+                assert_eq!(
+                    guard.admits_line(line, mask),
+                    guard.admits(line),
+                    "{pattern} on {line:?}"
+                );
+                // One mask serves the line and the line blanked.
+                let blanked = line.replace("True", "");
+                let both = mask.with(&blanked);
+                assert!(!guard.admits(&blanked) || guard.admits_line(&blanked, both));
+                assert_eq!(guard.admits_line(line, both), guard.admits(line));
+            }
+        }
+        assert!(!Guard::of(r"\bverify\(").admits_line("verify(", LineMask::of("ver")));
+        assert!(!Guard::of(r"AKIA[0-9A-Z]{16}").admits_line("AKA", LineMask::of("AKA")));
+        assert!(Guard::of(r"(?i)akia").admits_line("AKIA", LineMask::of("AKIA")));
+        // A folded `s` matches the long s: a line past ASCII gets past.
+        let line = "\u{17F}elect *";
+        assert!(Guard::of(r"(?i)select").admits_line(line, LineMask::of(line)));
     }
 
     #[test]

@@ -6,10 +6,11 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
 use super::scope::{HeadLine, each_head_line};
-use super::{Message, Rule, RuleContext, blanked, finding, text_files};
+use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
 use revu_common::paths::file_name;
+use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 
 /// Which files a check reads.
@@ -165,9 +166,13 @@ impl Check {
 
     /// Whether the line matches: `text` as written, `code` with its string
     /// literals blanked.
-    fn matches(&self, text: &str, code: &str) -> bool {
+    fn matches(&self, text: &str, code: &str, mask: LineMask) -> bool {
         let subject = if self.code_only { code } else { text };
-        self.pattern.is_match(subject) && !self.unless.as_ref().is_some_and(|u| u.is_match(text))
+        self.pattern.is_match_line(subject, mask)
+            && !self
+                .unless
+                .as_ref()
+                .is_some_and(|u| u.is_match_line(text, mask))
     }
 }
 
@@ -188,6 +193,7 @@ pub(crate) fn hits<'a>(
             continue;
         }
         let lines = ctx.production_lines(patch);
+        let masks = ctx.production_masks(patch);
         let code = if mine.iter().any(|c| c.code_only) {
             ctx.production_code(patch)
         } else {
@@ -198,8 +204,9 @@ pub(crate) fn hits<'a>(
         let mut shown: Option<Vec<HeadLine<'_>>> = None;
         for (i, &(line, text)) in lines.iter().enumerate() {
             let code = blanked(&code, i, text);
+            let mask = mask_of(&masks, i);
             let hit = mine.iter().find(|c| {
-                c.matches(text, code)
+                c.matches(text, code, mask)
                     && (c.inside.is_none() || {
                         let shown = shown.get_or_insert_with(|| {
                             patch.hunks.iter().flat_map(each_head_line).collect()

@@ -1,6 +1,7 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// `eval(`/`exec(` as a free function whose argument is not a string literal.
@@ -65,8 +66,9 @@ impl Rule for DynamicCodeExecution {
             ) {
                 continue;
             }
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                let Some(call) = detect(text, lang) else {
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
+                let Some(call) = detect(text, mask_of(&masks, i), lang) else {
                     continue;
                 };
                 let (why, fix) = if call.starts_with("eval")
@@ -102,35 +104,36 @@ impl Rule for DynamicCodeExecution {
     }
 }
 
-/// The dangerous call on `text`, if any.
-fn detect(text: &str, lang: Lang) -> Option<String> {
+/// The dangerous call on `text`, if any (`bytes` is the line's
+/// [`LineMask`]).
+fn detect(text: &str, bytes: LineMask, lang: Lang) -> Option<String> {
     match lang {
-        Lang::Shell => return SHELL_EVAL.captures(text).map(|c| c[1].to_string()),
+        Lang::Shell => return SHELL_EVAL.captures_line(text, bytes).map(|c| c[1].to_string()),
         Lang::Java => {
-            let c = JAVA_READ.captures(text)?;
+            let c = JAVA_READ.captures_line(text, bytes)?;
             let call = c.get(1).or(c.get(2)).map_or("readObject", |m| m.as_str());
             return Some(call.to_string());
         }
         _ => {}
     }
     // `eval("(" + input + ")")`: a literal first, then the data.
-    if let Some(c) = EVAL_ANY.captures(text)
+    if let Some(c) = EVAL_ANY.captures_line(text, bytes)
         && super::interpolation::interpolation(text).is_some()
     {
         return Some(c[1].to_string());
     }
-    if let Some(c) = EVAL.captures(text) {
+    if let Some(c) = EVAL.captures_line(text, bytes) {
         let name = &c[1];
         if lang == Lang::Python || name == "eval" {
             return Some(name.to_string());
         }
     }
     if lang == Lang::JavaScript {
-        return NEW_FUNCTION.captures(text)
-            .or_else(|| JS_UNSERIALIZE.captures(text))
+        return NEW_FUNCTION.captures_line(text, bytes)
+            .or_else(|| JS_UNSERIALIZE.captures_line(text, bytes))
             .map(|c| c[1].to_string());
     }
-    let c = DESERIALIZE.captures(text)?;
+    let c = DESERIALIZE.captures_line(text, bytes)?;
     let call = &c[1];
     let safe_yaml = call.starts_with("yaml.load")
         && ["SafeLoader", "CSafeLoader", "BaseLoader"]

@@ -4,6 +4,7 @@ use super::pattern::Pattern;
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 
 static PRIVATE_KEY: Pattern = Pattern::new(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----");
@@ -100,7 +101,7 @@ impl Rule for HardcodedCredential {
             for (line, text) in patch.added_lines() {
                 // Production lines come in line order.
                 let by_name = code.binary_search_by_key(&line, |&(n, _)| n).is_ok();
-                let Some(hit) = detect(text, lang, by_name) else {
+                let Some(hit) = detect(text, LineMask::of(text), lang, by_name) else {
                     continue;
                 };
                 let msg = Message {
@@ -154,10 +155,10 @@ struct Hit {
     key_block: bool,
 }
 
-/// The first credential on `text`.
-fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
+/// The first credential on `text`, whose [`LineMask`] is `bytes`.
+fn detect(text: &str, bytes: LineMask, lang: Lang, by_name: bool) -> Option<Hit> {
     // A header that closes its string literal is a parser constant, not a key.
-    if let Some(m) = PRIVATE_KEY.find(text)
+    if let Some(m) = PRIVATE_KEY.find_line(text, bytes)
         && !text[m.end()..].starts_with(['"', '\''])
     {
         return Some(Hit {
@@ -171,13 +172,13 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
         (&SLACK, "Slack token"),
         (&AWS_SECRET, "AWS secret access key"),
     ];
-    let formats = if ANY_FORMAT.admits(text) {
+    let formats = if ANY_FORMAT.admits_line(text, bytes) {
         &formats[..]
     } else {
         &[]
     };
     for &(pattern, label) in formats {
-        if let Some(c) = pattern.captures(text) {
+        if let Some(c) = pattern.captures_line(text, bytes) {
             let secret = &c[1];
             if !secret.ends_with("EXAMPLE") && !secret.contains("EXAMPLEKEY") {
                 return Some(Hit {
@@ -190,9 +191,9 @@ fn detect(text: &str, lang: Lang, by_name: bool) -> Option<Hit> {
     if !by_name {
         return None;
     }
-    let c = ASSIGNED.captures(text).or_else(|| {
+    let c = ASSIGNED.captures_line(text, bytes).or_else(|| {
         (lang == Lang::Config)
-            .then(|| CONFIG_ASSIGNED.captures(text))
+            .then(|| CONFIG_ASSIGNED.captures_line(text, bytes))
             .flatten()
     })?;
     let (name, value) = (&c[1], &c[2]);

@@ -5,6 +5,7 @@
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
@@ -57,6 +58,9 @@ pub(crate) struct SharedLines {
     /// [`FileLines::production`] with string literals blanked, worked out
     /// when a rule first asks ([`RuleContext::production_code`]).
     code: OnceLock<Vec<Option<Box<str>>>>,
+    /// The [`LineMask`] of each of [`FileLines::production`], worked out
+    /// when a rule first asks ([`RuleContext::production_masks`]).
+    masks: OnceLock<Vec<LineMask>>,
     /// What kind of file it is, for the tables ([`RuleContext::kind`]).
     kind: OnceLock<catalogue::Kind>,
 }
@@ -67,9 +71,16 @@ impl SharedLines {
             production: scope::production_refs(patch),
             text: is_text(patch),
             code: OnceLock::new(),
+            masks: OnceLock::new(),
             kind: OnceLock::new(),
         }
     }
+}
+
+/// The `i`th production line's mask ([`RuleContext::production_masks`]);
+/// one that admits everything past the end.
+pub(crate) fn mask_of(masks: &[LineMask], i: usize) -> LineMask {
+    masks.get(i).copied().unwrap_or(LineMask::ALL)
 }
 
 /// The `i`th production line's code ([`RuleContext::production_code`]),
@@ -132,6 +143,36 @@ impl<'a> RuleContext<'a> {
                 Cow::Borrowed(lines.shared.code.get_or_init(|| blank(&lines.production)))
             }
             _ => Cow::Owned(blank(&scope::production_lines(patch))),
+        }
+    }
+
+    /// The [`LineMask`] of each of [`RuleContext::production_lines`], in
+    /// the same order, which serves the line as written and its
+    /// [`RuleContext::production_code`]. Read them with [`mask_of`].
+    pub(crate) fn production_masks(&self, patch: &'a FilePatch) -> Cow<'a, [LineMask]> {
+        let of = |lines: &[(u32, &str)], code: &[Option<Box<str>>]| -> Vec<LineMask> {
+            lines
+                .iter()
+                .enumerate()
+                .map(
+                    |(i, &(_, text))| match code.get(i).and_then(Option::as_deref) {
+                        Some(code) => LineMask::of(text).with(code),
+                        None => LineMask::of(text),
+                    },
+                )
+                .collect()
+        };
+        match self.lines {
+            Some(lines) if std::ptr::eq(lines.patch, patch) => Cow::Borrowed(
+                lines
+                    .shared
+                    .masks
+                    .get_or_init(|| of(&lines.production, &self.production_code(patch))),
+            ),
+            _ => Cow::Owned(of(
+                &scope::production_lines(patch),
+                &self.production_code(patch),
+            )),
         }
     }
 

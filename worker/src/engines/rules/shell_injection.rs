@@ -1,7 +1,8 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static PY_SUBPROCESS: Pattern = Pattern::new(r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(");
@@ -56,8 +57,9 @@ impl Rule for ShellInjection {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let lang = Lang::of(patch.path());
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                let Some(call) = detect(text, lang) else {
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
+                let Some(call) = detect(text, mask_of(&masks, i), lang) else {
                     continue;
                 };
                 let how = interpolation(text).unwrap_or("a non-literal value");
@@ -79,35 +81,36 @@ impl Rule for ShellInjection {
     }
 }
 
-/// The call that runs a shell with an interpolated command, if any.
-fn detect(text: &str, lang: Lang) -> Option<String> {
+/// The call that runs a shell with an interpolated command, if any
+/// (`bytes` is the line's [`LineMask`]).
+fn detect(text: &str, bytes: LineMask, lang: Lang) -> Option<String> {
     let interpolated = || interpolation(text).is_some();
     match lang {
         Lang::Python => {
-            if let Some(c) = PY_SUBPROCESS.captures(text)
-                && SHELL_TRUE.is_match(text)
+            if let Some(c) = PY_SUBPROCESS.captures_line(text, bytes)
+                && SHELL_TRUE.is_match_line(text, bytes)
                 && interpolated()
             {
                 return Some(c[1].to_string());
             }
-            let c = PY_OS.captures(text)?;
+            let c = PY_OS.captures_line(text, bytes)?;
             let literal_arg = !c[2].is_empty();
             (!literal_arg || interpolated()).then(|| c[1].to_string())
         }
         Lang::JavaScript => {
-            let c = JS_EXEC.captures(text)?;
+            let c = JS_EXEC.captures_line(text, bytes)?;
             interpolated().then(|| c[1].to_string())
         }
         Lang::Rust => {
-            let c = RUST_SH.captures(text)?;
+            let c = RUST_SH.captures_line(text, bytes)?;
             interpolated().then(|| c[1].to_string())
         }
         Lang::Go => {
-            let c = GO_SH.captures(text)?;
+            let c = GO_SH.captures_line(text, bytes)?;
             interpolated().then(|| c[1].to_string())
         }
         Lang::Java => {
-            let c = JAVA_EXEC.captures(text)?;
+            let c = JAVA_EXEC.captures_line(text, bytes)?;
             interpolated().then(|| c[1].to_string())
         }
         _ => None,

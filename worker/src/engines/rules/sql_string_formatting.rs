@@ -2,7 +2,7 @@ use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// SQL written in upper case, as it usually is inside application code.
@@ -63,9 +63,12 @@ impl Rule for SqlStringFormatting {
             if !lang.is_source() || in_migration_dir(path) {
                 continue;
             }
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                let Some(sql) =
-                    SQL_UPPER.captures(text).or_else(|| SQL_ANY_CASE.captures(text))
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
+                let bytes = mask_of(&masks, i);
+                let Some(sql) = SQL_UPPER
+                    .captures_line(text, bytes)
+                    .or_else(|| SQL_ANY_CASE.captures_line(text, bytes))
                 else {
                     continue;
                 };

@@ -1,6 +1,6 @@
 use super::pattern::Pattern;
 use super::lang::Lang;
-use super::{Message, Rule, RuleContext, blanked, finding, text_files};
+use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -147,12 +147,14 @@ impl Rule for TlsVerificationDisabled {
             let lines = ctx.production_lines(patch);
             // In program code these settings are code, never string content.
             let code = ctx.production_code(patch);
+            let masks = ctx.production_masks(patch);
             for (i, &(line, text)) in lines.iter().enumerate() {
                 let code = blanked(&code, i, text);
+                let mask = mask_of(&masks, i);
                 let hit = CHECKS.iter().find(|(_, scope, re)| {
                     let written_as_code = matches!(scope, Scope::Python | Scope::Go | Scope::Rust);
                     let subject = if written_as_code { code } else { text };
-                    scope.covers(lang) && re.is_match(subject)
+                    scope.covers(lang) && re.is_match_line(subject, mask)
                 });
                 let Some((label, _, _)) = hit else {
                     continue;
