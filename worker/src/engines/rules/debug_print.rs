@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
 use super::pattern::Pattern;
 use super::scope::each_head_line;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -68,12 +68,13 @@ impl Rule for DebugPrint {
                 _ => continue,
             };
             let main_from = script_block_start(patch);
-            for &(line, text) in ctx.production_lines(patch).iter() {
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
                 // `print(…, file=sys.stderr)` is deliberate error output.
                 if line >= main_from || (lang == Lang::Python && text.contains("file=")) {
                     continue;
                 }
-                let Some(c) = pattern.captures(text) else {
+                let Some(c) = pattern.captures_line(text, mask_of(&masks, i)) else {
                     continue;
                 };
                 let Some(call) = c.iter().skip(1).flatten().next() else {

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static JS: Pattern = Pattern::new(r"^\s*(debugger)\s*;?\s*$");
@@ -57,11 +57,12 @@ impl Rule for DebuggerStatement {
                 Lang::Php => &PHP,
                 _ => continue,
             };
-            for (line, text) in patch.added_lines() {
+            let masks = ctx.added_masks(patch);
+            for (i, (line, text)) in patch.added_lines().enumerate() {
                 if lang.is_comment(text) {
                     continue;
                 }
-                let Some(c) = pattern.captures(text) else {
+                let Some(c) = pattern.captures_line(text, mask_of(&masks, i)) else {
                     continue;
                 };
                 let Some(stmt) = c.iter().skip(1).flatten().next() else {

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
 use super::pattern::Pattern;
 use super::secrets::{is_placeholder, mask};
-use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
+use super::{Message, Rule, RuleContext, downgrade, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
@@ -98,10 +98,11 @@ impl Rule for HardcodedCredential {
             };
             let lang = Lang::of(path);
             let placement = KeyPlacement::of(path);
-            for (line, text) in patch.added_lines() {
+            let masks = ctx.added_masks(patch);
+            for (i, (line, text)) in patch.added_lines().enumerate() {
                 // Production lines come in line order.
                 let by_name = code.binary_search_by_key(&line, |&(n, _)| n).is_ok();
-                let Some(hit) = detect(text, LineMask::of(text), lang, by_name) else {
+                let Some(hit) = detect(text, mask_of(&masks, i), lang, by_name) else {
                     continue;
                 };
                 let msg = Message {

@@ -61,6 +61,8 @@ pub(crate) struct SharedLines {
     /// The [`LineMask`] of each of [`FileLines::production`], worked out
     /// when a rule first asks ([`RuleContext::production_masks`]).
     masks: OnceLock<Vec<LineMask>>,
+    /// The [`LineMask`] of each added line ([`RuleContext::added_masks`]).
+    added_masks: OnceLock<Vec<LineMask>>,
     /// What kind of file it is, for the tables ([`RuleContext::kind`]).
     kind: OnceLock<catalogue::Kind>,
 }
@@ -72,6 +74,7 @@ impl SharedLines {
             text: is_text(patch),
             code: OnceLock::new(),
             masks: OnceLock::new(),
+            added_masks: OnceLock::new(),
             kind: OnceLock::new(),
         }
     }
@@ -173,6 +176,23 @@ impl<'a> RuleContext<'a> {
                 &scope::production_lines(patch),
                 &self.production_code(patch),
             )),
+        }
+    }
+
+    /// The [`LineMask`] of each of `patch`'s added lines, in the order of
+    /// [`FilePatch::added_lines`]. Read them with [`mask_of`].
+    pub(crate) fn added_masks(&self, patch: &'a FilePatch) -> Cow<'a, [LineMask]> {
+        let of = || -> Vec<LineMask> {
+            patch
+                .added_lines()
+                .map(|(_, text)| LineMask::of(text))
+                .collect()
+        };
+        match self.lines {
+            Some(lines) if std::ptr::eq(lines.patch, patch) => {
+                Cow::Borrowed(lines.shared.added_masks.get_or_init(of))
+            }
+            _ => Cow::Owned(of()),
         }
     }
 

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 // Unconditional skips, per language; conditional ones (`skipif`, `t.Skip`
@@ -61,11 +61,12 @@ impl Rule for SkippedTest {
                 Lang::Java | Lang::Kotlin => &JVM,
                 _ => continue,
             };
-            for (line, text) in patch.added_lines() {
+            let masks = ctx.added_masks(patch);
+            for (i, (line, text)) in patch.added_lines().enumerate() {
                 if lang.is_comment(text) {
                     continue;
                 }
-                let Some(c) = pattern.captures(text) else {
+                let Some(c) = pattern.captures_line(text, mask_of(&masks, i)) else {
                     continue;
                 };
                 let construct = c.get(1).map_or("", |m| m.as_str());
