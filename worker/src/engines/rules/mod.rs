@@ -80,8 +80,9 @@ impl SharedLines {
     }
 }
 
-/// The `i`th production line's mask ([`RuleContext::production_masks`]);
-/// one that admits everything past the end.
+/// The `i`th of `masks` ([`RuleContext::production_masks`],
+/// [`RuleContext::added_masks`]); past the end, one that turns nothing
+/// away.
 pub(crate) fn mask_of(masks: &[LineMask], i: usize) -> LineMask {
     masks.get(i).copied().unwrap_or(LineMask::ALL)
 }
