@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static LOG_CALL: Pattern = Pattern::new(concat!(
@@ -64,8 +64,9 @@ impl Rule for SecretLogged {
             if !lang.is_source() {
                 continue;
             }
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                if !LOG_CALL.is_match(text) {
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
+                if !LOG_CALL.is_match_line(text, mask_of(&masks, i)) {
                     continue;
                 }
                 let Some(name) = logged_secret(text) else {

@@ -1,7 +1,7 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::Pattern;
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static SELECT_STAR: Pattern = Pattern::new(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
@@ -52,8 +52,9 @@ impl Rule for SelectStar {
             if !(lang.is_source() || lang == Lang::Sql) || in_migration_dir(path) {
                 continue;
             }
-            for &(line, text) in ctx.production_lines(patch).iter() {
-                if !SELECT_STAR.is_match(text) {
+            let masks = ctx.production_masks(patch);
+            for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
+                if !SELECT_STAR.is_match_line(text, mask_of(&masks, i)) {
                     continue;
                 }
                 let msg = Message {
