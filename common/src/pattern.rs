@@ -51,21 +51,33 @@ impl Pattern {
     /// Whether `text` holds a literal every match needs: `false` means
     /// the pattern cannot match it.
     pub fn admits(&self, text: &str) -> bool {
-        self.guard().admits(text)
-    }
-
-    fn guard(&self) -> &Guard {
-        self.guard
-            .get_or_init(|| Guard::of(&ascii_classes(&self.source)))
+        self.admits_line(text, LineMask::ALL)
     }
 
     /// Whether the pattern matches `text` (never, if it did not compile).
     pub fn is_match(&self, text: &str) -> bool {
-        self.admits(text) && self.regex().is_some_and(|re| re.is_match(text))
+        self.is_match_line(text, LineMask::ALL)
     }
 
-    /// [`Pattern::is_match`] on a line whose [`LineMask`] is known (that
-    /// of `text`, or of a text holding every byte of it).
+    /// The captures of the first match in `text`.
+    pub fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
+        self.captures_line(text, LineMask::ALL)
+    }
+
+    /// The first match in `text`.
+    pub fn find<'t>(&self, text: &'t str) -> Option<Match<'t>> {
+        self.find_line(text, LineMask::ALL)
+    }
+
+    /// [`Pattern::admits`] on a line whose [`LineMask`] is known (that of
+    /// `text`, or one that holds more: [`LineMask::with`]).
+    pub fn admits_line(&self, text: &str, mask: LineMask) -> bool {
+        self.guard
+            .get_or_init(|| Guard::of(&ascii_classes(&self.source)))
+            .admits_line(text, mask)
+    }
+
+    /// [`Pattern::is_match`] on a line whose [`LineMask`] is known.
     pub fn is_match_line(&self, text: &str, mask: LineMask) -> bool {
         self.admits_line(text, mask) && self.regex().is_some_and(|re| re.is_match(text))
     }
@@ -78,30 +90,9 @@ impl Pattern {
         self.regex().and_then(|re| re.captures(text))
     }
 
-    /// [`Pattern::admits`] on a line whose [`LineMask`] is known.
-    pub fn admits_line(&self, text: &str, mask: LineMask) -> bool {
-        self.guard().admits_line(text, mask)
-    }
-
     /// [`Pattern::find`] on a line whose [`LineMask`] is known.
     pub fn find_line<'t>(&self, text: &'t str, mask: LineMask) -> Option<Match<'t>> {
         if !self.admits_line(text, mask) {
-            return None;
-        }
-        self.regex().and_then(|re| re.find(text))
-    }
-
-    /// The captures of the first match in `text`.
-    pub fn captures<'t>(&self, text: &'t str) -> Option<Captures<'t>> {
-        if !self.admits(text) {
-            return None;
-        }
-        self.regex().and_then(|re| re.captures(text))
-    }
-
-    /// The first match in `text`.
-    pub fn find<'t>(&self, text: &'t str) -> Option<Match<'t>> {
-        if !self.admits(text) {
             return None;
         }
         self.regex().and_then(|re| re.find(text))

@@ -131,9 +131,8 @@ fn deliveries<T: serde::de::DeserializeOwned>(raw: Vec<(EntryId, String)>) -> Ve
 }
 
 impl State {
-    /// Appends `events` to review `id`'s events (waiters are woken by the
-    /// caller, once the lock is released).
-    /// Appends `events` to the review's, if the store holds it.
+    /// Appends `events` to review `id`'s events if the store holds the
+    /// review (waiters are woken by the caller, once the lock is released).
     fn add_events(&mut self, id: &ReviewId, events: &[ProgressEvent]) {
         if !self.records.contains_key(id) {
             return;

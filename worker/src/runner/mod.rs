@@ -442,9 +442,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now));
         let limit = self.lane_timeout.min(left);
         let (outcome, cache) = if now > job.deadline_ms {
-            // Neither run nor announced: its review is over, and may have
-            // expired from the store, where the event would leave a stream
-            // of its own behind.
+            // Neither run nor announced: its review is over.
             (
                 lane::failed(
                     FaultKind::Deadline,
@@ -464,15 +462,8 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 tracing::debug!(error = %e, "progress event lost");
             }
             ran.unwrap_or_else(|_| {
-                (
-                    LaneAttemptOutcome::Failed {
-                        reason: format!("lane ran longer than {}s", limit.as_secs()),
-                        transient: true,
-                        kind: FaultKind::Timeout,
-                        retry_after_ms: None,
-                    },
-                    None,
-                )
+                let reason = format!("lane ran longer than {}s", limit.as_secs());
+                (lane::failed(FaultKind::Timeout, reason, true), None)
             })
         };
         let outcome = redacted(outcome);
