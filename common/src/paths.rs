@@ -53,10 +53,9 @@ pub fn is_test_path(path: &str) -> bool {
         return true;
     }
     let name = file_name(path);
-    let lower = name.to_ascii_lowercase();
-    (lower.starts_with("test_") && lower.ends_with(".py"))
-        || lower == "conftest.py"
-        || lower == "tests.rs"
+    (starts_with_ignore_case(name, "test_") && ends_with_ignore_case(name, ".py"))
+        || name.eq_ignore_ascii_case("conftest.py")
+        || name.eq_ignore_ascii_case("tests.rs")
         || [
             "_test.py",
             "_test.go",
@@ -66,9 +65,9 @@ pub fn is_test_path(path: &str) -> bool {
             "_test.rb",
         ]
         .iter()
-        .any(|s| lower.ends_with(s))
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
+        .any(|s| ends_with_ignore_case(name, s))
+        || contains_ignore_case(name, ".test.")
+        || contains_ignore_case(name, ".spec.")
         || [
             "Test.java",
             "Tests.java",
@@ -81,13 +80,38 @@ pub fn is_test_path(path: &str) -> bool {
         .any(|s| name.ends_with(s))
 }
 
+/// Whether `text` starts with `prefix`, ASCII letters compared without
+/// case (no lowercased copy is made: the rules ask this of every file).
+pub fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
+    text.as_bytes()
+        .get(..prefix.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(prefix.as_bytes()))
+}
+
+/// Whether `text` ends with `suffix`, ASCII letters compared without case.
+pub fn ends_with_ignore_case(text: &str, suffix: &str) -> bool {
+    text.len()
+        .checked_sub(suffix.len())
+        .and_then(|at| text.as_bytes().get(at..))
+        .is_some_and(|tail| tail.eq_ignore_ascii_case(suffix.as_bytes()))
+}
+
+/// Whether `text` holds `needle`, ASCII letters compared without case.
+pub fn contains_ignore_case(text: &str, needle: &str) -> bool {
+    needle.is_empty()
+        || text
+            .as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
 /// Directories whose files are schema migrations.
 const MIGRATION_DIRS: &[&str] = &["migrations", "migrate", "migration"];
 
 /// Whether `path` lies in a migrations directory (`migrations/`,
 /// `db/migrate/`, `alembic/versions/`).
 pub fn in_migration_dir(path: &str) -> bool {
-    has_dir(path, MIGRATION_DIRS) || path.to_ascii_lowercase().contains("alembic/versions/")
+    has_dir(path, MIGRATION_DIRS) || contains_ignore_case(path, "alembic/versions/")
 }
 
 /// What a path says about schema changes.

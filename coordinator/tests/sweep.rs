@@ -32,7 +32,7 @@ async fn submit(coordinator: &Coordinator<MemoryBackend>, diff: &str) -> ReviewI
 async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
     let record = backend.load_record(id).await.unwrap().unwrap();
     for lane in &record.plan.lanes {
-        let result = LaneResult {
+        let result = Arc::new(LaneResult {
             lane_id: lane.id.clone(),
             outcome: LaneOutcome::Complete,
             attempts: 1,
@@ -49,7 +49,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
             cache: None,
             worker: "w".into(),
             duration_ms: 1,
-        };
+        });
         let finished = ProgressEvent::LaneFinished {
             lane_id: result.lane_id.clone(),
             attempt: 1,

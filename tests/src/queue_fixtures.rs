@@ -89,7 +89,7 @@ pub async fn redis_backend(server: &RedisServer) -> RedisBackend {
 
 /// Lane `lane` settled COMPLETE on its first attempt, and the event that
 /// says so.
-pub fn settled(lane: &str) -> (LaneResult, ProgressEvent) {
+pub fn settled(lane: &str) -> (std::sync::Arc<LaneResult>, ProgressEvent) {
     let result = LaneResult {
         lane_id: lane.into(),
         outcome: LaneOutcome::Complete,
@@ -107,5 +107,5 @@ pub fn settled(lane: &str) -> (LaneResult, ProgressEvent) {
         attempt: 1,
         findings: 0,
     };
-    (result, event)
+    (std::sync::Arc::new(result), event)
 }

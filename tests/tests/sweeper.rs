@@ -11,6 +11,7 @@ use revu_coordinator::service::{Coordinator, Submission};
 use revu_tests::RedisServer;
 use revu_tests::scenario::example_diff;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// `Result::unwrap` for tests, with the error's own text.
 trait OrFail<T> {
@@ -75,7 +76,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
     // before finalizing: the sweep finalizes it.
     let record = load(&backend, &healthy).await;
     for lane in &record.plan.lanes {
-        let result = LaneResult {
+        let result = Arc::new(LaneResult {
             lane_id: lane.id.clone(),
             outcome: LaneOutcome::Complete,
             attempts: 1,
@@ -92,7 +93,7 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
             cache: None,
             worker: "w".into(),
             duration_ms: 1,
-        };
+        });
         let finished = ProgressEvent::LaneFinished {
             lane_id: result.lane_id.clone(),
             attempt: 1,

@@ -469,7 +469,7 @@ impl ReviewStore for MemoryBackend {
     async fn settle_lane(
         &self,
         id: &ReviewId,
-        result: &LaneResult,
+        result: &Arc<LaneResult>,
         event: &ProgressEvent,
     ) -> Result<bool, QueueError> {
         let mut s = self.lock();
@@ -480,7 +480,7 @@ impl ReviewStore for MemoryBackend {
         if lanes.contains_key(&result.lane_id) {
             return Ok(false);
         }
-        lanes.insert(result.lane_id.clone(), Arc::new(result.clone()));
+        lanes.insert(result.lane_id.clone(), Arc::clone(result));
         s.events.entry(id.clone()).or_default().push(event.clone());
         drop(s);
         self.events_ready.notify_waiters();

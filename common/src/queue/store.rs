@@ -105,11 +105,12 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// review's events, so that a coordinator stopped in between cannot
     /// leave a settled lane its watchers never hear of. Returns `false`,
     /// storing nothing, when the lane already has one (a duplicate report)
-    /// or the store no longer holds the review (it expired).
+    /// or the store no longer holds the review (it expired). The result is
+    /// shared: a store in this process keeps it as it is, uncopied.
     fn settle_lane(
         &self,
         id: &ReviewId,
-        result: &LaneResult,
+        result: &std::sync::Arc<LaneResult>,
         event: &ProgressEvent,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 

@@ -346,6 +346,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             },
         };
         observe::record_settled(&result);
+        // Shared with the store, which keeps it as it is in this process.
+        let result = std::sync::Arc::new(result);
         if self
             .backend
             .settle_lane(&record.id, &result, &event)

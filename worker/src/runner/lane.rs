@@ -26,7 +26,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// input; what it spends on a model service goes to `meter`.
     pub(super) async fn run_lane(
         &self,
-        job: &LaneJob,
+        job: &Arc<LaneJob>,
         meter: &Arc<Meter>,
     ) -> (LaneAttemptOutcome, Option<CacheUse>) {
         let (engine, input) = match self.lane_input(job, meter).await {
@@ -97,7 +97,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// The lane's engine and what it sees, or why the lane cannot run.
     async fn lane_input(
         &self,
-        job: &LaneJob,
+        job: &Arc<LaneJob>,
         meter: &Arc<Meter>,
     ) -> Result<(Arc<dyn crate::engines::Engine>, LaneInput), LaneAttemptOutcome> {
         match self.backend.load_record(&job.review_id).await {
@@ -126,7 +126,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             }) as Arc<dyn Ledger>
         });
         let input = LaneInput {
-            job: Arc::new(job.clone()),
+            job: Arc::clone(job),
             review,
             meter: meter.clone(),
             ledger,

@@ -273,7 +273,9 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// Runs one delivered job to its report.
     pub async fn process(&self, delivery: Delivery<LaneJob>) {
         let job = match delivery.payload {
-            Ok(job) => job,
+            // Shared with the lane's engine, not copied: a lane may list
+            // every file of a large change.
+            Ok(job) => Arc::new(job),
             Err(poison) => {
                 tracing::warn!(entry = %delivery.entry, error = %poison, "undecodable job dead-lettered");
                 let reason = format!("undecodable job: {poison}");
@@ -428,7 +430,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     }
 
     /// Runs one attempt of a lane to its report.
-    async fn attempt(&self, job: &LaneJob, meter: &Arc<Meter>) -> LaneReport {
+    async fn attempt(&self, job: &Arc<LaneJob>, meter: &Arc<Meter>) -> LaneReport {
         if self.failpoint == Some(Failpoint::ExitBeforeEngine) {
             std::process::exit(86);
         }

@@ -406,7 +406,7 @@ impl ReviewStore for RedisBackend {
     async fn settle_lane(
         &self,
         id: &ReviewId,
-        result: &LaneResult,
+        result: &std::sync::Arc<LaneResult>,
         event: &ProgressEvent,
     ) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();

@@ -9,7 +9,7 @@ use super::scope::{HeadLine, each_head_line};
 use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
-use revu_common::paths::file_name;
+use revu_common::paths::{ends_with_ignore_case, file_name, starts_with_ignore_case};
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 
@@ -31,11 +31,10 @@ pub(crate) fn is_dockerfile(path: &str) -> bool {
 }
 
 fn is_dockerfile_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    lower == "dockerfile"
-        || lower == "containerfile"
-        || lower.starts_with("dockerfile.")
-        || lower.ends_with(".dockerfile")
+    name.eq_ignore_ascii_case("dockerfile")
+        || name.eq_ignore_ascii_case("containerfile")
+        || starts_with_ignore_case(name, "dockerfile.")
+        || ends_with_ignore_case(name, ".dockerfile")
 }
 
 /// What [`Files`] asks of a path, worked out once per file rather than

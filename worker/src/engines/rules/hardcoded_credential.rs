@@ -97,7 +97,6 @@ impl Rule for HardcodedCredential {
                 ctx.production_lines(patch)
             };
             let lang = Lang::of(path);
-            let placement = KeyPlacement::of(path);
             let masks = ctx.added_masks(patch);
             for (i, (line, text)) in patch.added_lines().enumerate() {
                 // Production lines come in line order.
@@ -117,13 +116,16 @@ impl Rule for HardcodedCredential {
                         .into(),
                 };
                 let f = finding(self, path, line, BlastRadius::System, msg);
-                out.push(match (hit.key_block, placement) {
-                    (true, KeyPlacement::TestFixture) => {
+                // Where a file sits matters only for a key block (rare):
+                // it is not worked out for every file.
+                let placement = hit.key_block.then(|| KeyPlacement::of(path));
+                out.push(match placement {
+                    Some(KeyPlacement::TestFixture) => {
                         let mut f = downgrade(f, Severity::Suggestion, TEST_FIXTURE);
                         f.fix = FIXTURE_FIX.into();
                         f
                     }
-                    (true, KeyPlacement::Example) => {
+                    Some(KeyPlacement::Example) => {
                         let mut f = downgrade(f, Severity::Important, EXAMPLE);
                         f.fix = FIXTURE_FIX.into();
                         f

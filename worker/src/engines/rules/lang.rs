@@ -74,7 +74,7 @@ impl Lang {
 
     /// Whether `text` (one line) is only a comment in this language.
     pub(crate) fn is_comment(self, text: &str) -> bool {
-        let t = text.trim_start();
+        let t = trim_start(text);
         let slashes = t.starts_with("//")
             || t.starts_with("/*")
             || t.starts_with("* ")
@@ -94,6 +94,22 @@ impl Lang {
     /// Single quotes delimit strings except in Rust (lifetimes, chars).
     pub(crate) fn code_only(self, text: &str) -> Cow<'_, str> {
         blank_strings(text, self != Lang::Rust)
+    }
+}
+
+/// `text` without its leading whitespace, as [`str::trim_start`] gives it,
+/// but skipping the spaces and tabs of an indent a byte at a time: the
+/// rules ask this of every added line, and few lines start with any
+/// other whitespace.
+pub(crate) fn trim_start(text: &str) -> &str {
+    let indent = text
+        .bytes()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    let rest = text.get(indent..).unwrap_or_default();
+    match rest.as_bytes().first() {
+        Some(&b) if !b.is_ascii() || b <= b' ' => rest.trim_start(),
+        _ => rest,
     }
 }
 
@@ -169,6 +185,24 @@ mod tests {
         assert_eq!(Lang::of("Makefile"), Lang::Other);
         assert!(Lang::Go.is_source());
         assert!(!Lang::Sql.is_source());
+    }
+
+    #[test]
+    fn trim_start_is_the_standard_one() {
+        for text in [
+            "",
+            "x",
+            "    x = 1",
+            "\t\t  y",
+            "   ",
+            "\u{3000}wide space",
+            "  \u{a0}nbsp",
+            " \r\n",
+            "\x0bvertical tab",
+            "  é",
+        ] {
+            assert_eq!(trim_start(text), text.trim_start(), "{text:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub(crate) use revu_common::paths::{
     MigrationPath, file_name, has_dir, in_migration_dir, is_test_path, migration_path, split,
 };
+use revu_common::paths::{contains_ignore_case, ends_with_ignore_case};
 
 /// Whether `path` is test code, an example, a benchmark or a build script:
 /// code where panicking and printing are normal.
@@ -97,31 +98,40 @@ impl KeyPlacement {
 /// `_static/` assets of a documentation tree, which Sphinx fills with the
 /// theme's copies of jQuery, Underscore and its own search scripts.
 pub(crate) fn is_generated_path(path: &str) -> bool {
+    const GENERATED_DIRS: &[&str] = &[
+        "_build",
+        "vendor",
+        "_vendor",
+        "vendored",
+        "third_party",
+        "node_modules",
+        "dist",
+        "generated",
+        "gen",
+    ];
     let name = file_name(path);
-    let lower = name.to_ascii_lowercase();
-    has_dir(path, &["_build"])
-        || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
-        || has_dir(
-            path,
-            &[
-                "vendor",
-                "_vendor",
-                "vendored",
-                "third_party",
-                "node_modules",
-                "dist",
-                "generated",
-                "gen",
-            ],
-        )
-        || lower.ends_with(".lock")
-        || lower == "package-lock.json"
-        || lower == "pnpm-lock.yaml"
-        || lower == "go.sum"
+    // One pass over the directories: every rule asks this of every file.
+    let (mut generated, mut statics, mut docs) = (false, false, false);
+    for dir in path
+        .rsplit_once('/')
+        .map_or("", |(dirs, _)| dirs)
+        .split('/')
+    {
+        let is = |names: &[&str]| names.iter().any(|n| dir.eq_ignore_ascii_case(n));
+        generated |= is(GENERATED_DIRS);
+        statics |= is(&["_static"]);
+        docs |= is(&["docs", "doc"]);
+    }
+    generated
+        || (statics && docs)
+        || ends_with_ignore_case(name, ".lock")
+        || name.eq_ignore_ascii_case("package-lock.json")
+        || name.eq_ignore_ascii_case("pnpm-lock.yaml")
+        || name.eq_ignore_ascii_case("go.sum")
         || [".min.js", ".map", "_pb2.py", ".pb.go", ".g.dart", ".snap"]
             .iter()
-            .any(|s| lower.ends_with(s))
-        || lower.contains(".generated.")
+            .any(|s| ends_with_ignore_case(name, s))
+        || contains_ignore_case(name, ".generated.")
 }
 
 #[cfg(test)]

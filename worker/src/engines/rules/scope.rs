@@ -1,7 +1,7 @@
 //! Where a line sits: the head-side lines of a hunk, indentation, and which
 //! added lines of a Rust file are production code rather than tests.
 
-use super::lang::Lang;
+use super::lang::{self, Lang};
 use super::paths::{is_non_production_path, is_test_path};
 use super::pattern::Pattern;
 use revu_common::diff::{FilePatch, Hunk, LineKind};
@@ -151,7 +151,7 @@ pub(crate) fn production_refs(patch: &FilePatch) -> Vec<LineRef> {
             if lang == Lang::Python {
                 let at_start = open;
                 open = scan_triple_quotes(text, open);
-                let trimmed = text.trim_start();
+                let trimmed = lang::trim_start(text);
                 let unprefixed = trimmed.trim_start_matches(['r', 'R', 'u', 'U']);
                 let opens_doc = TRIPLE.iter().any(|t| unprefixed.starts_with(t))
                     || trimmed.starts_with("__doc__");
