@@ -25,7 +25,10 @@ pub fn file_name(path: &str) -> &str {
 
 /// Whether any directory of `path` is one of `names` (lowercase).
 pub fn has_dir(path: &str, names: &[&str]) -> bool {
-    let dirs = path.rsplit_once('/').map_or("", |(dirs, _)| dirs);
+    let dirs = match memchr::memrchr(b'/', path.as_bytes()) {
+        Some(slash) => path.get(..slash).unwrap_or_default(),
+        None => return false,
+    };
     dirs.split('/')
         .any(|d| !d.is_empty() && names.iter().any(|n| d.eq_ignore_ascii_case(n)))
 }
@@ -180,6 +183,32 @@ fn is_version_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn case_blind_comparisons_match_lowercased_ones() {
+        let words = ["", "a", "Test_x.PY", "x.Spec.ts", "ÉtÉ.py", "tests.RS", "é"];
+        let needles = ["", "test_", ".py", ".spec.", "é", "tests.rs", "x"];
+        for text in words {
+            let lower = text.to_ascii_lowercase();
+            for needle in needles {
+                assert_eq!(
+                    starts_with_ignore_case(text, needle),
+                    lower.starts_with(needle),
+                    "{text:?} starts with {needle:?}"
+                );
+                assert_eq!(
+                    ends_with_ignore_case(text, needle),
+                    lower.ends_with(needle),
+                    "{text:?} ends with {needle:?}"
+                );
+                assert_eq!(
+                    contains_ignore_case(text, needle),
+                    lower.contains(needle),
+                    "{text:?} holds {needle:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn test_paths_follow_common_conventions() {

@@ -28,22 +28,28 @@ impl SkipKind {
 
     /// What the file is, when it is one of the kinds.
     pub fn of(path: &str) -> Option<SkipKind> {
-        let lower = path.to_ascii_lowercase();
-        let name = lower.rsplit('/').next().unwrap_or(&lower);
-        let dirs = || lower.split('/').rev().skip(1);
-        if LOCK_FILES.contains(&name) {
+        // Compared without case and without a lowercased copy: asked of
+        // every changed file before the review is planned.
+        let name = crate::paths::file_name(path);
+        let dirs = path.get(..path.len() - name.len()).unwrap_or_default();
+        let in_dir = |names: &[&str]| {
+            dirs.split('/')
+                .any(|d| names.iter().any(|n| d.eq_ignore_ascii_case(n)))
+        };
+        if LOCK_FILES.iter().any(|f| name.eq_ignore_ascii_case(f)) {
             return Some(SkipKind::Lock);
         }
-        if dirs().any(|d| matches!(d, "vendor" | "third_party" | "node_modules")) {
+        if in_dir(&["vendor", "third_party", "node_modules"]) {
             return Some(SkipKind::Vendored);
         }
-        let generated = dirs().any(|d| d == "generated")
-            || name.contains(".generated.")
-            || name.ends_with(".pb.go")
-            || name.ends_with("_pb2.py")
-            || name.ends_with("_pb2_grpc.py")
-            || name.ends_with(".min.js")
-            || name.ends_with(".min.css");
+        let ends = |suffix: &str| crate::paths::ends_with_ignore_case(name, suffix);
+        let generated = in_dir(&["generated"])
+            || crate::paths::contains_ignore_case(name, ".generated.")
+            || ends(".pb.go")
+            || ends("_pb2.py")
+            || ends("_pb2_grpc.py")
+            || ends(".min.js")
+            || ends(".min.css");
         generated.then_some(SkipKind::Generated)
     }
 }
@@ -166,6 +172,15 @@ mod tests {
             "a file named vendor is code"
         );
         assert_eq!(SkipKind::of("Cargo.toml"), None);
+        // Names are compared without ASCII case.
+        assert_eq!(SkipKind::of("Pipfile.lock"), Some(SkipKind::Lock));
+        assert_eq!(SkipKind::of("Vendor/lib.c"), Some(SkipKind::Vendored));
+        assert_eq!(SkipKind::of("web/App.MIN.JS"), Some(SkipKind::Generated));
+        assert_eq!(
+            SkipKind::of("src/Types.Generated.cs"),
+            Some(SkipKind::Generated)
+        );
+        assert_eq!(SkipKind::of("generated"), None, "a file, not a directory");
     }
 
     #[test]
