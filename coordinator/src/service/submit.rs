@@ -4,12 +4,13 @@ use super::{Coordinator, ServiceError, blocking, observe};
 use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
 use revu_common::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
-use revu_common::lane::{LaneJob, ReviewId};
+use revu_common::lane::{LaneJob, LaneKind, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
-use revu_common::review::{ProgressEvent, ReviewRecord, Stage, now_ms};
+use revu_common::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage, now_ms};
 use revu_common::telemetry::names::{attr, span};
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
@@ -140,6 +141,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .iter()
             .map(|lane| record.plan.job(&id, lane, 1, deadline_ms))
             .collect();
+        // Watchers hear of the lanes in plan order; workers take them
+        // largest first (see `dispatch_order`).
+        let announced: Vec<ProgressEvent> = jobs.iter().map(dispatched).collect();
+        dispatch_order(&mut jobs, &record.plan);
         let publish_spans: Vec<tracing::Span> = dispatch_span.in_scope(|| {
             jobs.iter_mut()
                 .map(|job| observe::publish_span(job, &self.messaging))
@@ -182,7 +187,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         events.push(ProgressEvent::StageStarted {
             stage: Stage::Dispatch,
         });
-        events.extend(jobs.iter().map(dispatched));
+        events.extend(announced);
         events.push(ProgressEvent::StageFinished {
             stage: Stage::Dispatch,
         });
@@ -238,10 +243,102 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     }
 }
 
+/// Puts the domain lanes first, the one with the most added lines first
+/// of them, and the other lanes after them in plan order. Workers take a
+/// review's lanes in the order they were published, and the rules' time
+/// goes with the lines they read: the largest lane started last would run
+/// on alone while every other lane is done. The specialist lanes read
+/// what the domain lanes worked out on each file, so they go last.
+fn dispatch_order(jobs: &mut [LaneJob], plan: &ReviewPlan) {
+    let added: HashMap<&str, u64> = plan
+        .facts
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), u64::from(f.added)))
+        .collect();
+    jobs.sort_by_cached_key(|job| match job.lane.kind {
+        LaneKind::Domain { .. } => {
+            let size: u64 = job
+                .lane
+                .files
+                .iter()
+                .filter_map(|f| added.get(f.as_str()))
+                .sum();
+            (0, Reverse(size))
+        }
+        _ => (1, Reverse(0)),
+    });
+}
+
 /// The event that says `job` is on the queue.
 fn dispatched(job: &LaneJob) -> ProgressEvent {
     ProgressEvent::LaneDispatched {
         lane_id: job.lane.id.clone(),
         attempt: job.attempt,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use revu_common::diff::FileStatus;
+    use revu_common::finding::Dimension;
+    use revu_common::lane::LaneSpec;
+    use revu_common::report::{FactsSummary, FileSummary};
+
+    fn lane(id: &str, kind: LaneKind, files: &[&str]) -> LaneSpec {
+        LaneSpec {
+            id: id.into(),
+            kind,
+            engine: "rules".into(),
+            files: files.iter().map(|f| (*f).to_owned()).collect(),
+            guidance: Vec::new(),
+        }
+    }
+
+    fn domain(id: &str, files: &[&str]) -> LaneSpec {
+        lane(id, LaneKind::Domain { domain: id.into() }, files)
+    }
+
+    #[test]
+    fn the_largest_domain_lane_is_taken_first_and_the_specialists_last() {
+        let sizes = [("a.py", 10), ("b.py", 400), ("c.py", 30), ("d.py", 5)];
+        let specialist = |d| lane("s", LaneKind::Specialist { dimension: d }, &[]);
+        let plan = ReviewPlan {
+            lanes: vec![
+                domain("small", &["a.py"]),
+                specialist(Dimension::Security),
+                domain("large", &["b.py", "d.py"]),
+                domain("middle", &["c.py", "a.py"]),
+                specialist(Dimension::Testing),
+            ],
+            facts: FactsSummary {
+                files: sizes
+                    .iter()
+                    .map(|&(path, added)| FileSummary {
+                        path: path.into(),
+                        old_path: None,
+                        status: FileStatus::Modified,
+                        binary: false,
+                        added,
+                        removed: 0,
+                        slice: String::new(),
+                    })
+                    .collect(),
+                ..FactsSummary::default()
+            },
+            ..ReviewPlan::default()
+        };
+        let id = ReviewId::new();
+        let mut jobs: Vec<LaneJob> = plan.lanes.iter().map(|l| plan.job(&id, l, 1, 0)).collect();
+        dispatch_order(&mut jobs, &plan);
+        let order: Vec<String> = jobs
+            .iter()
+            .map(|j| match &j.lane.kind {
+                LaneKind::Specialist { dimension } => format!("{dimension:?}"),
+                _ => j.lane.id.clone(),
+            })
+            .collect();
+        assert_eq!(order, ["large", "middle", "small", "Security", "Testing"]);
     }
 }
