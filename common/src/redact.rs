@@ -9,7 +9,7 @@
 //! token after `Bearer`, and the value of `password=`, `secret:`,
 //! `token=`-style assignments.
 
-use crate::pattern::Pattern;
+use crate::pattern::{LineMask, Pattern};
 use regex::Captures;
 use std::borrow::Cow;
 
@@ -75,7 +75,11 @@ enum Mask {
 /// is none.
 pub fn redact(text: &str) -> Cow<'_, str> {
     let mut out = Cow::Borrowed(text);
-    if PRIVATE_KEY.is_match(&out)
+    // Worked out once for the four patterns (again after a replacement):
+    // most texts are short and hold none of their literals, which the
+    // mask tells without a search.
+    let mut pairs = LineMask::of(&out);
+    if PRIVATE_KEY.is_match_line(&out, pairs)
         && let Some(re) = PRIVATE_KEY.regex()
     {
         let replaced = re
@@ -88,13 +92,14 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             })
             .into_owned();
         out = Cow::Owned(replaced);
+        pairs = LineMask::of(&out);
     }
     for (re, how) in [
         (&TOKENS, Mask::Whole),
         (&URL_PASSWORD, Mask::UrlPassword),
         (&ASSIGNED, Mask::Value),
     ] {
-        if !re.is_match(&out) {
+        if !re.is_match_line(&out, pairs) {
             continue;
         }
         let Some(re) = re.regex() else { continue };
@@ -107,6 +112,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             })
             .into_owned();
         out = Cow::Owned(replaced);
+        pairs = LineMask::of(&out);
     }
     out
 }
