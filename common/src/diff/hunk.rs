@@ -14,6 +14,19 @@ pub(crate) struct HunkHeader<'a> {
     pub new_lines: u32,
     /// The text after the closing `@@`, without the leading space.
     pub section: &'a [u8],
+    /// Where `section` starts: in the header line as [`parse_header`]
+    /// reads it, in the whole diff once [`HunkHeader::placed`].
+    pub section_at: usize,
+}
+
+impl HunkHeader<'_> {
+    /// The header of a line that starts at `offset` in the diff.
+    pub fn placed(self, offset: usize) -> Self {
+        HunkHeader {
+            section_at: offset + self.section_at,
+            ..self
+        }
+    }
 }
 
 /// Reads a hunk header line.
@@ -42,6 +55,8 @@ pub(crate) fn parse_header(line: &[u8]) -> Result<HunkHeader<'_>, DiffErrorKind>
         new_start,
         new_lines,
         section,
+        // A suffix of the line without its `\r`.
+        section_at: line.len() - section.len(),
     })
 }
 

@@ -62,6 +62,20 @@ fn header_shapes() {
     assert_eq!(h.section, b"");
     let h = header("@@ -1 +0,0 @@  two spaces").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(h.section, b" two spaces");
+    // Where the section starts: in its line, then in the diff.
+    for line in [
+        "@@ -1,3 +1,4 @@ fn main() {",
+        "@@ -5 +6 @@",
+        "@@ -2 +2 @@ x\r",
+    ] {
+        let h = header(line).unwrap_or_else(|e| panic!("{e}"));
+        let at = h.section_at;
+        assert_eq!(
+            line.as_bytes().get(at..at + h.section.len()),
+            Some(h.section)
+        );
+        assert_eq!(h.placed(100).section_at, at + 100);
+    }
 }
 
 #[test]

@@ -141,8 +141,9 @@ pub struct Hunk {
     pub old_lines: u32,
     pub new_start: u32,
     pub new_lines: u32,
-    /// The text after the closing `@@` (function context), without the leading space.
-    pub section: String,
+    /// The text after the closing `@@` (function context), without the
+    /// leading space: a view of the diff, as a line's text is.
+    pub section: LineText,
     pub lines: Vec<Line>,
 }
 

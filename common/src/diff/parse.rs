@@ -216,7 +216,9 @@ fn read_content<S: Sink>(lines: &mut Lines<'_>, sink: &mut S) -> Result<(), Diff
     while let Some(line) = lines.peek()
         && line.bytes.starts_with(b"@@ -")
     {
-        let header = parse_header(line.bytes).map_err(|k| line.error(k))?;
+        let header = parse_header(line.bytes)
+            .map_err(|k| line.error(k))?
+            .placed(line.offset);
         lines.next();
         sink.hunk(&header);
         read_body(lines, &header, sink)?;

@@ -119,6 +119,15 @@ impl DiffBuilder {
         self.hunks()?.last_mut()?.lines.last_mut()
     }
 
+    /// A hunk's section text: a view of the diff when it is text.
+    fn section(&self, h: &HunkHeader<'_>) -> LineText {
+        let view = match &self.texts {
+            Texts::Shared(diff) => LineText::view(diff, h.section_at, h.section.len()),
+            Texts::Decoded(_) => None,
+        };
+        view.unwrap_or_else(|| LineText::from(String::from_utf8_lossy(h.section).into_owned()))
+    }
+
     /// The text of a line about to be the `index`th of the current hunk.
     /// A line that does not fit the offsets (past 4 GiB) holds its own text.
     fn text(&mut self, line: &BodyLine<'_>, index: usize) -> LineText {
@@ -187,7 +196,7 @@ impl Sink for DiffBuilder {
             old_lines: h.old_lines,
             new_start: h.new_start,
             new_lines: h.new_lines,
-            section: String::from_utf8_lossy(h.section).into_owned(),
+            section: self.section(h),
             lines: Vec::with_capacity(capacity),
         };
         if let Some(hunks) = self.hunks() {

@@ -29,7 +29,7 @@ fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch
             old_lines: 0,
             new_start: 1,
             new_lines: 0,
-            section: String::new(),
+            section: LineText::default(),
             lines: lines.iter().map(line).collect(),
         }],
     }

@@ -2,7 +2,7 @@
 //! tests do not depend on the diff parser.
 
 use super::{Rule, RuleContext};
-use revu_common::diff::{FilePatch, FileStatus, Hunk, Line, LineKind};
+use revu_common::diff::{FilePatch, FileStatus, Hunk, Line, LineKind, LineText};
 use revu_common::finding::Finding;
 
 fn patch(path: &str, status: FileStatus, hunks: Vec<Hunk>) -> FilePatch {
@@ -46,7 +46,7 @@ fn hunk(start: u32, lines: &[(char, &str)]) -> Hunk {
         old_lines: old - start,
         new_start: start,
         new_lines: new - start,
-        section: String::new(),
+        section: LineText::default(),
         lines: body,
     }
 }
