@@ -30,21 +30,17 @@ impl SkipKind {
     pub fn of(path: &str) -> Option<SkipKind> {
         // Compared without case and without a lowercased copy: asked of
         // every changed file before the review is planned.
-        let name = crate::paths::file_name(path);
-        let dirs = path.get(..path.len() - name.len()).unwrap_or_default();
-        let in_dir = |names: &[&str]| {
-            dirs.split('/')
-                .any(|d| names.iter().any(|n| d.eq_ignore_ascii_case(n)))
-        };
+        use crate::paths::{contains_ignore_case, ends_with_ignore_case, file_name, has_dir};
+        let name = file_name(path);
         if LOCK_FILES.iter().any(|f| name.eq_ignore_ascii_case(f)) {
             return Some(SkipKind::Lock);
         }
-        if in_dir(&["vendor", "third_party", "node_modules"]) {
+        if has_dir(path, &["vendor", "third_party", "node_modules"]) {
             return Some(SkipKind::Vendored);
         }
-        let ends = |suffix: &str| crate::paths::ends_with_ignore_case(name, suffix);
-        let generated = in_dir(&["generated"])
-            || crate::paths::contains_ignore_case(name, ".generated.")
+        let ends = |suffix: &str| ends_with_ignore_case(name, suffix);
+        let generated = has_dir(path, &["generated"])
+            || contains_ignore_case(name, ".generated.")
             || ends(".pb.go")
             || ends("_pb2.py")
             || ends("_pb2_grpc.py")

@@ -98,32 +98,22 @@ impl KeyPlacement {
 /// `_static/` assets of a documentation tree, which Sphinx fills with the
 /// theme's copies of jQuery, Underscore and its own search scripts.
 pub(crate) fn is_generated_path(path: &str) -> bool {
-    const GENERATED_DIRS: &[&str] = &[
-        "_build",
-        "vendor",
-        "_vendor",
-        "vendored",
-        "third_party",
-        "node_modules",
-        "dist",
-        "generated",
-        "gen",
-    ];
     let name = file_name(path);
-    // One pass over the directories: every rule asks this of every file.
-    let (mut generated, mut statics, mut docs) = (false, false, false);
-    for dir in path
-        .rsplit_once('/')
-        .map_or("", |(dirs, _)| dirs)
-        .split('/')
-    {
-        let is = |names: &[&str]| names.iter().any(|n| dir.eq_ignore_ascii_case(n));
-        generated |= is(GENERATED_DIRS);
-        statics |= is(&["_static"]);
-        docs |= is(&["docs", "doc"]);
-    }
-    generated
-        || (statics && docs)
+    has_dir(path, &["_build"])
+        || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
+        || has_dir(
+            path,
+            &[
+                "vendor",
+                "_vendor",
+                "vendored",
+                "third_party",
+                "node_modules",
+                "dist",
+                "generated",
+                "gen",
+            ],
+        )
         || ends_with_ignore_case(name, ".lock")
         || name.eq_ignore_ascii_case("package-lock.json")
         || name.eq_ignore_ascii_case("pnpm-lock.yaml")
