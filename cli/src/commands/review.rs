@@ -145,8 +145,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ..ReviewSettings::default()
     };
     settings.validate().map_err(CliError::Input)?;
-    let runtime = tokio::runtime::Runtime::new()
-        .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
+    let runtime = runtime()?;
     let large = submission.diff.len() >= APART_MIN_BYTES;
     let finished = runtime.block_on(async {
         let engines = embedded::engines(&args.llm, &args.lint).await?;
@@ -165,4 +164,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .spawn(move || drop((finished, runtime)));
     }
     code
+}
+
+/// The runtime of a review in this process. Its CPU work (parsing, the
+/// rules, the report) runs on blocking threads, as many as there are
+/// cores: more would not run it sooner, and each thread that allocates
+/// takes an allocator arena of its own, whose high-water mark adds to the
+/// process's peak (3 to 4 MB on a 1,353-file diff).
+fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(cores.max(2))
+        .build()
+        .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))
 }
