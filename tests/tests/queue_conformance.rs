@@ -134,6 +134,8 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         "second settle ignored"
     );
     assert_eq!(b.lane_results(&first).await.or_fail().len(), 1);
+    assert_eq!(b.settled_count(&first).await.or_fail(), 1);
+    assert_eq!(b.settled_count(&ReviewId::new()).await.or_fail(), 0);
     assert!(b.lane_settled(&first, "domain:a").await.or_fail());
     assert!(!b.lane_settled(&first, "domain:b").await.or_fail());
     assert!(!b.lane_settled(&ReviewId::new(), "domain:a").await.or_fail());
@@ -350,6 +352,10 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     let plan = std::sync::Arc::make_mut(&mut grown.plan);
     plan.lanes.push(first.lane.clone());
     plan.lanes.push(added.lane.clone());
+    // Read once before the change: a record read again after it is the
+    // changed one, whatever a reader kept of the first.
+    let before = b.load_record(&id).await.or_fail();
+    assert_eq!(before.map(|r| r.plan.lanes.len()), Some(0));
     assert!(b.add_lane(&grown, &added).await.or_fail());
     // A second coordinator (or a repeated sweep) adds nothing.
     assert!(!b.add_lane(&grown, &added).await.or_fail());
@@ -365,6 +371,8 @@ async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewS
     b.create_review(&record(&other), &Arc::default(), None, &[])
         .await
         .or_fail();
+    let running = b.load_record(&other).await.or_fail();
+    assert_eq!(running.map(|r| r.state), Some(ReviewState::Running));
     let mut cancelled = record(&other);
     cancelled.state = ReviewState::Cancelled;
     b.save_record(&cancelled).await.or_fail();

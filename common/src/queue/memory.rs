@@ -491,6 +491,10 @@ impl ReviewStore for MemoryBackend {
         Ok(self.lock().lanes.get(id).cloned().unwrap_or_default())
     }
 
+    async fn settled_count(&self, id: &ReviewId) -> Result<usize, QueueError> {
+        Ok(self.lock().lanes.get(id).map_or(0, |lanes| lanes.len()))
+    }
+
     async fn lane_settled(&self, id: &ReviewId, lane_id: &str) -> Result<bool, QueueError> {
         Ok(self
             .lock()

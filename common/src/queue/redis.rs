@@ -41,6 +41,7 @@ pub mod layout;
 mod maintenance;
 mod queue;
 mod reads;
+mod records;
 mod scripts;
 mod store;
 
@@ -81,6 +82,8 @@ pub struct RedisBackend {
     /// Seconds a finished review's keys are kept (at least one: `EXPIRE
     /// 0` would delete them at once); forever when `None`.
     retention_secs: Option<u64>,
+    /// Records decoded lately, reused while their text is unchanged.
+    records: std::sync::Arc<records::RecordCache>,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -289,6 +292,7 @@ impl RedisBackend {
             cluster: options.cluster,
             next_block: std::sync::Arc::default(),
             retention_secs: None,
+            records: std::sync::Arc::default(),
         };
         // Job streams get their group when a worker first reads them.
         for shard in layout::shards() {

@@ -119,6 +119,13 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<LaneResults, QueueError>> + Send;
 
+    /// How many lanes of the review have a settled result, without
+    /// reading any result.
+    fn settled_count(
+        &self,
+        id: &ReviewId,
+    ) -> impl Future<Output = Result<usize, QueueError>> + Send;
+
     /// Whether the lane `lane_id` of the review has a settled result,
     /// without reading any result.
     fn lane_settled(

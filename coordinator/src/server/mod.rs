@@ -20,6 +20,8 @@ use tokio_stream::wrappers::TcpListenerStream;
 
 /// How often the queue gauges are read from the backend.
 const GAUGE_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+/// Fewest lane-report gatherers a coordinator runs side by side.
+const GATHERERS: usize = 4;
 /// How often the health status checks the backend.
 const HEALTH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 
@@ -78,9 +80,11 @@ pub async fn serve<B: JobQueue + ReviewStore>(
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|s| *s).await;
     };
-    // One gatherer per stream a blocking read can cover at once: several
-    // on a Redis Cluster, so that every shard's reports wake one.
-    let gatherers: Vec<_> = (0..coordinator.result_readers().max(1))
+    // One gatherer per stream a blocking read can cover at once (several
+    // on a Redis Cluster, so that every shard's reports wake one), and
+    // never fewer than GATHERERS: a report takes several round trips to
+    // apply, and the lanes of a large review report together.
+    let gatherers: Vec<_> = (0..coordinator.result_readers().max(GATHERERS))
         .map(|_| {
             let c = coordinator.clone();
             let rx = stop_rx.clone();

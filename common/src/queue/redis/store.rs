@@ -334,7 +334,15 @@ impl ReviewStore for RedisBackend {
             .arg("record")
             .query_async(&mut conn)
             .await?;
-        raw.map(|r| decode_json("review record", &r)).transpose()
+        let Some(raw) = raw else {
+            return Ok(None);
+        };
+        if let Some(record) = self.records.get(id, &raw) {
+            return Ok(Some(record));
+        }
+        let record: ReviewRecord = decode_json("review record", &raw)?;
+        self.records.put(&raw, &record);
+        Ok(Some(record))
     }
 
     async fn save_record(&self, record: &ReviewRecord) -> Result<(), QueueError> {
@@ -432,6 +440,14 @@ impl ReviewStore for RedisBackend {
         raw.into_iter()
             .map(|(k, v)| Ok((k, Arc::new(decode_json("lane result", &v)?))))
             .collect()
+    }
+
+    async fn settled_count(&self, id: &ReviewId) -> Result<usize, QueueError> {
+        let mut conn = self.conn.clone();
+        Ok(redis::cmd("HLEN")
+            .arg(self.layout.review(id, "lanes"))
+            .query_async(&mut conn)
+            .await?)
     }
 
     async fn lane_settled(&self, id: &ReviewId, lane_id: &str) -> Result<bool, QueueError> {
