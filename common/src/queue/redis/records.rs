@@ -13,8 +13,11 @@ use crate::review::ReviewRecord;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-/// Most record text kept, in bytes; the oldest entries go first.
-const BUDGET_BYTES: usize = 16 << 20;
+/// Most record text kept, in bytes; the oldest entries go first. A
+/// record of 400 changed files is about 215 KB of text (one of one file,
+/// 1.3 KB): this keeps the records of 19 such reviews in hand, besides
+/// their decoded forms.
+const BUDGET_BYTES: usize = 4 << 20;
 
 #[derive(Debug, Default)]
 pub(super) struct RecordCache {
