@@ -39,13 +39,13 @@ impl RecordCache {
         (*kept == *raw).then_some(record)
     }
 
-    /// Keeps `record` as what `raw` decodes to.
-    pub(super) fn put(&self, raw: &str, record: &ReviewRecord) {
+    /// Keeps `record` as what `raw`, the text stored for `id`, decodes to.
+    pub(super) fn put(&self, id: &ReviewId, raw: &str, record: &ReviewRecord) {
         if raw.len() > BUDGET_BYTES / 4 {
             return;
         }
         let mut inner = self.lock();
-        let id = record.id.clone();
+        let id = id.clone();
         match inner
             .entries
             .insert(id.clone(), (raw.into(), record.clone()))
@@ -82,7 +82,7 @@ mod tests {
     fn a_record_is_reused_only_for_the_same_text() {
         let cache = RecordCache::default();
         let r = record("a");
-        cache.put("text-1", &r);
+        cache.put(&r.id, "text-1", &r);
         assert_eq!(cache.get(&r.id, "text-1"), Some(r.clone()));
         assert_eq!(
             cache.get(&r.id, "text-2"),
@@ -92,7 +92,7 @@ mod tests {
         assert_eq!(cache.get(&ReviewId("b".into()), "text-1"), None);
         let mut finished = r.clone();
         finished.state = ReviewState::Finished;
-        cache.put("text-2", &finished);
+        cache.put(&r.id, "text-2", &finished);
         assert_eq!(cache.get(&r.id, "text-2"), Some(finished));
         assert_eq!(cache.get(&r.id, "text-1"), None);
     }
@@ -102,7 +102,8 @@ mod tests {
         let cache = RecordCache::default();
         let text = "x".repeat(BUDGET_BYTES / 4);
         for i in 0..6 {
-            cache.put(&text, &record(&i.to_string()));
+            let r = record(&i.to_string());
+            cache.put(&r.id, &text, &r);
         }
         let inner = cache.lock();
         assert!(inner.bytes <= BUDGET_BYTES, "{} bytes kept", inner.bytes);

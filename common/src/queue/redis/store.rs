@@ -341,7 +341,7 @@ impl ReviewStore for RedisBackend {
             return Ok(Some(record));
         }
         let record: ReviewRecord = decode_json("review record", &raw)?;
-        self.records.put(&raw, &record);
+        self.records.put(id, &raw, &record);
         Ok(Some(record))
     }
 
