@@ -111,6 +111,60 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     assert_eq!((depth.pending, depth.dead), (0, 1));
 }
 
+/// A take reads the streams its shard's ready set names: publishing a job
+/// names its engine there, and a take that finds the stream empty takes
+/// the name out. A job appended without the name (as a release before the
+/// ready sets did) still reaches a worker, through the blocking read.
+#[tokio::test]
+async fn redis_a_take_reads_the_streams_named_ready_and_still_finds_the_rest() {
+    let server = RedisServer::start();
+    let b = redis_backend(&server).await;
+    let client = redis::Client::open(server.url.as_str()).or_fail();
+    let mut conn = client.get_multiplexed_async_connection().await.or_fail();
+    let id = ReviewId::new();
+    let shard = shard_of(&id);
+    let ready = server.layout().ready(shard);
+    let named = |conn: &mut redis::aio::MultiplexedConnection| {
+        let mut conn = conn.clone();
+        let ready = ready.clone();
+        async move {
+            redis::cmd("SMEMBERS")
+                .arg(&ready)
+                .query_async::<Vec<String>>(&mut conn)
+                .await
+                .or_fail()
+        }
+    };
+    b.publish_job(&job(&id, "a")).await.or_fail();
+    assert_eq!(
+        named(&mut conn).await,
+        ["rules"],
+        "publishing names the engine"
+    );
+    let taken = take(&b, "w").await;
+    assert_eq!(taken.payload.or_fail().lane.id, "a");
+    assert!(take_job(&b, "w", SHORT).await.or_fail().is_none());
+    assert!(
+        named(&mut conn).await.is_empty(),
+        "a take that found the stream empty takes the name out"
+    );
+    let raw = serde_json::to_string(&job(&id, "b")).or_fail();
+    redis::cmd("XADD")
+        .arg(server.layout().jobs(shard, "rules"))
+        .arg("*")
+        .arg("payload")
+        .arg(raw)
+        .query_async::<String>(&mut conn)
+        .await
+        .or_fail();
+    let unnamed = take_job(&b, "w", SHORT).await.or_fail();
+    assert_eq!(
+        unnamed.map(|d| d.payload.or_fail().lane.id),
+        Some("b".to_owned()),
+        "a job whose engine is not named ready is still taken"
+    );
+}
+
 /// Every key of review `id` under `server`'s prefix (its hash, diff,
 /// lanes, attempts and events), with the seconds each has left (-1: none
 /// set), by name.

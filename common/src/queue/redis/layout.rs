@@ -120,6 +120,12 @@ impl Layout {
         self.sharded(shard, &format!("delayed:{engine}"))
     }
 
+    /// The engines whose job streams in `shard` may hold jobs no worker
+    /// has read: a hint that spares a take reading every stream.
+    pub fn ready(&self, shard: u16) -> String {
+        self.sharded(shard, "ready")
+    }
+
     /// Where tenant `tenant`'s keys start inside a shard (`tenant:{t}:`),
     /// or nothing for the open namespace.
     fn namespace(tenant: Option<&str>) -> String {

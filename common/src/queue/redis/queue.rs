@@ -28,6 +28,10 @@ impl JobQueue for RedisBackend {
             .arg(self.layout.sharded(shard, "engines"))
             .arg(engine)
             .ignore()
+            .cmd("SADD")
+            .arg(self.layout.ready(shard))
+            .arg(engine)
+            .ignore()
             .query_async(&mut conn)
             .await?;
         Ok(job_entry(engine, &sharded_entry(shard, &id)))

@@ -135,17 +135,25 @@ impl RedisBackend {
     ) -> Result<(Option<Delivery<LaneJob>>, Option<u64>), redis::RedisError> {
         let streams = self.job_streams(shards, engines);
         let mut call = TAKE_JOB.prepare_invoke();
-        for (shard, engine, stream) in &streams.streams {
-            call.key(self.layout.delayed(*shard, engine)).key(stream);
+        // Per shard: its ready set, then each engine's delayed set and
+        // stream, engines in the order the script is told them.
+        for shard in shards {
+            call.key(self.layout.ready(*shard));
+            for engine in engines {
+                call.key(self.layout.delayed(*shard, engine))
+                    .key(self.layout.jobs(*shard, engine));
+            }
         }
-        let mut conn = self.conn.clone();
-        let reply: Vec<Value> = call
-            .arg(WORKER_GROUP)
+        call.arg(WORKER_GROUP)
             .arg(consumer)
             .arg(now_ms())
             .arg(PROMOTE_BATCH)
-            .invoke_async(&mut conn)
-            .await?;
+            .arg(engines.len());
+        for engine in engines {
+            call.arg(engine);
+        }
+        let mut conn = self.conn.clone();
+        let reply: Vec<Value> = call.invoke_async(&mut conn).await?;
         let next = reply
             .first()
             .and_then(|v| redis::from_redis_value_ref::<i64>(v).ok())

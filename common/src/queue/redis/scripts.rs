@@ -68,7 +68,8 @@ return len
 /// nothing.
 ///
 /// KEYS: idempotency key, review hash, attempts hash, active set, engines
-/// set, staging key, diff key, then the job stream of each job in turn.
+/// set, staging key, diff key, ready set, then the job stream of each job
+/// in turn.
 /// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff (empty
 /// when staged), key TTL, the staged diff's length ("-1": not staged),
 /// the number N of head files, N (digest, contents) pairs, then (lane id,
@@ -108,7 +109,8 @@ for i = 9 + 2 * heads, #ARGV, 3 do
   job = job + 1
   redis.call('HSET', KEYS[3], ARGV[i], '1')
   redis.call('SADD', KEYS[5], ARGV[i + 1])
-  redis.call('XADD', KEYS[7 + job], '*', 'payload', ARGV[i + 2])
+  redis.call('SADD', KEYS[8], ARGV[i + 1])
+  redis.call('XADD', KEYS[8 + job], '*', 'payload', ARGV[i + 2])
 end
 return ''
 "#,
@@ -127,7 +129,7 @@ pub(super) const GATE_REJECTED_SUFFIX: &str = "!gate-rejected";
 /// its stream. Returns 1 if it dispatched.
 ///
 /// KEYS: attempts hash, the job's stream, engines set, the engine's delayed
-/// set. ARGV[1]: lane id, ARGV[6]: the job's engine.
+/// set, ready set. ARGV[1]: lane id, ARGV[6]: the job's engine.
 pub(super) static ADVANCE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -148,6 +150,7 @@ if tonumber(ARGV[7]) > tonumber(ARGV[8]) then
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[4])
 else
   redis.call('XADD', KEYS[2], '*', 'payload', ARGV[4])
+  redis.call('SADD', KEYS[5], ARGV[6])
 end
 return 1
 "#,
@@ -160,7 +163,7 @@ return 1
 /// awaited attempt yet. Returns 1 if it dispatched.
 ///
 /// KEYS: review hash, attempts hash, active set, the job's stream, engines
-/// set. ARGV[6]: the job's engine.
+/// set, ready set. ARGV[6]: the job's engine.
 pub(super) static ADD_LANE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -173,6 +176,7 @@ end
 redis.call('HSET', KEYS[1], 'record', ARGV[3])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[5])
 redis.call('SADD', KEYS[5], ARGV[6])
+redis.call('SADD', KEYS[6], ARGV[6])
 redis.call('XADD', KEYS[4], '*', 'payload', ARGV[4])
 return 1
 "#,
@@ -217,35 +221,65 @@ return #ARGV - 1
 });
 
 /// Moves the jobs that are due (score at most ARGV[3], now in ms; at most
-/// ARGV[4] of them per engine) from each delayed set KEYS[2i-1] to its job
-/// stream KEYS[2i], then reads one new entry for consumer ARGV[2] of
-/// group ARGV[1] from the first of those streams that has one, in order.
-/// Returns {next, stream, id, fields} with the entry, or {next} without;
-/// `next` is the earliest score still waiting in any of the sets, or -1
-/// when none waits. One round trip, and never more than one entry.
+/// ARGV[4] of them per engine) from each delayed set to its job stream,
+/// then reads one new entry for consumer ARGV[2] of group ARGV[1] from the
+/// first stream, in order, that its shard's ready set names. Returns
+/// {next, stream, id, fields} with the entry, or {next} without; `next`
+/// is the earliest score still waiting in any of the sets, or -1 when
+/// none waits. One round trip, and never more than one entry.
+///
+/// The ready set of a shard names the engines whose streams there may
+/// hold entries no worker has read: every step that appends a job adds
+/// its engine, and a read here that finds the stream empty removes it.
+/// A stream left out only waits for the caller's blocking read, which
+/// covers every stream; a stream named in vain costs one read.
+///
+/// KEYS: for each shard in turn, its ready set, then the delayed set and
+/// the job stream of each engine. ARGV[5]: the number E of engines, then
+/// the E engine names, in the order the keys give them.
 pub(super) static TAKE_JOB: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
+local now = tonumber(ARGV[3])
+local engines = tonumber(ARGV[5])
+local stride = 1 + 2 * engines
 local next = -1
-for i = 1, #KEYS, 2 do
-  local due = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[4]))
-  for _, job in ipairs(due) do
-    redis.call('XADD', KEYS[i + 1], '*', 'payload', job)
-    redis.call('ZREM', KEYS[i], job)
-  end
-  local first = redis.call('ZRANGE', KEYS[i], 0, 0, 'WITHSCORES')
-  if first[2] then
-    local at = tonumber(first[2])
-    if next < 0 or at < next then
-      next = at
+for base = 1, #KEYS, stride do
+  for e = 1, engines do
+    local delayed = KEYS[base + 2 * e - 1]
+    local first = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+    if first[2] and tonumber(first[2]) <= now then
+      local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', ARGV[3], 'LIMIT', 0, tonumber(ARGV[4]))
+      for _, job in ipairs(due) do
+        redis.call('XADD', KEYS[base + 2 * e], '*', 'payload', job)
+        redis.call('ZREM', delayed, job)
+      end
+      redis.call('SADD', KEYS[base], ARGV[5 + e])
+      first = redis.call('ZRANGE', delayed, 0, 0, 'WITHSCORES')
+    end
+    if first[2] then
+      local at = tonumber(first[2])
+      if next < 0 or at < next then
+        next = at
+      end
     end
   end
 end
-for i = 2, #KEYS, 2 do
-  local got = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', KEYS[i], '>')
-  if got then
-    local entry = got[1][2][1]
-    return {next, KEYS[i], entry[1], entry[2]}
+for base = 1, #KEYS, stride do
+  local ready = {}
+  for _, engine in ipairs(redis.call('SMEMBERS', KEYS[base])) do
+    ready[engine] = true
+  end
+  for e = 1, engines do
+    if ready[ARGV[5 + e]] then
+      local stream = KEYS[base + 2 * e]
+      local got = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', stream, '>')
+      if got then
+        local entry = got[1][2][1]
+        return {next, stream, entry[1], entry[2]}
+      end
+      redis.call('SREM', KEYS[base], ARGV[5 + e])
+    end
   end
 end
 return {next}

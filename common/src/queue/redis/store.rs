@@ -224,7 +224,8 @@ impl ReviewStore for RedisBackend {
             .key(self.layout.sharded(shard, "active"))
             .key(self.layout.sharded(shard, "engines"))
             .key(&staging)
-            .key(self.layout.review(&record.id, "diff"));
+            .key(self.layout.review(&record.id, "diff"))
+            .key(self.layout.ready(shard));
         for job in jobs {
             call.key(self.layout.jobs(shard, &job.lane.engine));
         }
@@ -472,6 +473,7 @@ impl ReviewStore for RedisBackend {
             .key(self.layout.jobs(shard, &job.lane.engine))
             .key(self.layout.sharded(shard, "engines"))
             .key(self.layout.delayed(shard, &job.lane.engine))
+            .key(self.layout.ready(shard))
             .arg(&job.lane.id)
             .arg(from)
             .arg(job.attempt)
@@ -494,6 +496,7 @@ impl ReviewStore for RedisBackend {
             .key(self.layout.sharded(shard, "active"))
             .key(self.layout.jobs(shard, &job.lane.engine))
             .key(self.layout.sharded(shard, "engines"))
+            .key(self.layout.ready(shard))
             .arg(&record.id.0)
             .arg(&job.lane.id)
             .arg(encode("review record", record)?)
