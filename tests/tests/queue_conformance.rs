@@ -544,6 +544,42 @@ async fn a_large_diff_is_stored_whole<B: JobQueue + ReviewStore>(b: B) {
     assert!(b.load_bundle(&second).await.or_fail().is_none());
 }
 
+/// A large change's record (its plan lists every file) reads back whole,
+/// again from what the backend kept, and changed once it is saved changed.
+async fn a_large_record_reads_back_whole<B: JobQueue + ReviewStore>(b: B) {
+    let id = b.new_review_id(None, None);
+    let mut large = record(&id);
+    let files: Vec<String> = (0..8_000)
+        .map(|i| format!("services/billing/src/module_{i:05}.rs"))
+        .collect();
+    Arc::make_mut(&mut large.plan).lanes = files
+        .chunks(40)
+        .map(|slice| {
+            let mut spec = job(&id, &slice[0]).lane;
+            spec.files = slice.to_vec();
+            spec
+        })
+        .collect();
+    let raw = serde_json::to_string(&large).or_fail();
+    assert!(raw.len() > 256 * 1024, "{} bytes: not large", raw.len());
+    let created = b
+        .create_review(&large, &Arc::new(ReviewBundle::default()), None, &[])
+        .await;
+    assert_eq!(created.or_fail(), CreateOutcome::Created);
+    for read in ["first", "second"] {
+        let loaded = b.load_record(&id).await.or_fail();
+        assert!(loaded.as_ref() == Some(&large), "{read} read differs");
+    }
+    let mut cancelled = large.clone();
+    cancelled.state = ReviewState::Cancelled;
+    b.save_record(&cancelled).await.or_fail();
+    let loaded = b.load_record(&id).await.or_fail();
+    assert!(
+        loaded.as_ref() == Some(&cancelled),
+        "the saved change not read"
+    );
+}
+
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
         mod memory {
@@ -603,6 +639,7 @@ conformance!(
     quotas_charge_within_a_window_and_refuse_past_the_limit,
     the_lane_cache_keeps_a_body_until_it_expires,
     a_large_diff_is_stored_whole,
+    a_large_record_reads_back_whole,
 );
 
 #[tokio::test]

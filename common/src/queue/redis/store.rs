@@ -341,7 +341,18 @@ impl ReviewStore for RedisBackend {
         if let Some(record) = self.records.get(id, &raw) {
             return Ok(Some(record));
         }
-        let record: ReviewRecord = decode_json("review record", &raw)?;
+        // A large change's record (every file's facts, every lane's plan)
+        // is decoded off the runtime: megabytes take milliseconds.
+        let (record, raw) = if raw.len() >= APART_MIN_BYTES {
+            tokio::task::spawn_blocking(move || {
+                (decode_json::<ReviewRecord>("review record", &raw), raw)
+            })
+            .await
+            .map_err(|_| QueueError::Closed)?
+        } else {
+            (decode_json("review record", &raw), raw)
+        };
+        let record = record?;
         self.records.put(id, &raw, &record);
         Ok(Some(record))
     }
