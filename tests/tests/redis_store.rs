@@ -88,15 +88,7 @@ async fn redis_poison_entries_are_delivered_as_poison_not_dropped() {
     let b = redis_backend(&server).await;
     let client = redis::Client::open(server.url.as_str()).or_fail();
     let mut conn = client.get_multiplexed_async_connection().await.or_fail();
-    let key = server.layout().jobs(0, "rules");
-    redis::cmd("XADD")
-        .arg(&key)
-        .arg("*")
-        .arg("payload")
-        .arg("{not json")
-        .query_async::<String>(&mut conn)
-        .await
-        .or_fail();
+    append_raw(&mut conn, &server.layout().jobs(0, "rules"), "{not json").await;
     let d = take_job(&b, "c", SHORT).await.or_fail();
     let d = d.unwrap_or_else(|| panic!("poison entry not delivered"));
     let poison = d
@@ -149,20 +141,26 @@ async fn redis_a_take_reads_the_streams_named_ready_and_still_finds_the_rest() {
         "a take that found the stream empty takes the name out"
     );
     let raw = serde_json::to_string(&job(&id, "b")).or_fail();
-    redis::cmd("XADD")
-        .arg(server.layout().jobs(shard, "rules"))
-        .arg("*")
-        .arg("payload")
-        .arg(raw)
-        .query_async::<String>(&mut conn)
-        .await
-        .or_fail();
+    append_raw(&mut conn, &server.layout().jobs(shard, "rules"), &raw).await;
     let unnamed = take_job(&b, "w", SHORT).await.or_fail();
     assert_eq!(
         unnamed.map(|d| d.payload.or_fail().lane.id),
         Some("b".to_owned()),
         "a job whose engine is not named ready is still taken"
     );
+}
+
+/// Appends `payload` to stream `key` as a stream entry, the way revu
+/// writes one, but behind revu's back (no script, no ready set).
+async fn append_raw(conn: &mut redis::aio::MultiplexedConnection, key: &str, payload: &str) {
+    redis::cmd("XADD")
+        .arg(key)
+        .arg("*")
+        .arg("payload")
+        .arg(payload)
+        .query_async::<String>(conn)
+        .await
+        .or_fail();
 }
 
 /// Every key of review `id` under `server`'s prefix (its hash, diff,

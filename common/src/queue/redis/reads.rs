@@ -135,13 +135,15 @@ impl RedisBackend {
     ) -> Result<(Option<Delivery<LaneJob>>, Option<u64>), redis::RedisError> {
         let streams = self.job_streams(shards, engines);
         let mut call = TAKE_JOB.prepare_invoke();
-        // Per shard: its ready set, then each engine's delayed set and
-        // stream, engines in the order the script is told them.
-        for shard in shards {
-            call.key(self.layout.ready(*shard));
-            for engine in engines {
-                call.key(self.layout.delayed(*shard, engine))
-                    .key(self.layout.jobs(*shard, engine));
+        // Per shard (`streams` lists them shard by shard, engines in the
+        // order the script is told them): its ready set, then each
+        // engine's delayed set and stream.
+        for per_shard in streams.streams.chunks(engines.len().max(1)) {
+            if let Some((shard, _, _)) = per_shard.first() {
+                call.key(self.layout.ready(*shard));
+            }
+            for (shard, engine, stream) in per_shard {
+                call.key(self.layout.delayed(*shard, engine)).key(stream);
             }
         }
         call.arg(WORKER_GROUP)
