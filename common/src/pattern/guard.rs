@@ -20,10 +20,29 @@ const MOST_LITERALS: usize = 32;
 
 /// One literal a match contains: its bytes, and whether ASCII case is to
 /// be ignored (a `(?i)` run of letters).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Needle {
     bytes: Vec<u8>,
     fold: bool,
+}
+
+impl Needle {
+    /// Whether every text that holds `other` holds this needle.
+    fn within(&self, other: &Needle) -> bool {
+        if self.bytes.is_empty() {
+            return true;
+        }
+        if other.fold && !self.fold {
+            return false;
+        }
+        other.bytes.windows(self.bytes.len()).any(|w| {
+            if self.fold {
+                w.eq_ignore_ascii_case(&self.bytes)
+            } else {
+                w == self.bytes.as_slice()
+            }
+        })
+    }
 }
 
 /// Needles past which one automaton searches for them all at once (below
@@ -114,9 +133,12 @@ impl Searcher {
                 .map(|n| n.bytes.as_slice())
                 .collect();
             if wanted.len() > FEW {
+                // A contiguous NFA, not a DFA: built once per pattern in
+                // every run, where a DFA took most of a small review's
+                // guards, and searched only on lines past the mask.
                 let ac = AhoCorasick::builder()
                     .ascii_case_insensitive(fold)
-                    .kind(Some(AhoCorasickKind::DFA))
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
                     .build(wanted)
                     .ok()?;
                 finds.push(Find::Many(ac));
@@ -219,52 +241,171 @@ fn required(hir: &Hir) -> Option<Vec<Needle>> {
         HirKind::Repetition(rep) if rep.min >= 1 => required(&rep.sub),
         HirKind::Capture(cap) => required(&cap.sub),
         HirKind::Concat(subs) => concat(subs),
-        HirKind::Alternation(subs) => {
-            let mut all = Vec::new();
-            for sub in subs {
-                all.extend(required(sub)?);
-                if all.len() > MOST_LITERALS {
-                    return None;
-                }
-            }
+        HirKind::Alternation(subs) => branches(subs, required, MOST_LITERALS).map(|mut all| {
             all.dedup();
-            Some(all)
-        }
+            all
+        }),
         _ => None,
     }
 }
 
+/// Most strings a part of a concatenation is read as (a small class, an
+/// alternation of literals, and their products with the parts beside
+/// them); past it, the run of strings ends there.
+const MOST_EXACT: usize = 16;
+
+/// Most characters of a class read as that many strings (`[prs]k_` is
+/// `pk_`, `rk_` and `sk_`).
+const MOST_CLASS: usize = 8;
+
+/// What `read` makes of each branch of an alternation, together; none if
+/// a branch gives none or they come to more than `most`.
+fn branches(
+    subs: &[Hir],
+    read: fn(&Hir) -> Option<Vec<Needle>>,
+    most: usize,
+) -> Option<Vec<Needle>> {
+    let mut all = Vec::new();
+    for sub in subs {
+        all.extend(read(sub)?);
+        if all.len() > most {
+            return None;
+        }
+    }
+    Some(all)
+}
+
 /// The best requirement of a concatenation: the longest run of adjacent
-/// literals (ASCII letters that `(?i)` made classes included, compared
-/// without case), or the best requirement of one of its parts.
+/// parts that each match one of a few strings (literals, ASCII letters
+/// that `(?i)` made classes, small classes and alternations of such),
+/// read as the strings of every way through the run, or the best
+/// requirement of one of its parts.
 fn concat(subs: &[Hir]) -> Option<Vec<Needle>> {
     let mut best: Option<Vec<Needle>> = None;
-    let mut run = Needle::default();
-    let consider = |candidate: Vec<Needle>, best: &mut Option<Vec<Needle>>| {
-        if best.as_ref().is_none_or(|b| score(&candidate) > score(b)) {
-            *best = Some(candidate);
+    let mut consider = |candidate: Option<Vec<Needle>>| {
+        if let Some(candidate) = candidate
+            && best.as_ref().is_none_or(|b| score(&candidate) > score(b))
+        {
+            best = Some(candidate);
         }
     };
+    let mut run = vec![Needle::default()];
     for sub in subs {
-        match piece(sub) {
-            Some((bytes, fold)) => {
-                run.bytes.extend_from_slice(&bytes);
-                run.fold |= fold;
-            }
-            None => {
-                if !run.bytes.is_empty() {
-                    consider(vec![std::mem::take(&mut run)], &mut best);
+        if let Some(strings) = exact(sub) {
+            run = match cross(&run, &strings) {
+                Some(longer) => longer,
+                None => {
+                    consider(finished(std::mem::take(&mut run)));
+                    strings
                 }
-                if let Some(req) = required(sub) {
-                    consider(req, &mut best);
-                }
+            };
+            continue;
+        }
+        consider(finished(std::mem::replace(
+            &mut run,
+            vec![Needle::default()],
+        )));
+        consider(required(sub));
+    }
+    consider(finished(run));
+    best
+}
+
+/// Every string `hir` matches, when they are few: a literal, an ASCII
+/// letter in both cases, a small class, an alternation, concatenation or
+/// option of such. An assertion (`\b`, `^`) matches the empty string: it
+/// adds no text to a match.
+fn exact(hir: &Hir) -> Option<Vec<Needle>> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some(vec![Needle::default()]),
+        HirKind::Literal(_) | HirKind::Class(_) => match piece(hir) {
+            Some((bytes, fold)) => Some(vec![Needle { bytes, fold }]),
+            None => class_strings(hir),
+        },
+        HirKind::Capture(cap) => exact(&cap.sub),
+        HirKind::Repetition(rep) if rep.max == Some(1) && rep.min <= 1 => {
+            let mut strings = exact(&rep.sub)?;
+            if rep.min == 0 {
+                strings.push(Needle::default());
             }
+            Some(strings)
+        }
+        HirKind::Concat(subs) => subs.iter().try_fold(vec![Needle::default()], |run, sub| {
+            cross(&run, &exact(sub)?)
+        }),
+        HirKind::Alternation(subs) => branches(subs, exact, MOST_EXACT),
+        _ => None,
+    }
+}
+
+/// The characters of a class of at most [`MOST_CLASS`] ASCII ones, each
+/// a string of its own.
+fn class_strings(hir: &Hir) -> Option<Vec<Needle>> {
+    let ranges: Vec<(u32, u32)> = match hir.kind() {
+        HirKind::Class(Class::Unicode(class)) => class
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+        HirKind::Class(Class::Bytes(class)) => class
+            .ranges()
+            .iter()
+            .map(|r| (u32::from(r.start()), u32::from(r.end())))
+            .collect(),
+        _ => return None,
+    };
+    let count: u32 = ranges.iter().map(|(a, b)| b - a + 1).sum();
+    if count as usize > MOST_CLASS || ranges.iter().any(|&(_, b)| b > 0x7F) {
+        return None;
+    }
+    Some(
+        ranges
+            .into_iter()
+            .flat_map(|(a, b)| a..=b)
+            .filter_map(|c| u8::try_from(c).ok())
+            .map(|c| Needle {
+                bytes: vec![c],
+                fold: false,
+            })
+            .collect(),
+    )
+}
+
+/// Each of `run` followed by each of `next`, unless that makes more than
+/// [`MOST_EXACT`] strings. A string with a part compared without case is
+/// compared without case as a whole (it then admits more, never less).
+fn cross(run: &[Needle], next: &[Needle]) -> Option<Vec<Needle>> {
+    if run.len() * next.len() > MOST_EXACT {
+        return None;
+    }
+    Some(
+        run.iter()
+            .flat_map(|a| {
+                next.iter().map(move |b| Needle {
+                    bytes: [a.bytes.as_slice(), &b.bytes].concat(),
+                    fold: a.fold || b.fold,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A run's strings as a requirement: none if one of them is empty (the
+/// run can match nothing), and without a string that holds another (a
+/// line that holds it holds the other too).
+fn finished(mut run: Vec<Needle>) -> Option<Vec<Needle>> {
+    if run.is_empty() || run.iter().any(|n| n.bytes.is_empty()) {
+        return None;
+    }
+    run.sort_by(|a, b| a.bytes.len().cmp(&b.bytes.len()).then(a.cmp(b)));
+    run.dedup();
+    let mut kept: Vec<Needle> = Vec::with_capacity(run.len());
+    for needle in run {
+        if !kept.iter().any(|k| k.within(&needle)) {
+            kept.push(needle);
         }
     }
-    if !run.bytes.is_empty() {
-        consider(vec![run], &mut best);
-    }
-    best
+    Some(kept)
 }
 
 /// A part of a concatenation that is one string: a literal, or one ASCII
@@ -330,17 +471,146 @@ mod tests {
     fn literals_come_from_the_longest_run_or_every_branch() {
         assert_eq!(
             needles(r"\b((?:std::)?thread::sleep)\("),
-            Some(vec![lit("thread::sleep")])
+            Some(vec![lit("thread::sleep(")])
         );
         assert_eq!(
             needles(r"\b(todo|unimplemented)!\("),
-            Some(vec![lit("todo"), lit("unimplemented")])
+            Some(vec![lit("todo!("), lit("unimplemented!(")])
         );
         assert_eq!(
             needles(r"\.(unwrap\(\)|expect\()"),
-            Some(vec![lit("unwrap()"), lit("expect(")])
+            Some(vec![lit(".expect("), lit(".unwrap()")])
         );
         assert_eq!(needles(r#""(?:[^"\\]|\\.)*""#), Some(vec![lit("\"")]));
+    }
+
+    #[test]
+    fn small_classes_alternations_and_options_multiply_with_their_neighbours() {
+        // A common prefix lifted out of the branches (`gh[oprsu]_`) is read back
+        // into whole strings.
+        assert_eq!(
+            needles(r"\b(?:ghp|gho|ghu)_[A-Za-z0-9]{36}"),
+            Some(vec![lit("gho_"), lit("ghp_"), lit("ghu_")])
+        );
+        // Each way through the run, not the longest literal in it (`test`
+        // would admit any line about tests).
+        assert_eq!(
+            needles(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+            Some(vec![
+                lit("rk_live_"),
+                lit("rk_test_"),
+                lit("sk_live_"),
+                lit("sk_test_")
+            ])
+        );
+        // An option adds the empty string; a string that holds another
+        // one is dropped.
+        assert_eq!(
+            needles(r"sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+            Some(vec![lit("sk-")])
+        );
+        // A run that would be too many strings ends there.
+        assert_eq!(
+            needles(r"[a-h][a-h]x[0-9]"),
+            Some(vec![
+                lit("ax"),
+                lit("bx"),
+                lit("cx"),
+                lit("dx"),
+                lit("ex"),
+                lit("fx"),
+                lit("gx"),
+                lit("hx")
+            ])
+        );
+        // Run through an option alone, a part may match nothing.
+        assert_eq!(needles(r"(?:ab)?\d+"), None);
+        let g = Guard::of(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}");
+        assert!(!g.admits("No test was added"));
+        assert!(g.admits("key rk_test_0123456789abcdef"));
+    }
+
+    /// A small generator of patterns and lines over a few bytes, so that
+    /// the lines often match.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        fn pick<'a>(&mut self, of: &[&'a str]) -> &'a str {
+            of[self.next(of.len())]
+        }
+
+        fn part(&mut self, depth: usize) -> String {
+            let leaf = [
+                "a", "b", "k", "s_", "ab", "-", "A", "[ab]", "[a-k]", "[^a]", r"\w", r"\b", "^",
+            ];
+            if depth == 0 || self.next(3) == 0 {
+                return self.pick(&leaf).to_owned();
+            }
+            match self.next(5) {
+                0 => format!("(?:{}|{})", self.run(depth - 1), self.run(depth - 1)),
+                1 => format!("(?:{})?", self.run(depth - 1)),
+                2 => format!("(?:{})+", self.run(depth - 1)),
+                3 => format!("({})", self.run(depth - 1)),
+                _ => format!("(?:{}){{2}}", self.part(depth - 1)),
+            }
+        }
+
+        fn run(&mut self, depth: usize) -> String {
+            let n = 1 + self.next(4);
+            (0..n).map(|_| self.part(depth)).collect()
+        }
+
+        fn line(&mut self) -> String {
+            let n = self.next(14);
+            (0..n)
+                .map(|_| {
+                    self.pick(&[
+                        "a", "b", "k", "s", "_", "-", "A", "K", "S", " ", "\u{17F}", "\u{212A}",
+                    ])
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn generated_patterns_never_turn_away_a_line_they_match() {
+        let mut g = Gen(0x9E37_79B9_7F4A_7C15);
+        let (mut matched, mut guarded) = (0, 0);
+        for _ in 0..600 {
+            let body = g.run(3);
+            let pattern = if g.next(3) == 0 {
+                format!("(?i){body}")
+            } else {
+                body
+            };
+            let Ok(re) = regex::Regex::new(&pattern) else {
+                continue;
+            };
+            let guard = Guard::of(&pattern);
+            guarded += usize::from(!guard.is_open());
+            for _ in 0..20 {
+                let line = g.line();
+                if re.is_match(&line) {
+                    matched += 1;
+                    assert!(guard.admits(&line), "{pattern} turned away {line:?}");
+                    assert!(
+                        guard.admits_line(&line, LineMask::of(&line)),
+                        "{pattern} turned away {line:?} by its mask"
+                    );
+                }
+            }
+        }
+        assert!(
+            matched > 1500 && guarded > 300,
+            "{matched} matches, {guarded} guards"
+        );
     }
 
     #[test]
