@@ -5,6 +5,10 @@
 //! queue backends, telemetry exporters or metrics endpoint), for the pure
 //! review stages.
 
+// `pattern!` names what it makes by this crate's path, which inside the
+// crate is this.
+extern crate self as revu_common;
+
 pub mod adjudication;
 pub mod bundle;
 pub mod code_index;

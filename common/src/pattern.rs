@@ -6,6 +6,11 @@
 //! methods read it first, and most patterns' guards turn the line away
 //! there without searching it. A pattern that fails to compile disables
 //! what uses it instead of panicking (the error is logged).
+//!
+//! The program's own patterns are written [`pattern!`]: their guards'
+//! needles are worked out, and the patterns checked, when it is built.
+//! [`Pattern::owned`] (a pattern made at run time) reads its needles on
+//! first use.
 
 mod guard;
 mod mask;
@@ -13,21 +18,43 @@ mod mask;
 pub use guard::Guard;
 pub use mask::LineMask;
 use regex::{Captures, Match, Regex};
+pub use revu_macros::pattern;
+use revu_needles::ascii_classes;
 use std::borrow::Cow;
 use std::sync::OnceLock;
+
+/// A guard's needles as [`pattern!`] worked them out: each its bytes and
+/// whether ASCII case is ignored; `None` when the pattern has none.
+pub type Needles = Option<&'static [(&'static [u8], bool)]>;
 
 /// A regex, guarded and compiled on first use.
 #[derive(Debug)]
 pub struct Pattern {
     source: Cow<'static, str>,
+    /// The guard's needles, when the build worked them out.
+    needles: Option<Needles>,
     guard: OnceLock<Guard>,
     compiled: OnceLock<Option<Regex>>,
 }
 
 impl Pattern {
+    /// A pattern whose guard is read off `source` on first use (the
+    /// program's own are written [`pattern!`], which does that at build).
     pub const fn new(source: &'static str) -> Pattern {
         Pattern {
             source: Cow::Borrowed(source),
+            needles: None,
+            guard: OnceLock::new(),
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// What [`pattern!`] makes: `source` with its guard's needles.
+    #[doc(hidden)]
+    pub const fn prepared(source: &'static str, needles: Needles) -> Pattern {
+        Pattern {
+            source: Cow::Borrowed(source),
+            needles: Some(needles),
             guard: OnceLock::new(),
             compiled: OnceLock::new(),
         }
@@ -37,6 +64,7 @@ impl Pattern {
     pub fn owned(source: &str) -> Pattern {
         Pattern {
             source: Cow::Owned(source.to_owned()),
+            needles: None,
             guard: OnceLock::new(),
             compiled: OnceLock::new(),
         }
@@ -73,7 +101,10 @@ impl Pattern {
     /// `text`, or one that holds more: [`LineMask::with`]).
     pub fn admits_line(&self, text: &str, mask: LineMask) -> bool {
         self.guard
-            .get_or_init(|| Guard::of(&ascii_classes(&self.source)))
+            .get_or_init(|| match self.needles {
+                Some(needles) => Guard::prepared(needles),
+                None => Guard::of(&ascii_classes(&self.source)),
+            })
             .admits_line(text, mask)
     }
 
@@ -115,33 +146,6 @@ pub fn compile(pattern: &str) -> Option<Regex> {
     }
 }
 
-/// `pattern` with `\w`, `\W`, `\d`, `\D`, `\b` and `\B` made ASCII-only;
-/// every other escape (`\\w` is a backslash and a `w`) left as written.
-fn ascii_classes(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('w') => out.push_str("[0-9A-Za-z_]"),
-            Some('W') => out.push_str("[^0-9A-Za-z_]"),
-            Some('d') => out.push_str("[0-9]"),
-            Some('D') => out.push_str("[^0-9]"),
-            Some('b') => out.push_str("(?-u:\\b)"),
-            Some('B') => out.push_str("(?-u:\\B)"),
-            Some(other) => {
-                out.push('\\');
-                out.push(other);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,11 +155,55 @@ mod tests {
 
     #[test]
     fn word_classes_are_ascii_and_other_escapes_stay() {
-        assert_eq!(ascii_classes(r"\bfoo\w+"), r"(?-u:\b)foo[0-9A-Za-z_]+");
-        assert_eq!(ascii_classes(r"a\\w\.b"), r"a\\w\.b");
         let re = compile(r"[\w.-]+\d").unwrap_or_else(|| panic!("compiles"));
         assert!(re.is_match("a.b-c1"));
         assert!(!re.is_match("é"));
+    }
+
+    /// Each source twice: its guard worked out at build, and read at run.
+    macro_rules! both {
+        ($($source:tt),* $(,)?) => {
+            ([$(pattern!($source)),*], [$(Pattern::new($source)),*])
+        };
+    }
+
+    static BOTH: ([Pattern; 5], [Pattern; 5]) = both!(
+        r"\b(todo|unimplemented)!\(",
+        r"(?i)\bselect\s+(?:distinct\s+)?\*",
+        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}",
+        r"[A-Z]{3}\d+",
+        r"(?i)to\wen = \d",
+    );
+
+    #[test]
+    fn a_guard_worked_out_at_build_is_the_one_read_at_run() {
+        let lines = [
+            "todo!()",
+            "unimplemented!(x)",
+            "todo (",
+            "SELECT DISTINCT * FROM t",
+            "selec * from",
+            "rk_test_0123456789abcdef",
+            "no test was added",
+            "ABC123",
+            "to\u{212A}en = 1",
+            "TOKEN = 2",
+            "",
+        ];
+        let (prepared, read) = &BOTH;
+        for (built, run) in prepared.iter().zip(read) {
+            assert!(built.needles.is_some() && run.needles.is_none());
+            for line in lines {
+                let mask = LineMask::of(line);
+                assert_eq!(
+                    built.admits_line(line, mask),
+                    run.admits_line(line, mask),
+                    "{} on {line:?}",
+                    run.source
+                );
+                assert_eq!(built.is_match(line), run.is_match(line));
+            }
+        }
     }
 
     #[test]

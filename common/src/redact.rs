@@ -9,7 +9,7 @@
 //! token after `Bearer`, and the value of `password=`, `secret:`,
 //! `token=`-style assignments.
 
-use crate::pattern::{LineMask, Pattern};
+use crate::pattern::{LineMask, Pattern, pattern};
 use regex::Captures;
 use std::borrow::Cow;
 
@@ -31,7 +31,7 @@ pub fn mask(secret: &str) -> String {
 // review takes.
 
 /// Whole tokens of a known shape; group 1 is the secret.
-static TOKENS: Pattern = Pattern::new(concat!(
+static TOKENS: Pattern = pattern!(concat!(
     r"(?-u:\b)(",
     r"(?:AKIA|ASIA)[0-9A-Z]{16}",
     r"|(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}",
@@ -46,15 +46,15 @@ static TOKENS: Pattern = Pattern::new(concat!(
 ));
 
 /// The body of a PEM private key block.
-static PRIVATE_KEY: Pattern = Pattern::new(
+static PRIVATE_KEY: Pattern = pattern!(
     r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
 );
 
 /// `scheme://user:PASSWORD@host`.
-static URL_PASSWORD: Pattern = Pattern::new(r"([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)");
+static URL_PASSWORD: Pattern = pattern!(r"([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)");
 
 /// `Bearer TOKEN` and `NAME=VALUE` / `NAME: VALUE` for credential names.
-static ASSIGNED: Pattern = Pattern::new(concat!(
+static ASSIGNED: Pattern = pattern!(concat!(
     r#"(?i)((?-u:\b)bearer\s+|(?-u:\b)[0-9A-Za-z_.-]*(?:password|passwd|secret|api[_-]?key|apikey"#,
     r#"|access[_-]?token|auth[_-]?token|token)["']?\s*[=:]\s*["']?)"#,
     r#"([A-Za-z0-9+/_.~-]{8,}=*)"#,

@@ -1,9 +1,9 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static BARE: Pattern = Pattern::new(r"\b(panic|unreachable)!\(\s*\)");
+static BARE: Pattern = pattern!(r"\b(panic|unreachable)!\(\s*\)");
 
 /// ## What it does
 /// Flags `panic!()` and `unreachable!()` without a message, added to

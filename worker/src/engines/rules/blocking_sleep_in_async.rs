@@ -1,15 +1,15 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, HunkLines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static RUST_SLEEP: Pattern = Pattern::new(r"\b((?:std::)?thread::sleep)\(");
-static PY_SLEEP: Pattern = Pattern::new(r"\b(time\.sleep)\(");
+static RUST_SLEEP: Pattern = pattern!(r"\b((?:std::)?thread::sleep)\(");
+static PY_SLEEP: Pattern = pattern!(r"\b(time\.sleep)\(");
 /// An async function or block header.
-static ASYNC: Pattern = Pattern::new(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?\{");
+static ASYNC: Pattern = pattern!(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?\{");
 /// A synchronous function or closure boundary: the sleep is not in async code.
-static SYNC_FN: Pattern = Pattern::new(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(");
+static SYNC_FN: Pattern = pattern!(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(");
 
 /// ## What it does
 /// Flags a blocking sleep inside async code: `std::thread::sleep` within an

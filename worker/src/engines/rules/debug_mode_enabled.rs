@@ -1,11 +1,11 @@
 use super::lang::Lang;
 use super::paths::{is_script_path, is_test_path};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static DJANGO_DEBUG: Pattern = Pattern::new(r"^\s*DEBUG\s*=\s*True\b");
-static FLASK_DEBUG: Pattern = Pattern::new(r"\.run\(.*\bdebug\s*=\s*True\b");
+static DJANGO_DEBUG: Pattern = pattern!(r"^\s*DEBUG\s*=\s*True\b");
+static FLASK_DEBUG: Pattern = pattern!(r"\.run\(.*\bdebug\s*=\s*True\b");
 
 /// ## What it does
 /// Flags framework debug mode switched on in code that ships: Django

@@ -1,17 +1,17 @@
 use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::each_head_line;
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static JS: Pattern = Pattern::new(r"\b(console\.(?:log|debug|trace|dir))\(");
-static PY: Pattern = Pattern::new(r"^\s*(print)\(");
-static RUST: Pattern = Pattern::new(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#);
-static GO: Pattern = Pattern::new(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#);
-static PY_MAIN: Pattern = Pattern::new(r#"^if\s+__name__\s*==\s*["']__main__["']"#);
-static PHP: Pattern = Pattern::new(r"\b(var_dump|print_r)\(");
+static JS: Pattern = pattern!(r"\b(console\.(?:log|debug|trace|dir))\(");
+static PY: Pattern = pattern!(r"^\s*(print)\(");
+static RUST: Pattern = pattern!(r#"\b(dbg!)\(|\b(e?println!)\(\s*"\s*\[?(?i:debug)\b"#);
+static GO: Pattern = pattern!(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b"#);
+static PY_MAIN: Pattern = pattern!(r#"^if\s+__name__\s*==\s*["']__main__["']"#);
+static PHP: Pattern = pattern!(r"\b(var_dump|print_r)\(");
 
 /// ## What it does
 /// Flags debug output added to production code: `console.log`/`debug`/

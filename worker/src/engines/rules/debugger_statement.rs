@@ -1,12 +1,12 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static JS: Pattern = Pattern::new(r"^\s*(debugger)\s*;?\s*$");
-static PY: Pattern = Pattern::new(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakpoint)\(\)|\b(pdb\.post_mortem)\(");
-static RUBY: Pattern = Pattern::new(r"\b(binding\.(?:pry|irb))\b|^\s*(byebug|debugger)\s*$");
-static PHP: Pattern = Pattern::new(r"\b(xdebug_break)\(\)");
+static JS: Pattern = pattern!(r"^\s*(debugger)\s*;?\s*$");
+static PY: Pattern = pattern!(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakpoint)\(\)|\b(pdb\.post_mortem)\(");
+static RUBY: Pattern = pattern!(r"\b(binding\.(?:pry|irb))\b|^\s*(byebug|debugger)\s*$");
+static PHP: Pattern = pattern!(r"\b(xdebug_break)\(\)");
 
 /// ## What it does
 /// Flags interactive debugger breakpoints: `debugger;` (JavaScript),

@@ -1,19 +1,19 @@
 use super::lang::Lang;
 use super::paths::{MigrationPath, migration_path};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{each_head_line, indent};
 use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static DESTRUCTIVE: Pattern = Pattern::new(concat!(
+static DESTRUCTIVE: Pattern = pattern!(concat!(
         r#"(?i)\b(drop\s+(?:table|column|schema|database)|truncate(?:\s+table)?"#,
         r#"|alter\s+table\s+\S+\s+drop\s+(?:column\s+)?[\w"`]+"#,
         r#"|op\.drop_(?:table|column)|remove_column|drop_table|remove_reference"#,
         r#"|migrations\.(?:RemoveField|DeleteModel))\b"#,
     ));
 /// A function header whose body undoes a migration.
-static DOWN_FN: Pattern = Pattern::new(r"^\s*def\s+(?:downgrade|down|backwards)\b");
-static ANY_FN: Pattern = Pattern::new(r"^\s*def\s+\w+");
+static DOWN_FN: Pattern = pattern!(r"^\s*def\s+(?:downgrade|down|backwards)\b");
+static ANY_FN: Pattern = pattern!(r"^\s*def\s+\w+");
 
 /// ## What it does
 /// Flags destructive schema changes in migrations: `DROP TABLE`,

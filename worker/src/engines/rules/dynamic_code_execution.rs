@@ -1,20 +1,20 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// `eval(`/`exec(` as a free function whose argument is not a string literal.
-static EVAL: Pattern = Pattern::new(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#);
+static EVAL: Pattern = pattern!(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#);
 /// `eval(` on any argument, for a line that also builds a string.
-static EVAL_ANY: Pattern = Pattern::new(r"(?:^|[^\w.])(eval)\(");
+static EVAL_ANY: Pattern = pattern!(r"(?:^|[^\w.])(eval)\(");
 /// A shell `eval` of an expansion.
-static SHELL_EVAL: Pattern = Pattern::new(r#"^\s*(eval)\s+["']?\$"#);
+static SHELL_EVAL: Pattern = pattern!(r#"^\s*(eval)\s+["']?\$"#);
 /// Java's native deserialization, and node-serialize's.
-static JAVA_READ: Pattern = Pattern::new(r"\b(readObject|readUnshared)\(\s*\)|\b(XMLDecoder)\(");
-static JS_UNSERIALIZE: Pattern = Pattern::new(r"\b(unserialize)\(");
-static NEW_FUNCTION: Pattern = Pattern::new(r#"\b(new Function)\(\s*[^)"'`\s]"#);
-static DESERIALIZE: Pattern = Pattern::new(r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(");
+static JAVA_READ: Pattern = pattern!(r"\b(readObject|readUnshared)\(\s*\)|\b(XMLDecoder)\(");
+static JS_UNSERIALIZE: Pattern = pattern!(r"\b(unserialize)\(");
+static NEW_FUNCTION: Pattern = pattern!(r#"\b(new Function)\(\s*[^)"'`\s]"#);
+static DESERIALIZE: Pattern = pattern!(r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(");
 
 /// ## What it does
 /// Flags code that executes or deserialises data as code: Python `eval(…)`

@@ -1,11 +1,11 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static JS_FOCUS: Pattern = Pattern::new(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.only|fit|fdescribe|fcontext)\(");
-static RUBY_FOCUS: Pattern = Pattern::new(r"^\s*(fit|fdescribe|fcontext)\b|\b(focus:\s*true)\b");
+static JS_FOCUS: Pattern = pattern!(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.only|fit|fdescribe|fcontext)\(");
+static RUBY_FOCUS: Pattern = pattern!(r"^\s*(fit|fdescribe|fcontext)\b|\b(focus:\s*true)\b");
 
 /// ## What it does
 /// Flags focused tests committed to test files: `it.only(`, `describe.only(`,

@@ -1,35 +1,35 @@
 use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::secrets::{is_placeholder, mask};
 use super::{Message, Rule, RuleContext, downgrade, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 
-static PRIVATE_KEY: Pattern = Pattern::new(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----");
-static AWS_KEY_ID: Pattern = Pattern::new(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b");
-static AWS_SECRET: Pattern = Pattern::new(r#"(?i)aws_?secret(?:_?access)?_?key\w*["']?\s*(?:=>|:=|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#);
-static GITHUB: Pattern = Pattern::new(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b");
-static SLACK: Pattern = Pattern::new(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})");
+static PRIVATE_KEY: Pattern = pattern!(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----");
+static AWS_KEY_ID: Pattern = pattern!(r"\b((?:AKIA|ASIA)[0-9A-Z]{16})\b");
+static AWS_SECRET: Pattern = pattern!(r#"(?i)aws_?secret(?:_?access)?_?key\w*["']?\s*(?:=>|:=|=|:)\s*["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#);
+static GITHUB: Pattern = pattern!(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b");
+static SLACK: Pattern = pattern!(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})");
 /// A literal that one of the four formats above needs: a line without any
 /// is none of them, which one search tells instead of four. The classes
 /// are spelled out, so that its guard looks for whole prefixes (`ghp_`)
 /// rather than for what they share (`gh`).
-static ANY_FORMAT: Pattern = Pattern::new(concat!(
+static ANY_FORMAT: Pattern = pattern!(concat!(
     r"AKIA|ASIA|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_",
     r"|xoxb-|xoxa-|xoxp-|xoxr-|xoxs-|(?i:aws_?secret)",
 ));
 /// `name = "literal"` where the name ends in a credential word (an optional
 /// type annotation between them, as in `const API_KEY: &str = "…"`).
-static ASSIGNED: Pattern = Pattern::new(concat!(
+static ASSIGNED: Pattern = pattern!(concat!(
         r#"(?i)\b([\w.-]*?(?:password|passwd|pwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
         r#"["']?\s*(?::[^=:"\n]{1,40}?)?\s*(?:=>|:=|=|:)\s*"#,
         r#"(?:[rbu]|r#)?["']([^"'\n]*)["']"#,
     ));
 /// `NAME=value` in `.env`, YAML or INI files, unquoted.
-static CONFIG_ASSIGNED: Pattern = Pattern::new(concat!(
+static CONFIG_ASSIGNED: Pattern = pattern!(concat!(
         r#"(?i)^\s*(?:export\s+|ENV\s+|ARG\s+)?([\w.-]*?(?:password|passwd|secret|api[_-]?key|apikey"#,
         r#"|access[_-]?token|auth[_-]?token|token|private[_-]?key))"#,
         r#"\s*[=:]\s*([^\s"'#]+)\s*$"#,

@@ -1,16 +1,15 @@
 //! Recognising a string built from code at runtime (formatting,
 //! interpolation or concatenation) on one line, across languages.
 
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 
-static F_STRING: Pattern =
-    Pattern::new(r#"(?:^|[^\w])(?:[fF][rRbB]?|[rR][fF])(?:"[^"]*\{|'[^']*\{)"#);
-static TEMPLATE: Pattern = Pattern::new(r"`[^`]*\$\{");
-static CSHARP: Pattern = Pattern::new(r#"\$@?"[^"]*\{"#);
-static RUBY: Pattern = Pattern::new(r#""[^"]*#\{"#);
-static PERCENT: Pattern = Pattern::new(r#"["']\s*%\s*(?:\(|[A-Za-z_][\w.]*\s*(?:[),;\]]|$))"#);
+static F_STRING: Pattern = pattern!(r#"(?:^|[^\w])(?:[fF][rRbB]?|[rR][fF])(?:"[^"]*\{|'[^']*\{)"#);
+static TEMPLATE: Pattern = pattern!(r"`[^`]*\$\{");
+static CSHARP: Pattern = pattern!(r#"\$@?"[^"]*\{"#);
+static RUBY: Pattern = pattern!(r#""[^"]*#\{"#);
+static PERCENT: Pattern = pattern!(r#"["']\s*%\s*(?:\(|[A-Za-z_][\w.]*\s*(?:[),;\]]|$))"#);
 static CONCAT: Pattern =
-    Pattern::new(r#"["']\s*\+\s*[\w(]|[\w)\]]\s*\+\s*["']|["']\s*\.\s*\$\w|\$\w+\s*\.\s*["']"#);
+    pattern!(r#"["']\s*\+\s*[\w(]|[\w)\]]\s*\+\s*["']|["']\s*\.\s*\$\w|\$\w+\s*\.\s*["']"#);
 
 /// How `line` builds a string at runtime, as a noun phrase for a summary
 /// (`"an f-string"`), or `None` if it does not visibly do so.

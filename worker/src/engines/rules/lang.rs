@@ -225,9 +225,9 @@ mod tests {
 
     #[test]
     fn blanking_is_what_the_quoted_run_regex_replaces() {
-        use super::super::pattern::Pattern;
-        static DOUBLE: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*""#);
-        static EITHER: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
+        use super::super::pattern::{Pattern, pattern};
+        static DOUBLE: Pattern = pattern!(r#""(?:[^"\\]|\\.)*""#);
+        static EITHER: Pattern = pattern!(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
         let lines = [
             "",
             "no strings here",

@@ -1,4 +1,5 @@
 //! The rules' regexes: [`revu_common::pattern`], guarded by their
-//! literals and compiled on first use.
+//! literals (worked out when the program is built) and compiled on first
+//! use.
 
-pub(crate) use revu_common::pattern::Pattern;
+pub(crate) use revu_common::pattern::{Pattern, pattern};

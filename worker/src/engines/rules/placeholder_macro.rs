@@ -1,9 +1,9 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static PLACEHOLDER: Pattern = Pattern::new(r"\b(todo|unimplemented)!\(");
+static PLACEHOLDER: Pattern = pattern!(r"\b(todo|unimplemented)!\(");
 
 /// ## What it does
 /// Flags `todo!()` and `unimplemented!()` added to non-test Rust code.

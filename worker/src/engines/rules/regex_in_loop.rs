@@ -1,11 +1,11 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, indent, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static LOOP: Pattern = Pattern::new(r"^\s*(?:(?:for|while)\b|loop\s*\{)|\.(?:for_each|forEach)\(");
-static COMPILE: Pattern = Pattern::new(r"\b(Regex::new|RegexBuilder::new|re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp)\(");
+static LOOP: Pattern = pattern!(r"^\s*(?:(?:for|while)\b|loop\s*\{)|\.(?:for_each|forEach)\(");
+static COMPILE: Pattern = pattern!(r"\b(Regex::new|RegexBuilder::new|re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp)\(");
 /// How far below the loop header a compile call is still looked for.
 const WINDOW: usize = 30;
 

@@ -3,7 +3,7 @@
 
 use super::lang::{self, Lang};
 use super::paths::{is_non_production_path, is_test_path};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use revu_common::diff::{FilePatch, Hunk, LineKind};
 use std::cell::OnceCell;
 
@@ -78,7 +78,7 @@ pub(crate) fn indent(text: &str) -> usize {
         .sum()
 }
 
-static RUST_TEST_START: Pattern = Pattern::new(
+static RUST_TEST_START: Pattern = pattern!(
     r"^\s*#\[cfg\((?:all\()?test\b|^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+tests?\b|^\s*#\[(?:\w+::)?test\b",
 );
 

@@ -1,18 +1,18 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static LOG_CALL: Pattern = Pattern::new(concat!(
+static LOG_CALL: Pattern = pattern!(concat!(
         r"(?:\b(?:log|logger|logging|console|slog|LOG|LOGGER|Log|Logger)",
         r"\.(?:debug|info|warn|warning|error|critical|exception|log|trace|fatal|print)\w*\(",
         r"|\b(?:debug|info|warn|error|trace)!\()",
     ));
 /// A string literal (double or single quoted, with escapes).
-static STRING: Pattern = Pattern::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
+static STRING: Pattern = pattern!(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#);
 /// An interpolation inside a string: `{x}`, `${x}`, `#{x}`.
-static HOLE: Pattern = Pattern::new(r"\{([^{}]+)\}");
-static SECRET_NAME: Pattern = Pattern::new(concat!(
+static HOLE: Pattern = pattern!(r"\{([^{}]+)\}");
+static SECRET_NAME: Pattern = pattern!(concat!(
         r"(?i)\b\w*?(password|passwd|secret|api_?key|apikey|access_?token|auth_?token",
         r"|refresh_?token|bearer_?token|private_?key|credentials?)\b",
     ));

@@ -1,10 +1,10 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static SELECT_STAR: Pattern = Pattern::new(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
+static SELECT_STAR: Pattern = pattern!(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
 
 /// ## What it does
 /// Flags `SELECT * FROM` added to application code or SQL files (tests and

@@ -1,17 +1,17 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static PY_SUBPROCESS: Pattern = Pattern::new(r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(");
-static SHELL_TRUE: Pattern = Pattern::new(r"\bshell\s*=\s*True\b");
-static PY_OS: Pattern = Pattern::new(r#"\b(os\.(?:system|popen))\(\s*(["']?)"#);
-static JS_EXEC: Pattern = Pattern::new(r"(?:^|[^\w.]|child_process\.)(exec(?:Sync)?)\(");
-static RUST_SH: Pattern = Pattern::new(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#);
-static JAVA_EXEC: Pattern = Pattern::new(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(");
-static GO_SH: Pattern = Pattern::new(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#);
+static PY_SUBPROCESS: Pattern = pattern!(r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(");
+static SHELL_TRUE: Pattern = pattern!(r"\bshell\s*=\s*True\b");
+static PY_OS: Pattern = pattern!(r#"\b(os\.(?:system|popen))\(\s*(["']?)"#);
+static JS_EXEC: Pattern = pattern!(r"(?:^|[^\w.]|child_process\.)(exec(?:Sync)?)\(");
+static RUST_SH: Pattern = pattern!(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:ba|z)?sh"\s*\))[\s\S]*"-c""#);
+static JAVA_EXEC: Pattern = pattern!(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(");
+static GO_SH: Pattern = pattern!(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#);
 
 /// ## What it does
 /// Flags shell commands built from runtime values: `subprocess.*(…,

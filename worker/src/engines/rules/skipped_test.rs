@@ -1,14 +1,14 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 // Unconditional skips, per language; conditional ones (`skipif`, `t.Skip`
 // behind an `if`) are deliberate and not matched.
-static JS: Pattern = Pattern::new(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(");
-static PY: Pattern = Pattern::new(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|\s*$)");
-static RUST: Pattern = Pattern::new(r"^\s*(#\[ignore\])");
-static JVM: Pattern = Pattern::new(r"^\s*(@Disabled|@Ignore)\b");
+static JS: Pattern = pattern!(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.skip|xit|xdescribe|xtest)\(");
+static PY: Pattern = pattern!(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(|\s*$)");
+static RUST: Pattern = pattern!(r"^\s*(#\[ignore\])");
+static JVM: Pattern = pattern!(r"^\s*(@Disabled|@Ignore)\b");
 
 /// ## What it does
 /// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,

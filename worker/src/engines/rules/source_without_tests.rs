@@ -1,12 +1,12 @@
 use super::lang::Lang;
 use super::paths::{has_dir, is_generated_path, is_non_production_path, is_test_path};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// A Rust test being added inline (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
-static RUST_TEST: Pattern = Pattern::new(r"^\s*#\[(?:(?:\w+::)?test\b|cfg\((?:all\()?test\b)");
+static RUST_TEST: Pattern = pattern!(r"^\s*#\[(?:(?:\w+::)?test\b|cfg\((?:all\()?test\b)");
 
 /// ## What it does
 /// A change-wide check: flags a change that adds code to source files but

@@ -1,15 +1,15 @@
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// SQL written in upper case, as it usually is inside application code.
-static SQL_UPPER: Pattern = Pattern::new(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b");
+static SQL_UPPER: Pattern = pattern!(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b");
 /// Lower-case SQL needs a full clause, so that prose ("select a file from")
 /// does not match.
-static SQL_ANY_CASE: Pattern = Pattern::new(concat!(
+static SQL_ANY_CASE: Pattern = pattern!(concat!(
         r"(?i)\b(select\s.*?\bfrom\s+\S+.*?\bwhere",
         r"|insert\s+into\s+\S+.*?\bvalues",
         r"|update\s+\S+\s+set\s+\w+\s*=",

@@ -1,16 +1,16 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// `except:` / `except Exception [as e]:`, optionally with an inline `pass`.
-static PY_EXCEPT: Pattern = Pattern::new(r"^\s*except(?:\s+\(?\s*(?:Exception|BaseException)\s*\)?(?:\s+as\s+\w+)?)?\s*:\s*(pass\s*)?$");
+static PY_EXCEPT: Pattern = pattern!(r"^\s*except(?:\s+\(?\s*(?:Exception|BaseException)\s*\)?(?:\s+as\s+\w+)?)?\s*:\s*(pass\s*)?$");
 /// An empty `catch` block closed on the same line, or a promise `.catch`
 /// with an empty handler.
-static CATCH_EMPTY: Pattern = Pattern::new(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}|\.catch\(\s*(?:\(\s*\w*\s*\)|\w+)\s*=>\s*\{\s*\}\s*\)");
+static CATCH_EMPTY: Pattern = pattern!(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}|\.catch\(\s*(?:\(\s*\w*\s*\)|\w+)\s*=>\s*\{\s*\}\s*\)");
 /// A `catch` block opened at the end of the line.
-static CATCH_OPEN: Pattern = Pattern::new(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*$");
+static CATCH_OPEN: Pattern = pattern!(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*$");
 
 /// ## What it does
 /// Flags exception handlers that discard the error: a bare or broad Python

@@ -1,12 +1,12 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, test_code_start};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// A function header up to the opening parenthesis of its parameter list:
 /// Rust `fn`, Python `def`, JavaScript `function`, Go `func`.
-static HEADER: Pattern = Pattern::new(concat!(
+static HEADER: Pattern = pattern!(concat!(
         r#"(?:^\s*(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern\s+"\w+")\s+)*fn"#,
         r#"|^\s*(?:async\s+)?def"#,
         r#"|\bfunction\s*\*?"#,

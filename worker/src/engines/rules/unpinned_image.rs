@@ -1,12 +1,12 @@
 use super::catalogue::{Files, is_dockerfile};
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, each_head_line};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
 
-static FROM: Pattern = Pattern::new(r"(?i)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$");
-static IMAGE: Pattern = Pattern::new(r#"^\s*(?:-\s*)?image:\s*["']?([^\s"'#]+)["']?\s*(?:#.*)?$"#);
+static FROM: Pattern = pattern!(r"(?i)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$");
+static IMAGE: Pattern = pattern!(r#"^\s*(?:-\s*)?image:\s*["']?([^\s"'#]+)["']?\s*(?:#.*)?$"#);
 
 /// Why `reference` (an image as written) is not pinned, if it is not.
 fn unpinned(reference: &str) -> Option<&'static str> {

@@ -1,10 +1,10 @@
 use super::lang::Lang;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static UNWRAP: Pattern = Pattern::new(r"\.(unwrap\(\)|expect\()");
-static LOCK: Pattern = Pattern::new(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");
+static UNWRAP: Pattern = pattern!(r"\.(unwrap\(\)|expect\()");
+static LOCK: Pattern = pattern!(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");
 
 /// ## What it does
 /// Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.

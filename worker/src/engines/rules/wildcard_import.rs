@@ -1,13 +1,13 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
-use super::pattern::Pattern;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-static PY_STAR: Pattern = Pattern::new(r"^\s*from\s+(\S+)\s+import\s+\*");
+static PY_STAR: Pattern = pattern!(r"^\s*from\s+(\S+)\s+import\s+\*");
 /// A private glob `use` (a `pub use …::*` is a deliberate re-export).
-static RUST_GLOB: Pattern = Pattern::new(r"^\s*use\s+([\w:]+)::\*\s*;");
-static JAVA_STAR: Pattern = Pattern::new(r"^\s*import\s+(?:static\s+)?([\w.]+)\.\*\s*;");
+static RUST_GLOB: Pattern = pattern!(r"^\s*use\s+([\w:]+)::\*\s*;");
+static JAVA_STAR: Pattern = pattern!(r"^\s*import\s+(?:static\s+)?([\w.]+)\.\*\s*;");
 
 /// ## What it does
 /// Flags wildcard imports added outside tests: Python `from x import *`,
