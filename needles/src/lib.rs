@@ -169,8 +169,11 @@ fn exact(hir: &Hir) -> Option<Vec<Needle>> {
     }
 }
 
-/// The characters of a class of at most [`MOST_CLASS`] ASCII ones, each
-/// a string of its own.
+/// The characters of a class of at most [`MOST_CLASS`] ASCII ones, none
+/// of them white space, each a string of its own. `k` and `s` are compared without case: read
+/// without Unicode, `(?i)[kx]` does not show that the regex also matches
+/// the Kelvin sign (and `s` the long s), and a folded needle with either
+/// letter has the guard admit every line past ASCII.
 fn class_strings(hir: &Hir) -> Option<Vec<Needle>> {
     let ranges: Vec<(u32, u32)> = match hir.kind() {
         HirKind::Class(Class::Unicode(class)) => class
@@ -186,7 +189,13 @@ fn class_strings(hir: &Hir) -> Option<Vec<Needle>> {
         _ => return None,
     };
     let count: u32 = ranges.iter().map(|(a, b)| b - a + 1).sum();
-    if count as usize > MOST_CLASS || ranges.iter().any(|&(_, b)| b > 0x7F) {
+    // White space too: read without Unicode, `\s` is the six ASCII
+    // spaces, where the regex also matches the others (U+00A0 and so on).
+    let spaces = |&(a, b): &(u32, u32)| (a..=b).any(|c| c == 0x20 || (0x09..=0x0D).contains(&c));
+    if count as usize > MOST_CLASS
+        || ranges.iter().any(|&(_, b)| b > 0x7F)
+        || ranges.iter().any(spaces)
+    {
         return None;
     }
     Some(
@@ -196,7 +205,7 @@ fn class_strings(hir: &Hir) -> Option<Vec<Needle>> {
             .filter_map(|c| u8::try_from(c).ok())
             .map(|c| Needle {
                 bytes: vec![c],
-                fold: false,
+                fold: matches!(c, b'k' | b'K' | b's' | b'S'),
             })
             .collect(),
     )

@@ -238,7 +238,8 @@ mod tests {
 
         fn part(&mut self, depth: usize) -> String {
             let leaf = [
-                "a", "b", "k", "s_", "ab", "-", "A", "[ab]", "[a-k]", "[^a]", r"\w", r"\b", "^",
+                "a", "b", "k", "s_", "ab", "-", "A", "[ab]", "[kb]", "[as-]", "[a-k]", "[^a]",
+                r"\w", r"\b", "^", r"x\sy",
             ];
             if depth == 0 || self.next(3) == 0 {
                 return self.pick(&leaf).to_owned();
@@ -263,6 +264,7 @@ mod tests {
                 .map(|_| {
                     self.pick(&[
                         "a", "b", "k", "s", "_", "-", "A", "K", "S", " ", "\u{17F}", "\u{212A}",
+                        "x", "y", "\u{A0}",
                     ])
                 })
                 .collect()
@@ -395,6 +397,9 @@ mod tests {
             (r"(?i)secret", "\u{17F}ecret"),
             (r"(?i)token", "to\u{212A}en = 1"),
             (r"caf\x{e9}", "café"),
+            // Unicode white space, which `\s` read as ASCII does not show.
+            (r"foo\sbar", "foo\u{A0}bar"),
+            (r"(?i)[kx]ey", "\u{212A}EY"),
         ];
         for (pattern, line) in cases {
             let re = regex::Regex::new(pattern).unwrap_or_else(|e| panic!("{e}"));
