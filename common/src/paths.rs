@@ -24,13 +24,20 @@ pub fn file_name(path: &str) -> &str {
 }
 
 /// Whether any directory of `path` is one of `names` (lowercase).
+///
+/// Read as bytes, a component at a time: the rules ask it of every file
+/// many times, with a few names each.
 pub fn has_dir(path: &str, names: &[&str]) -> bool {
-    let dirs = match memchr::memrchr(b'/', path.as_bytes()) {
-        Some(slash) => path.get(..slash).unwrap_or_default(),
-        None => return false,
+    let bytes = path.as_bytes();
+    let Some(slash) = memchr::memrchr(b'/', bytes) else {
+        return false;
     };
-    dirs.split('/')
-        .any(|d| !d.is_empty() && names.iter().any(|n| d.eq_ignore_ascii_case(n)))
+    bytes[..slash].split(|&b| b == b'/').any(|dir| {
+        !dir.is_empty()
+            && names
+                .iter()
+                .any(|n| n.len() == dir.len() && dir.eq_ignore_ascii_case(n.as_bytes()))
+    })
 }
 
 /// Directories that hold a test suite, its data or its fixtures.
@@ -207,6 +214,26 @@ mod tests {
                     "{text:?} holds {needle:?}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_directory_is_any_component_but_the_file_name() {
+        let names = ["vendor", "gen"];
+        for (path, has) in [
+            ("vendor/x.go", true),
+            ("a/Vendor/b/x.go", true),
+            ("a//gen/x.rs", true),
+            ("/gen/x.rs", true),
+            ("vendor", false),
+            ("a/vendor.go", false),
+            ("a/vendors/x.go", false),
+            ("a/ge/x.rs", false),
+            ("a/b/", false),
+            ("", false),
+            ("é/gen/x", true),
+        ] {
+            assert_eq!(has_dir(path, &names), has, "{path}");
         }
     }
 
