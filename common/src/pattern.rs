@@ -1,5 +1,5 @@
 //! Regexes compiled once per process, on the first text that gets past
-//! their literal guard ([`guard`]): a run compiles only the patterns its
+//! their literal guard ([`Guard`]): a run compiles only the patterns its
 //! text could match, and a line that holds none of a pattern's literals
 //! never reaches the regex. A line read by many patterns (a rule file's
 //! production lines) has its [`LineMask`] worked out once: the `_line`

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 /// Where a delivered entry sits, as the backend hands it out: for a lane
 /// report, its stream entry id (`1700000000000-0`); for a job, an opaque
-/// handle naming its engine's stream too ([`job_entry`]). Callers only
+/// handle naming its engine's stream too (`job_entry`). Callers only
 /// hand it back.
 pub type EntryId = String;
 
