@@ -13,9 +13,9 @@ static AWS_SECRET: Pattern = pattern!(r#"(?i)aws_?secret(?:_?access)?_?key\w*["'
 static GITHUB: Pattern = pattern!(r"\b((?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,})\b");
 static SLACK: Pattern = pattern!(r"\b(xox[baprs]-[A-Za-z0-9-]{10,})");
 /// A literal that one of the four formats above needs: a line without any
-/// is none of them, which one search tells instead of four. The classes
-/// are spelled out, so that its guard looks for whole prefixes (`ghp_`)
-/// rather than for what they share (`gh`).
+/// is none of them, which one search tells instead of four. Its guard's
+/// needles are these prefixes (`ghp_`), as a guard reads small classes
+/// and alternations whole.
 static ANY_FORMAT: Pattern = pattern!(concat!(
     r"AKIA|ASIA|ghp_|gho_|ghu_|ghs_|ghr_|github_pat_",
     r"|xoxb-|xoxa-|xoxp-|xoxr-|xoxs-|(?i:aws_?secret)",
