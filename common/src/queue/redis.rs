@@ -36,6 +36,7 @@
 //! jobs is `{tenant}/{uuid}`.
 
 mod conn;
+mod cover;
 pub use conn::Conn;
 pub mod layout;
 mod maintenance;
@@ -76,9 +77,11 @@ pub struct RedisBackend {
     blocking: BlockingPool,
     /// On a cluster, reads across shards go shard by shard.
     cluster: bool,
-    /// The shard the next blocking read on a cluster waits on: readers
-    /// side by side take turns, so that together they watch every shard.
-    next_block: std::sync::Arc<std::sync::atomic::AtomicU16>,
+    /// On a cluster, the shards this process's reads of jobs and of
+    /// reports watch, so that readers side by side spread over them and
+    /// look only at those nobody watches.
+    job_cover: std::sync::Arc<cover::ShardCover>,
+    result_cover: std::sync::Arc<cover::ShardCover>,
     /// Seconds a finished review's keys are kept (at least one: `EXPIRE
     /// 0` would delete them at once); forever when `None`.
     retention_secs: Option<u64>,
@@ -290,7 +293,8 @@ impl RedisBackend {
             conn,
             blocking: BlockingPool::new(source),
             cluster: options.cluster,
-            next_block: std::sync::Arc::default(),
+            job_cover: std::sync::Arc::default(),
+            result_cover: std::sync::Arc::default(),
             retention_secs: None,
             records: std::sync::Arc::default(),
         };

@@ -217,11 +217,12 @@ impl RedisBackend {
         Ok(reply)
     }
 
-    /// Reads jobs once: a look at every shard without waiting, then one
-    /// blocking read of at most `wait` (bounded by the next due retry).
-    /// On one Redis the blocking read covers every shard; on a cluster,
-    /// where one read covers one slot, it covers one shard for at most
-    /// [`CLUSTER_BLOCK`].
+    /// Reads jobs once: a look without waiting, then one blocking read of
+    /// at most `wait` (bounded by the next due retry). On one Redis both
+    /// cover every shard. On a cluster, where one read covers one slot,
+    /// the read waits on the shard the fewest of this process's readers
+    /// watch, for at most [`CLUSTER_BLOCK`], and looks first at that shard
+    /// and at those nobody watches (see the `cover` module).
     pub(super) async fn read_jobs(
         &self,
         consumer: &str,
@@ -231,15 +232,19 @@ impl RedisBackend {
         let order: Vec<u16> = rotation().collect();
         let mut due: Option<u64> = None;
         let mut looked = Vec::new();
+        // Held until the read returns: the shard it watches.
+        let mut watching = None;
         if self.cluster {
-            for shard in &order {
-                let (job, next) = self.take_one_job(consumer, &[*shard], engines).await?;
+            let watch = self.job_cover.watch();
+            for shard in watch.to_look_at(&order) {
+                let (job, next) = self.take_one_job(consumer, &[shard], engines).await?;
                 due = earliest(due, next);
                 if let Some(job) = job {
                     return Ok(vec![job]);
                 }
             }
-            looked.push(self.block_shard());
+            looked.push(watch.shard);
+            watching = Some(watch);
         } else {
             let (job, next) = self.take_one_job(consumer, &order, engines).await?;
             if let Some(job) = job {
@@ -255,7 +260,9 @@ impl RedisBackend {
         if self.cluster {
             wait = wait.min(CLUSTER_BLOCK);
         }
-        self.block_for_jobs(consumer, &looked, engines, wait).await
+        let got = self.block_for_jobs(consumer, &looked, engines, wait).await;
+        drop(watching);
+        got
     }
 
     /// One new entry of `group` for `consumer` from the result streams,
@@ -266,10 +273,15 @@ impl RedisBackend {
         wait: Duration,
     ) -> Result<Vec<Delivery<LaneReport>>, redis::RedisError> {
         let order: Vec<u16> = rotation().collect();
-        let batches: Vec<Vec<u16>> = if self.cluster {
-            order.iter().map(|s| vec![*s]).collect()
-        } else {
-            vec![order.clone()]
+        // Held until the read returns: the shard it watches.
+        let watching = self.cluster.then(|| self.result_cover.watch());
+        let batches: Vec<Vec<u16>> = match &watching {
+            Some(watch) => watch
+                .to_look_at(&order)
+                .into_iter()
+                .map(|s| vec![s])
+                .collect(),
+            None => vec![order.clone()],
         };
         let mut conn = self.conn.clone();
         for shards in &batches {
@@ -296,10 +308,9 @@ impl RedisBackend {
                 return Ok(vec![to_delivery(shard, &entry)]);
             }
         }
-        let looked: Vec<u16> = if self.cluster {
-            vec![self.block_shard()]
-        } else {
-            order
+        let looked: Vec<u16> = match &watching {
+            Some(watch) => vec![watch.shard],
+            None => order,
         };
         let wait = if self.cluster {
             wait.min(CLUSTER_BLOCK)
@@ -314,6 +325,7 @@ impl RedisBackend {
         let reply = self
             .block_read(COORDINATOR_GROUP, consumer, &refs, wait)
             .await?;
+        drop(watching);
         let mut got = Vec::new();
         for key in reply.map(|r| r.keys).unwrap_or_default() {
             let Some(shard) = looked
@@ -375,13 +387,6 @@ impl RedisBackend {
             }
         }
         Ok(())
-    }
-
-    /// The shard a blocking read on a cluster waits on: the next in turn.
-    pub(super) fn block_shard(&self) -> u16 {
-        self.next_block
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            % SHARDS
     }
 
     pub(super) fn job_shard(&self, id: &ReviewId) -> u16 {
