@@ -18,7 +18,10 @@ use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 #[derive(Debug)]
 pub(super) struct ShardCover {
     watchers: [AtomicU32; SHARDS as usize],
-    /// Where the next choice starts, so that ties go round.
+    /// Where the next choice starts, so that ties go round. Each process
+    /// starts at a shard of its own: processes with fewer readers than
+    /// shards would otherwise all watch the first shards and leave the
+    /// last ones to the looks.
     next: AtomicU16,
 }
 
@@ -26,7 +29,7 @@ impl Default for ShardCover {
     fn default() -> Self {
         ShardCover {
             watchers: std::array::from_fn(|_| AtomicU32::new(0)),
-            next: AtomicU16::new(0),
+            next: AtomicU16::new(rand::random::<u16>() % SHARDS),
         }
     }
 }
@@ -140,6 +143,16 @@ mod tests {
         );
         assert!(last.is_some_and(|s| looked.contains(&s)));
         assert!(looked.contains(&extra.shard));
+    }
+
+    #[test]
+    fn processes_start_their_readers_at_shards_of_their_own() {
+        // Sixteen processes of one reader each: at one shard for all of
+        // them, the chance is 8^-15.
+        let first: BTreeSet<u16> = (0..16)
+            .map(|_| ShardCover::default().watch().shard)
+            .collect();
+        assert!(first.len() > 1, "{first:?}");
     }
 
     #[test]
