@@ -1,5 +1,6 @@
 //! The sweeper over the in-memory backend: a review it cannot handle is
-//! faulted on its own, and the reviews beside it are still swept.
+//! faulted on its own, and the reviews beside it are still swept; and
+//! what a status read (`GetReview`) gives of a review it finishes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -111,4 +112,31 @@ async fn a_review_whose_diff_no_longer_parses_is_faulted_and_the_next_one_finish
     assert!(backend.active_reviews().await.unwrap().is_empty());
     // Closed for good: the next sweep has nothing left to do.
     coordinator.sweep_once().await.unwrap();
+}
+
+#[tokio::test]
+async fn status_counts_settled_lanes_and_gives_the_report_once_finished() {
+    let backend = MemoryBackend::new();
+    let coordinator = Coordinator::new(backend.clone(), ReviewSettings::default()).unwrap();
+    let id = submit(&coordinator, "multi-file.patch").await;
+    let running = coordinator.status(&id).await.unwrap();
+    assert_eq!(running.state, ReviewState::Running);
+    assert!(running.lanes_total > 1, "{running:?}");
+    assert_eq!(running.lanes_settled, 0);
+    assert_eq!(running.report_json, None);
+    // Every lane settled, then finalized by the sweep, as after a
+    // coordinator that died right after the last lane.
+    settle_all_clean(&backend, &id).await;
+    let settled = coordinator.status(&id).await.unwrap();
+    assert_eq!(settled.state, ReviewState::Running);
+    assert_eq!(settled.lanes_settled, settled.lanes_total);
+    assert_eq!(settled.report_json, None);
+    coordinator.sweep_once().await.unwrap();
+    let finished = coordinator.status(&id).await.unwrap();
+    assert_eq!(finished.state, ReviewState::Finished);
+    assert_eq!(finished.lanes_settled, finished.lanes_total);
+    let report: Value = serde_json::from_str(finished.report_json.as_deref().unwrap()).unwrap();
+    assert_eq!(report, self::report(&backend, &id).await);
+    let unknown = ReviewId::new();
+    assert!(coordinator.status(&unknown).await.is_err());
 }
