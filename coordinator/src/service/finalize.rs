@@ -34,7 +34,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
 
     /// One look at the review: [`Coordinator::try_finalize`]'s work.
     async fn finalize_once(&self, id: &ReviewId) -> Result<(), ServiceError> {
-        let Some(record) = self.backend.load_record(id).await? else {
+        // Asked together, so that on Redis they go out in one round trip.
+        let (record, settled) =
+            tokio::join!(self.backend.load_record(id), self.backend.settled_count(id));
+        let Some(record) = record? else {
             return Err(ServiceError::NotFound(id.clone()));
         };
         if record.state.is_terminal() {
@@ -44,9 +47,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         // reading every result (each lane's report, as each settles) would
         // make a review of N lanes read N * N / 2 of them. A refined
         // review's grouping lane is looked at below whatever else runs.
-        if record.plan.grouping.is_none()
-            && self.backend.settled_count(id).await? < record.plan.lanes.len()
-        {
+        if record.plan.grouping.is_none() && settled? < record.plan.lanes.len() {
             return Ok(());
         }
         let results = self.backend.lane_results(id).await?;

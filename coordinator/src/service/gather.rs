@@ -348,7 +348,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         observe::record_settled(&result);
         // Shared with the store, which keeps it as it is in this process.
         let result = std::sync::Arc::new(result);
-        if self
+        let counted = if self
             .backend
             .settle_lane(&record.id, &result, &event)
             .await?
@@ -358,11 +358,13 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");
                 self.dead_letter(record, &result).await?;
             }
-            self.count("lanes_settled", 1).await;
+            "lanes_settled"
         } else {
-            self.count("duplicates_suppressed", 1).await;
-        }
-        self.try_finalize(&record.id).await
+            "duplicates_suppressed"
+        };
+        // The counter goes out beside finalization's first reads.
+        let ((), finalized) = tokio::join!(self.count(counted, 1), self.try_finalize(&record.id));
+        finalized
     }
 }
 
