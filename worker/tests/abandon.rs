@@ -1,7 +1,8 @@
 //! A lane whose review is cancelled while its engine runs is abandoned:
 //! the engine's future is dropped (a network request or a command stops
 //! there), and the job is acknowledged with a cancelled report. A lane
-//! taken after its deadline is neither run nor announced.
+//! taken after its deadline is neither run nor announced, nor is one whose
+//! review is already over.
 
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{
@@ -208,5 +209,50 @@ async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
             .iter()
             .any(|(_, e)| matches!(e, ProgressEvent::LaneStarted { .. })),
         "a late lane was announced: {events:?}"
+    );
+}
+
+/// A job taken once its review is over (cancelled here) is not run: the
+/// worker reads the review's state beside its bundle, and the state wins.
+#[tokio::test]
+async fn a_lane_of_a_review_already_over_is_not_run() {
+    let backend = MemoryBackend::new();
+    let id = ReviewId::new();
+    let lane = endless_lane();
+    let record = record(&id, &lane);
+    let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
+    let bundle = Arc::new(ReviewBundle {
+        diff: include_bytes!("../../examples/docs-only.patch")
+            .to_vec()
+            .into(),
+        ..ReviewBundle::default()
+    });
+    let created = backend.create_review(&record, &bundle, None, &[job]).await;
+    assert!(created.is_ok(), "{created:?}");
+    let mut cancelled = record.clone();
+    cancelled.state = ReviewState::Cancelled;
+    assert!(backend.save_record(&cancelled).await.is_ok());
+    let engine = Arc::new(Endless::default());
+    let worker = Worker::new(
+        backend.clone(),
+        Engines::default().with(engine.clone()),
+        Duration::from_secs(5),
+    );
+    let delivery = take_lane(&backend, &worker).await;
+    let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
+    assert!(done.is_ok(), "the lane did not end at once");
+    assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
+    let report = lane_report(&backend).await;
+    assert!(
+        matches!(
+            report.outcome,
+            LaneAttemptOutcome::Failed {
+                kind: FaultKind::Cancelled,
+                transient: false,
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
     );
 }

@@ -100,7 +100,19 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         job: &Arc<LaneJob>,
         meter: &Arc<Meter>,
     ) -> Result<(Arc<dyn crate::engines::Engine>, LaneInput), LaneAttemptOutcome> {
-        match self.backend.load_record(&job.review_id).await {
+        let Some(engine) = self.engines.get(&job.lane.engine) else {
+            return Err(failed(
+                FaultKind::NoEngine,
+                format!("this worker has no engine {:?}", job.lane.engine),
+                false,
+            ));
+        };
+        // The review's state and its bundle are asked for together (one
+        // round trip on Redis); a finished or cancelled review's lane
+        // does not run, whatever the bundle.
+        let (record, review) =
+            tokio::join!(self.backend.load_record(&job.review_id), self.load(job));
+        match record {
             Ok(Some(r)) if r.state.is_terminal() => {
                 return Err(failed(
                     FaultKind::Cancelled,
@@ -111,14 +123,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             Ok(_) => {}
             Err(e) => tracing::debug!(error = %e, "review state unknown; running the lane"),
         }
-        let Some(engine) = self.engines.get(&job.lane.engine) else {
-            return Err(failed(
-                FaultKind::NoEngine,
-                format!("this worker has no engine {:?}", job.lane.engine),
-                false,
-            ));
-        };
-        let review = self.load(job).await?;
+        let review = review?;
         let ledger: Option<Arc<dyn Ledger>> = job.token_cap.map(|_| {
             Arc::new(StoreLedger {
                 store: self.backend.clone(),
