@@ -96,6 +96,32 @@ fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
     ReviewRecord::running(id.clone(), plan, 1, u64::MAX)
 }
 
+/// The bundle of a review of `examples/docs-only.patch`.
+fn docs_bundle() -> Arc<ReviewBundle> {
+    Arc::new(ReviewBundle {
+        diff: include_bytes!("../../examples/docs-only.patch")
+            .to_vec()
+            .into(),
+        ..ReviewBundle::default()
+    })
+}
+
+/// Takes the stored lane job and processes it on a worker of `endless`,
+/// which must end at once without the engine starting; the lane's report.
+async fn process_unrun(backend: &MemoryBackend) -> LaneReport {
+    let engine = Arc::new(Endless::default());
+    let worker = Worker::new(
+        backend.clone(),
+        Engines::default().with(engine.clone()),
+        Duration::from_secs(5),
+    );
+    let delivery = take_lane(backend, &worker).await;
+    let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
+    assert!(done.is_ok(), "the lane did not end at once");
+    assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
+    lane_report(backend).await
+}
+
 #[tokio::test]
 async fn a_cancelled_review_stops_the_engine_in_flight() {
     let backend = MemoryBackend::new();
@@ -103,13 +129,9 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     let lane = endless_lane();
     let record = record(&id, &lane);
     let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
-    let bundle = Arc::new(ReviewBundle {
-        diff: include_bytes!("../../examples/docs-only.patch")
-            .to_vec()
-            .into(),
-        ..ReviewBundle::default()
-    });
-    let created = backend.create_review(&record, &bundle, None, &[job]).await;
+    let created = backend
+        .create_review(&record, &docs_bundle(), None, &[job])
+        .await;
     assert!(created.is_ok(), "{created:?}");
 
     let engine = Arc::new(Endless::default());
@@ -178,17 +200,7 @@ async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
         .create_review(&record(&id, &lane), &bundle, None, &[job])
         .await;
     assert!(created.is_ok(), "{created:?}");
-    let engine = Arc::new(Endless::default());
-    let worker = Worker::new(
-        backend.clone(),
-        Engines::default().with(engine.clone()),
-        Duration::from_secs(5),
-    );
-    let delivery = take_lane(&backend, &worker).await;
-    let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
-    assert!(done.is_ok(), "the lane did not end at once");
-    assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
-    let report = lane_report(&backend).await;
+    let report = process_unrun(&backend).await;
     assert!(
         matches!(
             report.outcome,
@@ -221,28 +233,14 @@ async fn a_lane_of_a_review_already_over_is_not_run() {
     let lane = endless_lane();
     let record = record(&id, &lane);
     let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
-    let bundle = Arc::new(ReviewBundle {
-        diff: include_bytes!("../../examples/docs-only.patch")
-            .to_vec()
-            .into(),
-        ..ReviewBundle::default()
-    });
-    let created = backend.create_review(&record, &bundle, None, &[job]).await;
+    let created = backend
+        .create_review(&record, &docs_bundle(), None, &[job])
+        .await;
     assert!(created.is_ok(), "{created:?}");
     let mut cancelled = record.clone();
     cancelled.state = ReviewState::Cancelled;
     assert!(backend.save_record(&cancelled).await.is_ok());
-    let engine = Arc::new(Endless::default());
-    let worker = Worker::new(
-        backend.clone(),
-        Engines::default().with(engine.clone()),
-        Duration::from_secs(5),
-    );
-    let delivery = take_lane(&backend, &worker).await;
-    let done = tokio::time::timeout(Duration::from_secs(10), worker.process(delivery)).await;
-    assert!(done.is_ok(), "the lane did not end at once");
-    assert_eq!(engine.started.load(Ordering::SeqCst), 0, "the engine ran");
-    let report = lane_report(&backend).await;
+    let report = process_unrun(&backend).await;
     assert!(
         matches!(
             report.outcome,
