@@ -1,6 +1,7 @@
 //! Finalization: once every lane settled, verify, decide and store the report.
 
 use super::{Coordinator, ServiceError, blocking, observe};
+use revu_common::bundle::ReviewBundle;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::Report;
@@ -50,13 +51,21 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         if record.plan.grouping.is_none() && settled? < record.plan.lanes.len() {
             return Ok(());
         }
-        let results = self.backend.lane_results(id).await?;
-        let load_bundle = || async {
-            self.backend
-                .load_bundle(id)
-                .await?
+        // Every lane settled: the results and the bundle the verdict needs
+        // are asked for together. A refined review reads its bundle only
+        // where it needs it.
+        let (results, prefetched) = if record.plan.grouping.is_none() {
+            let (results, bundle) =
+                tokio::join!(self.backend.lane_results(id), self.backend.load_bundle(id));
+            (results?, Some(bundle))
+        } else {
+            (self.backend.lane_results(id).await?, None)
+        };
+        let stored = |bundle: Option<Arc<ReviewBundle>>| {
+            bundle
                 .ok_or_else(|| ServiceError::Internal(format!("review {id} has no stored bundle")))
         };
+        let load_bundle = || async { stored(self.backend.load_bundle(id).await?) };
         // The domain lanes of a refined review start when its grouping
         // lane settled, whatever else is still running.
         if let Some(grouping) = &record.plan.grouping
@@ -76,7 +85,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         {
             return Ok(());
         }
-        let bundle = load_bundle().await?;
+        let bundle = match prefetched {
+            Some(bundle) => stored(bundle?)?,
+            None => load_bundle().await?,
+        };
         if self.start_adjudication(&record, &results, &bundle).await?
             || self.start_synthesis(&record, &results, &bundle).await?
         {
