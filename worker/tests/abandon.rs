@@ -96,6 +96,22 @@ fn record(id: &ReviewId, lane: &LaneSpec) -> ReviewRecord {
     ReviewRecord::running(id.clone(), plan, 1, u64::MAX)
 }
 
+/// `report` is the permanent fault of a lane whose review was cancelled.
+fn assert_cancelled(report: &LaneReport) {
+    assert!(
+        matches!(
+            report.outcome,
+            LaneAttemptOutcome::Failed {
+                kind: FaultKind::Cancelled,
+                transient: false,
+                ..
+            }
+        ),
+        "{:?}",
+        report.outcome
+    );
+}
+
 /// The bundle of a review of `examples/docs-only.patch`.
 fn docs_bundle() -> Arc<ReviewBundle> {
     Arc::new(ReviewBundle {
@@ -168,18 +184,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
 
     // Acknowledged with a cancelled report; nothing left pending.
     let report = lane_report(&backend).await;
-    assert!(
-        matches!(
-            report.outcome,
-            LaneAttemptOutcome::Failed {
-                kind: FaultKind::Cancelled,
-                transient: false,
-                ..
-            }
-        ),
-        "{:?}",
-        report.outcome
-    );
+    assert_cancelled(&report);
     let backlog = backend.job_backlog().await.ok();
     assert_eq!(backlog.map(|b| b.pending), Some(0));
     assert_eq!(engine.started.load(Ordering::SeqCst), 1);
@@ -241,16 +246,5 @@ async fn a_lane_of_a_review_already_over_is_not_run() {
     cancelled.state = ReviewState::Cancelled;
     assert!(backend.save_record(&cancelled).await.is_ok());
     let report = process_unrun(&backend).await;
-    assert!(
-        matches!(
-            report.outcome,
-            LaneAttemptOutcome::Failed {
-                kind: FaultKind::Cancelled,
-                transient: false,
-                ..
-            }
-        ),
-        "{:?}",
-        report.outcome
-    );
+    assert_cancelled(&report);
 }
