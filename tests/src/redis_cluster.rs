@@ -1,7 +1,9 @@
 //! A real Redis Cluster for tests: six `redis-server --cluster-enabled yes`
 //! processes on loopback (three masters, three replicas) joined by
-//! `redis-cli --cluster create`. Never a silent skip: without
-//! `redis-server` and `redis-cli` the test fails and says how to get them.
+//! `redis-cli --cluster create`; with `REVU_TEST_REDIS=docker`, the same
+//! six nodes and `redis-cli` in containers on the host's network. Never a
+//! silent skip: without `redis-server` and `redis-cli` (or the containers)
+//! the test fails and says how to get them.
 //!
 //! Each node gets two ports that were free a moment ago, one for clients
 //! and one for the cluster bus (`--cluster-port`), so no node depends on
@@ -19,7 +21,8 @@ const NODE_TIMEOUT_MS: &str = "1000";
 const NODE_TRIES: usize = 5;
 
 const HOW_TO_GET_ONE: &str = "the Redis Cluster tests need `redis-server` and `redis-cli` \
-     (7.0 or later) on PATH: `apt-get install -y redis-server redis-tools`";
+     (7.0 or later) on PATH: `apt-get install -y redis-server redis-tools`; or run them in \
+     containers with REVU_TEST_REDIS=docker and `--features revu-tests/docker`";
 
 /// A six-node Redis Cluster on loopback, with a key prefix for the test.
 #[derive(Debug)]
@@ -39,33 +42,45 @@ pub struct NodeLine {
 }
 
 impl RedisCluster {
-    /// Starts the nodes, creates the cluster and waits until every node
-    /// says it is whole. Panics with instructions if it cannot.
+    /// Starts the nodes (local processes, or containers with
+    /// `REVU_TEST_REDIS=docker`), creates the cluster and waits until every
+    /// node says it is whole. Panics with instructions if it cannot.
     pub fn start() -> RedisCluster {
-        let cli = Command::new("redis-cli").arg("--version").output();
-        if !cli.is_ok_and(|o| o.status.success()) {
-            panic!("{HOW_TO_GET_ONE}");
+        let docker = std::env::var("REVU_TEST_REDIS").as_deref() == Ok("docker");
+        if !docker {
+            let cli = Command::new("redis-cli").arg("--version").output();
+            if !cli.is_ok_and(|o| o.status.success()) {
+                panic!("{HOW_TO_GET_ONE}");
+            }
         }
-        let nodes: Vec<RedisServer> = (0..NODES).map(|_| start_node()).collect();
-        let prefix = nodes
-            .first()
-            .map(|n| n.prefix.clone())
-            .unwrap_or_else(|| "revu-test".into());
-        let mut create = Command::new("redis-cli");
-        create.arg("--cluster").arg("create");
-        for node in &nodes {
-            create.arg(format!("127.0.0.1:{}", node.port));
+        let prefix = format!("revu-test-{}", crate::redis_server::uuid_like());
+        let nodes: Vec<RedisServer> = (0..NODES).map(|_| start_node(docker, &prefix)).collect();
+        let mut create = vec!["--cluster".to_owned(), "create".to_owned()];
+        create.extend(nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)));
+        create.extend(["--cluster-replicas", "1", "--cluster-yes"].map(str::to_owned));
+        let created = if docker {
+            crate::redis_docker::redis_cli(create)
+        } else {
+            Command::new("redis-cli")
+                .args(&create)
+                .output()
+                .map_err(|e| e.to_string())
+                .and_then(|out| {
+                    let text = format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&out.stdout),
+                        String::from_utf8_lossy(&out.stderr)
+                    );
+                    if out.status.success() {
+                        Ok(text)
+                    } else {
+                        Err(text)
+                    }
+                })
+        };
+        if let Err(why) = created {
+            panic!("redis-cli --cluster create failed: {why}");
         }
-        let out = create
-            .args(["--cluster-replicas", "1", "--cluster-yes"])
-            .output()
-            .unwrap_or_else(|e| panic!("redis-cli --cluster create: {e}"));
-        assert!(
-            out.status.success(),
-            "redis-cli --cluster create failed: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
         let cluster = RedisCluster { nodes, prefix };
         cluster.wait_whole(Duration::from_secs(30));
         cluster
@@ -101,10 +116,7 @@ impl RedisCluster {
             .iter_mut()
             .filter_map(|n| {
                 let port = n.port;
-                n.process
-                    .as_mut()
-                    .is_some_and(crate::procs::Proc::running)
-                    .then_some(port)
+                n.running().then_some(port)
             })
             .collect()
     }
@@ -141,14 +153,14 @@ impl RedisCluster {
         panic!("no running node knows a master for slot {slot}")
     }
 
-    /// SIGKILLs the node at `port`.
+    /// Kills the node at `port` (SIGKILL, or its container removed).
     pub fn kill(&mut self, port: u16) {
         let node = self
             .nodes
             .iter_mut()
             .find(|n| n.port == port)
             .unwrap_or_else(|| panic!("no node of ours on port {port}"));
-        node.stop();
+        node.kill();
     }
 
     /// Waits until every running node says the cluster is ok with all
@@ -160,7 +172,7 @@ impl RedisCluster {
             let states: Vec<String> = self
                 .nodes
                 .iter()
-                .filter(|n| n.process.is_some())
+                .filter(|n| n.started())
                 .map(|n| {
                     self.query_node::<String>(n.port, redis::cmd("CLUSTER").arg("INFO"))
                         .unwrap_or_default()
@@ -213,11 +225,14 @@ impl RedisCluster {
     }
 }
 
-fn start_node() -> RedisServer {
+/// One node: a local `redis-server`, or one in a container on the host's
+/// network; each on a client port and a bus port that were free a moment
+/// ago, tried again on others when it does not come up.
+fn start_node(docker: bool, prefix: &str) -> RedisServer {
     let mut last = String::new();
     for _ in 0..NODE_TRIES {
         let bus = crate::redis_server::probe_port().to_string();
-        let extra = [
+        let mut extra = vec![
             "--cluster-enabled",
             "yes",
             "--cluster-config-file",
@@ -232,12 +247,32 @@ fn start_node() -> RedisServer {
             "--repl-diskless-sync-delay",
             "0",
         ];
-        match RedisServer::try_start_with(&extra) {
+        let started = if docker {
+            let port = crate::redis_server::probe_port();
+            let port_arg = port.to_string();
+            let mut args = vec!["--port", port_arg.as_str()];
+            args.extend(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
+            args.append(&mut extra);
+            crate::redis_docker::start_node(port, args.into_iter().map(str::to_owned).collect())
+                .map(|c| RedisServer::in_container(c, prefix))
+        } else {
+            RedisServer::try_start_with(&extra).map(|mut node| {
+                node.prefix = prefix.to_owned();
+                node
+            })
+        };
+        match started {
             Ok(node) => return node,
             Err(why) => last = why,
         }
     }
-    panic!("no cluster node of ours came up in {NODE_TRIES} tries: {last}")
+    let hint = if docker {
+        " (REVU_TEST_REDIS=docker: the nodes need a Docker daemon that answers, `docker info`; \
+         unset REVU_TEST_REDIS for local redis-server processes)"
+    } else {
+        ""
+    };
+    panic!("no cluster node of ours came up in {NODE_TRIES} tries: {last}{hint}")
 }
 
 /// `id host:port@bus flags master ping pong epoch state slots…`

@@ -34,20 +34,87 @@ pub fn start() -> Result<DockerRedis, String> {
     use testcontainers::ImageExt;
     use testcontainers::runners::SyncRunner;
     use testcontainers_modules::redis::{REDIS_PORT, Redis};
+    hold(move || {
+        let container = Redis::default()
+            .with_tag(TAG)
+            .start()
+            .map_err(|e| format!("starting redis:{TAG}: {e}"))?;
+        let port = container
+            .get_host_port_ipv4(REDIS_PORT)
+            .map_err(|e| format!("the container's Redis port: {e}"))?;
+        Ok((container, port))
+    })
+}
+
+/// Starts `redis-server` with `args` (which name `port`) in a container on
+/// the host's network, and returns it once it is ready. A cluster node
+/// tells clients the address it listens on, so it must listen where the
+/// tests reach it: on the host's loopback, as a local node does, not
+/// behind a mapped port.
+#[cfg(feature = "docker")]
+pub fn start_node(port: u16, args: Vec<String>) -> Result<DockerRedis, String> {
+    use testcontainers::core::WaitFor;
+    use testcontainers::runners::SyncRunner;
+    use testcontainers::{GenericImage, ImageExt};
+    hold(move || {
+        let container = GenericImage::new("redis", TAG)
+            .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
+            .with_network("host")
+            .with_cmd(std::iter::once("redis-server".to_owned()).chain(args))
+            .start()
+            .map_err(|e| format!("starting redis:{TAG} on port {port}: {e}"))?;
+        Ok((container, port))
+    })
+}
+
+/// Runs `redis-cli` with `args` in a container on the host's network until
+/// it exits: what it printed when it exits 0, else what it printed and
+/// its exit code.
+#[cfg(feature = "docker")]
+pub fn redis_cli(args: Vec<String>) -> Result<String, String> {
+    use testcontainers::core::WaitFor;
+    use testcontainers::core::wait::ExitWaitStrategy;
+    use testcontainers::runners::SyncRunner;
+    use testcontainers::{GenericImage, ImageExt};
+    // The sync runner blocks on a runtime of its own: off the caller's.
+    let run = std::thread::spawn(move || {
+        let container = GenericImage::new("redis", TAG)
+            .with_wait_for(WaitFor::exit(ExitWaitStrategy::new()))
+            .with_network("host")
+            .with_cmd(std::iter::once("redis-cli".to_owned()).chain(args))
+            .start()
+            .map_err(|e| format!("running redis-cli in redis:{TAG}: {e}"))?;
+        let mut out = container.stdout_to_vec().unwrap_or_default();
+        out.extend(container.stderr_to_vec().unwrap_or_default());
+        let out = String::from_utf8_lossy(&out).into_owned();
+        match container.exit_code() {
+            Ok(Some(0)) => Ok(out),
+            code => Err(format!("redis-cli exited with {code:?}: {out}")),
+        }
+    });
+    run.join()
+        .unwrap_or_else(|_| Err("the redis-cli container's thread panicked".into()))
+}
+
+/// Starts a container with `start` on a thread of its own, which keeps it
+/// until the returned handle drops; the port it says the server is on.
+#[cfg(feature = "docker")]
+fn hold<I: testcontainers::Image + 'static>(
+    start: impl FnOnce() -> Result<(testcontainers::Container<I>, u16), String> + Send + 'static,
+) -> Result<DockerRedis, String> {
     let (port_tx, port_rx) = mpsc::channel::<Result<u16, String>>();
     let (stop_tx, stop_rx) = mpsc::channel::<()>();
     let thread = std::thread::spawn(move || {
-        let container = match Redis::default().with_tag(TAG).start() {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = port_tx.send(Err(format!("starting redis:{TAG}: {e}")));
+        let container = match start() {
+            Ok((container, port)) => {
+                let _ = port_tx.send(Ok(port));
+                container
+            }
+            Err(why) => {
+                let _ = port_tx.send(Err(why));
                 return;
             }
         };
-        let port = container
-            .get_host_port_ipv4(REDIS_PORT)
-            .map_err(|e| format!("the container's Redis port: {e}"));
-        let _ = port_tx.send(port);
         // Until the handle is dropped.
         let _ = stop_rx.recv();
         drop(container);
@@ -73,12 +140,24 @@ pub fn start() -> Result<DockerRedis, String> {
 /// Without the `docker` feature there is no container to start.
 #[cfg(not(feature = "docker"))]
 pub fn start() -> Result<DockerRedis, String> {
-    Err(
-        "REVU_TEST_REDIS=docker needs the tests built with the `docker` feature: \
-         `cargo test -p revu-tests --features docker`"
-            .into(),
-    )
+    Err(NO_FEATURE.into())
 }
+
+/// Without the `docker` feature there is no container to start.
+#[cfg(not(feature = "docker"))]
+pub fn start_node(_port: u16, _args: Vec<String>) -> Result<DockerRedis, String> {
+    Err(NO_FEATURE.into())
+}
+
+/// Without the `docker` feature there is no container to run.
+#[cfg(not(feature = "docker"))]
+pub fn redis_cli(_args: Vec<String>) -> Result<String, String> {
+    Err(NO_FEATURE.into())
+}
+
+#[cfg(not(feature = "docker"))]
+const NO_FEATURE: &str = "REVU_TEST_REDIS=docker needs the tests built with the `docker` feature: \
+     `cargo test -p revu-tests --features docker`";
 
 #[cfg(test)]
 mod tests {
@@ -98,6 +177,19 @@ mod tests {
                     .unwrap_or_else(|e| panic!("PING: {e}"));
                 assert_eq!(pong, "PONG");
             }
+            Err(why) => assert!(
+                why.contains("docker") || why.contains("Docker") || why.contains("redis:7"),
+                "an error that does not say what is missing: {why}"
+            ),
+        }
+    }
+
+    /// With a Docker daemon `redis-cli` runs in a container and prints
+    /// what it says; without, the error says what is missing.
+    #[test]
+    fn redis_cli_runs_in_a_container_or_the_error_says_why() {
+        match super::redis_cli(vec!["--version".into()]) {
+            Ok(out) => assert!(out.contains("redis-cli"), "{out}"),
             Err(why) => assert!(
                 why.contains("docker") || why.contains("Docker") || why.contains("redis:7"),
                 "an error that does not say what is missing: {why}"

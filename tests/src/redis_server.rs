@@ -100,14 +100,44 @@ impl RedisServer {
                  redis-server"
             )
         });
+        Self::in_container(container, &format!("revu-test-{}", uuid_like()))
+    }
+
+    /// A handle on a Redis `container` listening on `port` of the host,
+    /// with key prefix `prefix`.
+    pub(crate) fn in_container(
+        container: crate::redis_docker::DockerRedis,
+        prefix: &str,
+    ) -> RedisServer {
         RedisServer {
             url: format!("redis://127.0.0.1:{}", container.port),
-            prefix: format!("revu-test-{}", uuid_like()),
+            prefix: prefix.to_owned(),
             process: None,
             port: container.port,
             command: Vec::new(),
             dir: None,
             container: Some(container),
+        }
+    }
+
+    /// Whether this handle started a server (a process or a container)
+    /// that it has not killed with [`RedisServer::kill`] since.
+    pub(crate) fn started(&self) -> bool {
+        self.process.is_some() || self.container.is_some()
+    }
+
+    /// Whether the server this handle started still runs.
+    pub(crate) fn running(&mut self) -> bool {
+        self.container.is_some() || self.process.as_mut().is_some_and(Proc::running)
+    }
+
+    /// Kills the server this handle started, for good: SIGKILL for a
+    /// process, removal for a container.
+    pub(crate) fn kill(&mut self) {
+        if let Some(container) = self.container.take() {
+            drop(container);
+        } else if let Some(p) = self.process.as_mut() {
+            p.kill();
         }
     }
 
