@@ -46,7 +46,7 @@ impl RedisCluster {
     /// `REVU_TEST_REDIS=docker`), creates the cluster and waits until every
     /// node says it is whole. Panics with instructions if it cannot.
     pub fn start() -> RedisCluster {
-        let docker = std::env::var("REVU_TEST_REDIS").as_deref() == Ok("docker");
+        let docker = crate::redis_server::in_docker();
         if !docker {
             let cli = Command::new("redis-cli").arg("--version").output();
             if !cli.is_ok_and(|o| o.status.success()) {
@@ -232,7 +232,7 @@ fn start_node(docker: bool, prefix: &str) -> RedisServer {
     let mut last = String::new();
     for _ in 0..NODE_TRIES {
         let bus = crate::redis_server::probe_port().to_string();
-        let mut extra = vec![
+        let extra = [
             "--cluster-enabled",
             "yes",
             "--cluster-config-file",
@@ -247,32 +247,15 @@ fn start_node(docker: bool, prefix: &str) -> RedisServer {
             "--repl-diskless-sync-delay",
             "0",
         ];
-        let started = if docker {
-            let port = crate::redis_server::probe_port();
-            let port_arg = port.to_string();
-            let mut args = vec!["--port", port_arg.as_str()];
-            args.extend(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]);
-            args.append(&mut extra);
-            crate::redis_docker::start_node(port, args.into_iter().map(str::to_owned).collect())
-                .map(|c| RedisServer::in_container(c, prefix))
-        } else {
-            RedisServer::try_start_with(&extra).map(|mut node| {
-                node.prefix = prefix.to_owned();
-                node
-            })
-        };
-        match started {
+        match RedisServer::try_start_with(&extra, prefix, docker) {
             Ok(node) => return node,
             Err(why) => last = why,
         }
     }
-    let hint = if docker {
-        " (REVU_TEST_REDIS=docker: the nodes need a Docker daemon that answers, `docker info`; \
-         unset REVU_TEST_REDIS for local redis-server processes)"
-    } else {
-        ""
-    };
-    panic!("no cluster node of ours came up in {NODE_TRIES} tries: {last}{hint}")
+    panic!(
+        "no cluster node of ours came up in {NODE_TRIES} tries: {last}{}",
+        crate::redis_server::docker_hint(docker)
+    )
 }
 
 /// `id host:port@bus flags master ping pong epoch state slots…`

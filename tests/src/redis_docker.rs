@@ -47,24 +47,68 @@ pub fn start() -> Result<DockerRedis, String> {
 }
 
 /// Starts `redis-server` with `args` (which name `port`) in a container on
-/// the host's network, and returns it once it is ready. A cluster node
-/// tells clients the address it listens on, so it must listen where the
-/// tests reach it: on the host's loopback, as a local node does, not
-/// behind a mapped port.
+/// the host's network, and returns it once it is ready. It listens where
+/// a local server would, on the host's loopback: a cluster node tells
+/// clients the address it listens on, and a server stopped and started
+/// again comes back on its port. Every directory `args` name (a file's,
+/// for a file) is mounted at the same path, so that they mean what they
+/// mean to a local server (its `--dir`, its certificates), and the server
+/// runs as the owner of the first, so that what it writes there is the
+/// test's own.
 #[cfg(feature = "docker")]
-pub fn start_node(port: u16, args: Vec<String>) -> Result<DockerRedis, String> {
-    use testcontainers::core::WaitFor;
+pub fn start_server(port: u16, args: Vec<String>) -> Result<DockerRedis, String> {
+    use std::os::unix::fs::MetadataExt;
+    use testcontainers::core::{Mount, WaitFor};
     use testcontainers::runners::SyncRunner;
     use testcontainers::{GenericImage, ImageExt};
+    let dirs = named_dirs(&args);
+    let owner = dirs
+        .first()
+        .and_then(|d| std::fs::metadata(d).ok())
+        .map(|m| format!("{}:{}", m.uid(), m.gid()));
     hold(move || {
-        let container = GenericImage::new("redis", TAG)
+        let mut request = GenericImage::new("redis", TAG)
             .with_wait_for(WaitFor::message_on_stdout("Ready to accept connections"))
             .with_network("host")
-            .with_cmd(std::iter::once("redis-server".to_owned()).chain(args))
+            .with_cmd(std::iter::once("redis-server".to_owned()).chain(args));
+        for dir in dirs {
+            let dir = dir.to_string_lossy().into_owned();
+            request = request.with_mount(Mount::bind_mount(dir.clone(), dir));
+        }
+        if let Some(owner) = owner {
+            request = request.with_user(owner);
+        }
+        let container = request
             .start()
             .map_err(|e| format!("starting redis:{TAG} on port {port}: {e}"))?;
         Ok((container, port))
     })
+}
+
+/// The directories `args` name, each once, in order: an argument that is
+/// an absolute path to a directory, or the directory of one to a file.
+#[cfg_attr(not(feature = "docker"), allow(dead_code))]
+fn named_dirs(args: &[String]) -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<std::path::PathBuf> = Vec::new();
+    for arg in args {
+        let path = std::path::Path::new(arg);
+        if !path.is_absolute() {
+            continue;
+        }
+        let dir = if path.is_dir() {
+            Some(path)
+        } else if path.is_file() {
+            path.parent()
+        } else {
+            None
+        };
+        if let Some(dir) = dir
+            && !dirs.iter().any(|d| d == dir)
+        {
+            dirs.push(dir.to_path_buf());
+        }
+    }
+    dirs
 }
 
 /// Runs `redis-cli` with `args` in a container on the host's network until
@@ -145,7 +189,7 @@ pub fn start() -> Result<DockerRedis, String> {
 
 /// Without the `docker` feature there is no container to start.
 #[cfg(not(feature = "docker"))]
-pub fn start_node(_port: u16, _args: Vec<String>) -> Result<DockerRedis, String> {
+pub fn start_server(_port: u16, _args: Vec<String>) -> Result<DockerRedis, String> {
     Err(NO_FEATURE.into())
 }
 
@@ -195,5 +239,36 @@ mod tests {
                 "an error that does not say what is missing: {why}"
             ),
         }
+    }
+
+    /// A server's directory and its certificates' are mounted, each once;
+    /// what is not a path on this machine is not.
+    #[test]
+    fn the_directories_the_arguments_name_are_found_once() {
+        let dir = std::env::temp_dir().join(format!("revu-named-dirs-{}", std::process::id()));
+        let certs = dir.join("certs");
+        std::fs::create_dir_all(&certs).unwrap_or_else(|e| panic!("{e}"));
+        let cert = certs.join("redis.pem");
+        let key = certs.join("redis.key");
+        for f in [&cert, &key] {
+            std::fs::write(f, "x").unwrap_or_else(|e| panic!("{e}"));
+        }
+        let text = |p: &std::path::Path| p.to_string_lossy().into_owned();
+        let args: Vec<String> = vec![
+            "--port".into(),
+            "6379".into(),
+            "--dir".into(),
+            text(&dir),
+            "--tls-cert-file".into(),
+            text(&cert),
+            "--tls-key-file".into(),
+            text(&key),
+            "--save".into(),
+            String::new(),
+            "/no/such/path".into(),
+            "nodes.conf".into(),
+        ];
+        assert_eq!(super::named_dirs(&args), vec![dir.clone(), certs]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,6 +1,7 @@
 //! A Redis for tests: `REVU_TEST_REDIS_URL` when set, else a private
-//! `redis-server` on a free loopback port. Never a silent skip: without
-//! either, the test fails and says how to get one.
+//! `redis-server` on a free loopback port (in a container with
+//! `REVU_TEST_REDIS=docker`). Never a silent skip: without any, the test
+//! fails and says how to get one.
 //!
 //! `redis-server` cannot listen on port 0 and say which port it got, so the
 //! harness offers it a port that was free a moment ago, and makes sure the
@@ -37,6 +38,7 @@ pub struct RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         // The server first, then what it wrote.
+        drop(self.container.take());
         drop(self.process.take());
         if let Some(dir) = self.dir.take() {
             let _ = std::fs::remove_dir_all(dir);
@@ -46,7 +48,8 @@ impl Drop for RedisServer {
 
 const HOW_TO_GET_ONE: &str = "no Redis for the end-to-end tests: install redis-server \
 (Debian/Ubuntu: `apt-get install -y redis-server`; macOS: `brew install redis`) so it is on PATH, \
-or point REVU_TEST_REDIS_URL at a Redis 7 you may write to";
+or point REVU_TEST_REDIS_URL at a Redis 7 you may write to, or run Redis in containers with \
+REVU_TEST_REDIS=docker and `--features revu-tests/docker`";
 
 impl RedisServer {
     /// A handle on a Redis this handle did not start (an external one, or
@@ -84,10 +87,31 @@ impl RedisServer {
         }
     }
 
-    /// A local `redis-server` of this handle's own, whatever
-    /// `REVU_TEST_REDIS` says: for tests that kill and restart it.
-    pub fn start_local() -> RedisServer {
-        Self::start_with(&[])
+    /// A Redis of this handle's own, never the external
+    /// `REVU_TEST_REDIS_URL`: for tests that stop it and start it again.
+    pub fn start_own() -> RedisServer {
+        Self::start_own_with(&[])
+    }
+
+    /// [`RedisServer::start_own`] with `extra` arguments: a local
+    /// `redis-server`, or with `REVU_TEST_REDIS=docker` one in a container
+    /// on the host's network (so that it comes back on its port). Panics
+    /// with instructions if it cannot start one.
+    pub fn start_own_with(extra: &[&str]) -> RedisServer {
+        let docker = in_docker();
+        require_redis_server(docker);
+        let prefix = format!("revu-test-{}", uuid_like());
+        let mut last = String::new();
+        for _ in 0..PORT_TRIES {
+            match Self::spawn_own(probe_port(), &prefix, extra, docker) {
+                Ok(server) => return server,
+                Err(why) => last = why,
+            }
+        }
+        panic!(
+            "no redis-server of ours came up in {PORT_TRIES} tries: {last}{}",
+            docker_hint(docker)
+        );
     }
 
     /// Redis in a container (testcontainers); panics saying why when no
@@ -144,30 +168,10 @@ impl RedisServer {
     /// Like [`RedisServer::start`], passing `extra` arguments to a started
     /// `redis-server` (ignored for an external one).
     pub fn start_with(extra: &[&str]) -> RedisServer {
-        let prefix = format!("revu-test-{}", uuid_like());
-        if let Ok(url) = std::env::var("REVU_TEST_REDIS_URL") {
-            return RedisServer {
-                url,
-                prefix,
-                process: None,
-                port: 0,
-                command: Vec::new(),
-                dir: None,
-                container: None,
-            };
+        match std::env::var("REVU_TEST_REDIS_URL") {
+            Ok(url) => RedisServer::external(&url, &format!("revu-test-{}", uuid_like())),
+            Err(_) => Self::start_own_with(extra),
         }
-        let found = Command::new("redis-server").arg("--version").output();
-        if !found.is_ok_and(|o| o.status.success()) {
-            panic!("{HOW_TO_GET_ONE}");
-        }
-        let mut last = String::new();
-        for _ in 0..PORT_TRIES {
-            match Self::spawn_on(probe_port(), &prefix, extra) {
-                Ok(server) => return server,
-                Err(why) => last = why,
-            }
-        }
-        panic!("no redis-server of ours came up in {PORT_TRIES} tries: {last}");
     }
 
     /// Starts a `redis-server` of its own that listens for TLS only (no
@@ -175,10 +179,8 @@ impl RedisServer {
     /// the CA of its clients, ACL users), its URL made by `url` from the
     /// port. An external `REVU_TEST_REDIS_URL` is never used for this.
     pub fn start_tls(extra: &[&str], url: impl Fn(u16) -> String) -> RedisServer {
-        let found = Command::new("redis-server").arg("--version").output();
-        if !found.is_ok_and(|o| o.status.success()) {
-            panic!("{HOW_TO_GET_ONE}");
-        }
+        let docker = in_docker();
+        require_redis_server(docker);
         let prefix = format!("revu-test-{}", uuid_like());
         let mut last = String::new();
         for _ in 0..PORT_TRIES {
@@ -191,23 +193,31 @@ impl RedisServer {
                 &dir,
                 extra,
             );
-            let mut cmd = Command::new("redis-server");
-            cmd.args(&command);
+            let (process, container) = match launch(port, &command, docker) {
+                Ok(started) => started,
+                Err(why) => {
+                    last = why;
+                    continue;
+                }
+            };
             let mut server = RedisServer {
                 url: url(port),
                 prefix: prefix.clone(),
-                process: Some(Proc::spawn("redis-server", cmd)),
+                process,
                 port,
                 command,
                 dir: Some(dir),
-                container: None,
+                container,
             };
             match server.wait_listening(Duration::from_secs(10)) {
                 Ok(()) => return server,
                 Err(why) => last = why,
             }
         }
-        panic!("no TLS redis-server of ours came up in {PORT_TRIES} tries: {last}");
+        panic!(
+            "no TLS redis-server of ours came up in {PORT_TRIES} tries: {last}{}",
+            docker_hint(docker)
+        );
     }
 
     /// Waits until the port accepts connections while our child runs (a
@@ -216,14 +226,13 @@ impl RedisServer {
     fn wait_listening(&mut self, within: Duration) -> Result<(), String> {
         let started = Instant::now();
         loop {
-            let running = self.process.as_mut().is_some_and(Proc::running);
-            if !running {
+            if !self.running() {
                 return Err(format!("redis-server exited on port {}", self.port));
             }
             if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
                 // Still ours a moment later: not a stranger on the port.
                 std::thread::sleep(Duration::from_millis(100));
-                if self.process.as_mut().is_some_and(Proc::running) {
+                if self.running() {
                     return Ok(());
                 }
             }
@@ -238,34 +247,49 @@ impl RedisServer {
     }
 
     /// One try at starting a `redis-server` of our own on a free port with
-    /// `extra` arguments: `Err` when it did not come up (another process
-    /// took a port it was given).
-    pub fn try_start_with(extra: &[&str]) -> Result<RedisServer, String> {
-        let found = Command::new("redis-server").arg("--version").output();
-        if !found.is_ok_and(|o| o.status.success()) {
-            panic!("{HOW_TO_GET_ONE}");
-        }
-        Self::spawn_on(probe_port(), &format!("revu-test-{}", uuid_like()), extra)
+    /// `extra` arguments and key prefix `prefix`, in a container on the
+    /// host's network when `docker`: `Err` when it did not come up
+    /// (another process took a port it was given).
+    pub fn try_start_with(
+        extra: &[&str],
+        prefix: &str,
+        docker: bool,
+    ) -> Result<RedisServer, String> {
+        require_redis_server(docker);
+        Self::spawn_own(probe_port(), prefix, extra, docker)
     }
 
-    /// Starts `redis-server` on `port`; `Err` when it is not ours that
-    /// answers there (another process had the port).
-    fn spawn_on(port: u16, prefix: &str, extra: &[&str]) -> Result<RedisServer, String> {
+    /// Starts `redis-server` on `port`, its files in a directory of its
+    /// own: `Err` when it is not ours that answers there (another process
+    /// had the port).
+    fn spawn_own(
+        port: u16,
+        prefix: &str,
+        extra: &[&str],
+        docker: bool,
+    ) -> Result<RedisServer, String> {
         let dir = std::env::temp_dir().join(format!("revu-redis-{port}-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let command = server_args(&["--port", &port.to_string()], &dir, extra);
-        let mut cmd = Command::new("redis-server");
-        cmd.args(&command);
+        let (process, container) = match launch(port, &command, docker) {
+            Ok(started) => started,
+            Err(why) => {
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(why);
+            }
+        };
         let mut server = RedisServer {
             url: format!("redis://127.0.0.1:{port}"),
             prefix: prefix.to_owned(),
-            process: Some(Proc::spawn("redis-server", cmd)),
+            process,
             port,
             command,
             dir: Some(dir),
-            container: None,
+            container,
         };
-        server.wait_ours(Duration::from_secs(10))?;
+        if !docker {
+            server.wait_ours(Duration::from_secs(10))?;
+        }
         Ok(server)
     }
 
@@ -283,21 +307,31 @@ impl RedisServer {
     /// started.
     pub fn stop(&mut self) {
         assert!(
-            self.container.is_none(),
-            "this test stops its Redis: start it with RedisServer::start_local(), not in a container"
+            self.started(),
+            "cannot stop an external Redis: start it with RedisServer::start_own()"
         );
-        assert!(self.process.is_some(), "cannot stop an external Redis");
-        if let Some(p) = self.process.as_mut() {
-            p.kill();
-        }
+        assert!(
+            !self.command.is_empty(),
+            "this test stops its Redis: start it with RedisServer::start_own(), not on a port \
+             Docker chose"
+        );
+        self.kill();
     }
 
-    /// Starts a stopped server again on its port and directory.
+    /// Starts a stopped server again on its port and directory (in a new
+    /// container, for one that ran in a container).
     pub fn start_again(&mut self) {
-        let mut cmd = Command::new("redis-server");
-        cmd.args(&self.command);
-        self.process = Some(Proc::spawn("redis-server", cmd));
-        if let Err(why) = self.wait_ours(Duration::from_secs(10)) {
+        let docker = self.process.is_none();
+        let again = launch(self.port, &self.command, docker).and_then(|(process, container)| {
+            self.process = process;
+            self.container = container;
+            if docker {
+                Ok(())
+            } else {
+                self.wait_ours(Duration::from_secs(10))
+            }
+        });
+        if let Err(why) = again {
             panic!("restarting redis-server on port {}: {why}", self.port);
         }
     }
@@ -417,6 +451,49 @@ impl RedisServer {
         info.lines()
             .find_map(|l| l.strip_prefix("process_id:"))
             .and_then(|pid| pid.trim().parse().ok())
+    }
+}
+
+/// Starts `redis-server` with `command` on `port`: a process of ours, or
+/// when `docker` a container on the host's network (ready once it says
+/// so).
+fn launch(port: u16, command: &[String], docker: bool) -> Result<Launched, String> {
+    if docker {
+        crate::redis_docker::start_server(port, command.to_vec()).map(|c| (None, Some(c)))
+    } else {
+        let mut cmd = Command::new("redis-server");
+        cmd.args(command);
+        Ok((Some(Proc::spawn("redis-server", cmd)), None))
+    }
+}
+
+/// What [`launch`] started: the process, or the container.
+type Launched = (Option<Proc>, Option<crate::redis_docker::DockerRedis>);
+
+/// Panics with instructions when local servers are wanted and there is
+/// no `redis-server` on PATH.
+fn require_redis_server(docker: bool) {
+    if docker {
+        return;
+    }
+    let found = Command::new("redis-server").arg("--version").output();
+    if !found.is_ok_and(|o| o.status.success()) {
+        panic!("{HOW_TO_GET_ONE}");
+    }
+}
+
+/// Whether `REVU_TEST_REDIS=docker` asks for servers in containers.
+pub(crate) fn in_docker() -> bool {
+    std::env::var("REVU_TEST_REDIS").as_deref() == Ok("docker")
+}
+
+/// What a failed start in a container needs said.
+pub(crate) fn docker_hint(docker: bool) -> &'static str {
+    if docker {
+        " (REVU_TEST_REDIS=docker: Redis in containers needs a Docker daemon that answers, \
+         `docker info`; unset REVU_TEST_REDIS for local redis-server processes)"
+    } else {
+        ""
     }
 }
 

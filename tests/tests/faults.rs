@@ -198,7 +198,7 @@ fn coordinator_killed_mid_review_resumes_with_the_same_verdict() {
 #[test]
 fn redis_restart_mid_review_loses_no_accepted_review_or_reported_lane() {
     let slow = format!("slow={}", fault_engine("clean 1"));
-    let redis = RedisServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    let redis = RedisServer::start_own_with(&["--appendonly", "yes", "--appendfsync", "always"]);
     let mut s = Scenario::start_on(
         redis,
         &["--lane-engine", "domain:*=slow"],

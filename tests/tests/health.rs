@@ -42,7 +42,7 @@ async fn until(endpoint: &str, service: &str, wanted: ServingStatus) {
 
 #[test]
 fn health_follows_redis_down_and_back() {
-    let mut cluster = Cluster::start_coordinator_only(RedisServer::start_local(), &[]);
+    let mut cluster = Cluster::start_coordinator_only(RedisServer::start_own(), &[]);
     let endpoint = cluster.endpoint();
     let rt = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     for service in [SERVICE, ""] {
@@ -77,7 +77,7 @@ fn ready_until(addr: &str, wanted: u16) {
 #[test]
 fn readiness_of_workers_and_coordinators_follows_redis_down_and_back() {
     let mut cluster = Cluster::start_coordinator_only(
-        RedisServer::start_local(),
+        RedisServer::start_own(),
         &["--metrics-listen", "127.0.0.1:0"],
     );
     let coordinator = cluster.coordinator.announced("metrics serving");
