@@ -250,7 +250,7 @@ impl RedisServer {
     /// `extra` arguments and key prefix `prefix`, in a container on the
     /// host's network when `docker`: `Err` when it did not come up
     /// (another process took a port it was given).
-    pub fn try_start_with(
+    pub(crate) fn try_start_with(
         extra: &[&str],
         prefix: &str,
         docker: bool,

@@ -138,17 +138,33 @@ async fn process_unrun(backend: &MemoryBackend) -> LaneReport {
     lane_report(backend).await
 }
 
+/// Stores a running review of one endless lane, with `bundle` and a job
+/// due by `deadline` (ms); its record.
+async fn create_endless(
+    backend: &MemoryBackend,
+    id: &ReviewId,
+    bundle: &Arc<ReviewBundle>,
+    deadline: u64,
+) -> ReviewRecord {
+    let lane = endless_lane();
+    let record = record(id, &lane);
+    let job = LaneJob::new(id.clone(), lane, 1, deadline, vec![]);
+    let created = backend.create_review(&record, bundle, None, &[job]).await;
+    assert!(created.is_ok(), "{created:?}");
+    record
+}
+
+/// Marks the review of `record` cancelled in the store.
+async fn cancel(backend: &MemoryBackend, record: &ReviewRecord) {
+    let mut cancelled = record.clone();
+    cancelled.state = ReviewState::Cancelled;
+    assert!(backend.save_record(&cancelled).await.is_ok());
+}
+
 #[tokio::test]
 async fn a_cancelled_review_stops_the_engine_in_flight() {
     let backend = MemoryBackend::new();
-    let id = ReviewId::new();
-    let lane = endless_lane();
-    let record = record(&id, &lane);
-    let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
-    let created = backend
-        .create_review(&record, &docs_bundle(), None, &[job])
-        .await;
-    assert!(created.is_ok(), "{created:?}");
+    let record = create_endless(&backend, &ReviewId::new(), &docs_bundle(), u64::MAX).await;
 
     let engine = Arc::new(Endless::default());
     let engines = Engines::default().with(engine.clone());
@@ -169,9 +185,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
     }
     assert!(!engine.dropped.load(Ordering::SeqCst));
 
-    let mut cancelled = record.clone();
-    cancelled.state = ReviewState::Cancelled;
-    assert!(backend.save_record(&cancelled).await.is_ok());
+    cancel(&backend, &record).await;
     let finished = tokio::time::timeout(Duration::from_secs(10), running).await;
     assert!(
         matches!(finished, Ok(Ok(()))),
@@ -198,13 +212,7 @@ async fn a_cancelled_review_stops_the_engine_in_flight() {
 async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
     let backend = MemoryBackend::new();
     let id = ReviewId::new();
-    let lane = endless_lane();
-    let job = LaneJob::new(id.clone(), lane.clone(), 1, 1, vec![]);
-    let bundle = Arc::new(ReviewBundle::default());
-    let created = backend
-        .create_review(&record(&id, &lane), &bundle, None, &[job])
-        .await;
-    assert!(created.is_ok(), "{created:?}");
+    create_endless(&backend, &id, &Arc::new(ReviewBundle::default()), 1).await;
     let report = process_unrun(&backend).await;
     assert!(
         matches!(
@@ -234,17 +242,8 @@ async fn a_lane_past_its_deadline_is_neither_run_nor_announced() {
 #[tokio::test]
 async fn a_lane_of_a_review_already_over_is_not_run() {
     let backend = MemoryBackend::new();
-    let id = ReviewId::new();
-    let lane = endless_lane();
-    let record = record(&id, &lane);
-    let job = LaneJob::new(id.clone(), lane, 1, u64::MAX, vec![]);
-    let created = backend
-        .create_review(&record, &docs_bundle(), None, &[job])
-        .await;
-    assert!(created.is_ok(), "{created:?}");
-    let mut cancelled = record.clone();
-    cancelled.state = ReviewState::Cancelled;
-    assert!(backend.save_record(&cancelled).await.is_ok());
+    let record = create_endless(&backend, &ReviewId::new(), &docs_bundle(), u64::MAX).await;
+    cancel(&backend, &record).await;
     let report = process_unrun(&backend).await;
     assert_cancelled(&report);
 }
