@@ -39,7 +39,7 @@ pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, 
 /// this process built it (else the JSON is all there is).
 #[derive(Debug)]
 pub struct Finished {
-    pub json: Arc<str>,
+    pub json: Arc<String>,
     pub report: Option<Arc<Report>>,
 }
 
@@ -139,7 +139,7 @@ async fn run_one(
     submission: Submission,
     deadline: Duration,
     grace: Duration,
-) -> Result<(ReviewId, Arc<str>), CliError> {
+) -> Result<(ReviewId, Arc<String>), CliError> {
     let (id, _) = coordinator.submit(submission).await.map_err(|e| match e {
         ServiceError::InvalidDiff(e) => CliError::Input(format!("invalid diff: {e}")),
         ServiceError::Limit(_) | ServiceError::InvalidRequest(_) => CliError::Input(e.to_string()),
@@ -157,7 +157,7 @@ async fn run_one(
 }
 
 /// Waits for the review's final event, then loads its report.
-async fn report(backend: &MemoryBackend, id: &ReviewId) -> Result<Arc<str>, CliError> {
+async fn report(backend: &MemoryBackend, id: &ReviewId) -> Result<Arc<String>, CliError> {
     let mut after = "0".to_owned();
     loop {
         let events = backend

@@ -176,7 +176,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     };
     b.finish_review(
         &record(&first),
-        "{\"report\":1}",
+        "{\"report\":1}".into(),
         std::slice::from_ref(&verdict),
     )
     .await

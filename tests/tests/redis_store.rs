@@ -237,7 +237,7 @@ async fn redis_a_finished_review_expires_after_its_retention() {
     };
     let verdict = [ProgressEvent::Cancelled];
     // Finished, cancelled, and finished without a retention.
-    b.finish_review(&reviews[0].0, "{}", &verdict)
+    b.finish_review(&reviews[0].0, "{}".into(), &verdict)
         .await
         .or_fail();
     let cancelled = ReviewRecord {
@@ -245,7 +245,7 @@ async fn redis_a_finished_review_expires_after_its_retention() {
         ..reviews[1].0.clone()
     };
     b.save_record(&cancelled).await.or_fail();
-    kept.finish_review(&reviews[2].0, "{}", &verdict)
+    kept.finish_review(&reviews[2].0, "{}".into(), &verdict)
         .await
         .or_fail();
     for (record, key) in &reviews[..2] {
@@ -276,7 +276,9 @@ async fn redis_a_finished_review_expires_after_its_retention() {
     long.create_review(&record, &bundle, Some("ci-4"), &[])
         .await
         .or_fail();
-    long.finish_review(&record, "{}", &verdict).await.or_fail();
+    long.finish_review(&record, "{}".into(), &verdict)
+        .await
+        .or_fail();
     let idem = idem_ttl("ci-4").await;
     assert!(
         (300..=24 * 60 * 60).contains(&idem),
@@ -298,9 +300,13 @@ async fn an_expired_review_is_gone_and_its_key_makes_a_new_one(b: RedisBackend) 
     b.create_review(&record, &bundle, Some("ci-1"), &[])
         .await
         .or_fail();
-    b.finish_review(&record, "{\"verdict\":1}", &[ProgressEvent::Cancelled])
-        .await
-        .or_fail();
+    b.finish_review(
+        &record,
+        "{\"verdict\":1}".into(),
+        &[ProgressEvent::Cancelled],
+    )
+    .await
+    .or_fail();
     assert!(b.load_report(&id).await.or_fail().is_some());
     // Redis expires keys within moments of their time; bounded wait.
     let mut gone = false;

@@ -59,7 +59,7 @@ struct State {
     bundles: HashMap<ReviewId, std::sync::Arc<ReviewBundle>>,
     lanes: HashMap<ReviewId, LaneResults>,
     attempts: HashMap<ReviewId, BTreeMap<String, LaneAttempts>>,
-    reports: HashMap<ReviewId, Arc<str>>,
+    reports: HashMap<ReviewId, Arc<String>>,
     active: BTreeSet<ReviewId>,
     /// By tenant and key.
     idempotency: HashMap<(Option<String>, String), ReviewId>,
@@ -88,7 +88,7 @@ impl MemoryBackend {
 
     /// The stored report of `id`, shared rather than copied (a large
     /// review's report is megabytes of JSON).
-    pub fn report(&self, id: &ReviewId) -> Option<Arc<str>> {
+    pub fn report(&self, id: &ReviewId) -> Option<Arc<String>> {
         self.lock().reports.get(id).cloned()
     }
 
@@ -573,12 +573,12 @@ impl ReviewStore for MemoryBackend {
     async fn finish_review(
         &self,
         record: &ReviewRecord,
-        report_json: &str,
+        report_json: String,
         events: &[ProgressEvent],
     ) -> Result<(), QueueError> {
         {
             let mut s = self.lock();
-            s.reports.insert(record.id.clone(), Arc::from(report_json));
+            s.reports.insert(record.id.clone(), Arc::new(report_json));
             let mut done = record.clone();
             done.state = ReviewState::Finished;
             s.active.remove(&record.id);

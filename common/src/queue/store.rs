@@ -179,10 +179,12 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// Stores the final report, marks the review finished and inactive,
     /// and appends `events` (its last: the verdict) in the same atomic
     /// step, so that watchers of a finished review always hear its verdict.
+    /// The JSON is taken, not borrowed: the embedded mode's store keeps it
+    /// as it is, where a copy would hold a large report twice at once.
     fn finish_review(
         &self,
         record: &ReviewRecord,
-        report_json: &str,
+        report_json: String,
         events: &[ProgressEvent],
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
 

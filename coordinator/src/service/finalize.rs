@@ -146,9 +146,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             },
             verdict_event(&report),
         ];
-        self.backend.finish_review(&record, &json, &closing).await?;
-        // The store holds the JSON now; a large report is megabytes.
-        drop(json);
+        // The store takes the JSON: a large report is megabytes.
+        self.backend.finish_review(&record, json, &closing).await?;
         self.observe_finished(&report);
         tracing::info!(
             parent: &fin,

@@ -219,7 +219,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             &ReviewBundle::default(),
         );
         self.backend
-            .finish_review(record, &render::json(&report), &[verdict_event(&report)])
+            .finish_review(record, render::json(&report), &[verdict_event(&report)])
             .await?;
         self.observe_finished(&report);
         tracing::info!(

@@ -545,7 +545,7 @@ impl ReviewStore for RedisBackend {
     async fn finish_review(
         &self,
         record: &ReviewRecord,
-        report_json: &str,
+        report_json: String,
         events: &[ProgressEvent],
     ) -> Result<(), QueueError> {
         let mut done = record.clone();
