@@ -87,10 +87,10 @@ fn check_hunks(f: &FilePatch) -> Result<(), String> {
         return Err(format!("{}: binary file with hunks", f.path()));
     }
     for h in &f.hunks {
-        let old = h.lines.iter().filter(|l| l.kind != LineKind::Added);
-        let new = h.lines.iter().filter(|l| l.kind != LineKind::Removed);
-        let old_nos: Vec<_> = old.filter_map(|l| l.old_line).collect();
-        let new_nos: Vec<_> = new.filter_map(|l| l.new_line).collect();
+        let old = h.lines.iter().filter(|l| l.kind() != LineKind::Added);
+        let new = h.lines.iter().filter(|l| l.kind() != LineKind::Removed);
+        let old_nos: Vec<_> = old.filter_map(|l| l.old_line()).collect();
+        let new_nos: Vec<_> = new.filter_map(|l| l.new_line()).collect();
         let want_old: Vec<_> = (h.old_start..h.old_start + h.old_lines).collect();
         let want_new: Vec<_> = (h.new_start..h.new_start + h.new_lines).collect();
         if old_nos != want_old || new_nos != want_new {
@@ -183,7 +183,7 @@ fn diff_fixture_details_beyond_numstat() {
         .hunks
         .iter()
         .flat_map(|h| &h.lines)
-        .map(|l| l.no_newline)
+        .map(|l| l.no_newline())
         .collect();
     assert_eq!(marks, vec![true, false]);
     let r = fixture("rename");

@@ -52,7 +52,7 @@ pub enum DiffErrorKind {
     CombinedDiff(&'static str),
     #[error("malformed hunk header")]
     MalformedHunkHeader,
-    #[error("hunk header numbers overflow")]
+    #[error("hunk header numbers run past line 2147483647")]
     CountOverflow,
     #[error("{}", truncated_message(*.old_seen, *.old_expected, *.new_seen, *.new_expected))]
     HunkTruncated {

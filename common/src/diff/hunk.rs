@@ -2,7 +2,7 @@
 
 use super::error::{DiffError, DiffErrorKind, HunkSide};
 use super::lines::{Lines, RawLine};
-use super::model::LineKind;
+use super::model::{LineKind, MAX_LINE_NUMBER};
 use super::sink::{BodyLine, Sink};
 
 /// A hunk header as written, borrowing its section text from the input.
@@ -39,11 +39,13 @@ pub(crate) fn parse_header(line: &[u8]) -> Result<HunkHeader<'_>, DiffErrorKind>
     let (new_start, new_lines, rest) = range(rest)?;
     let rest = rest.strip_prefix(b" @@").ok_or(bad.clone())?;
     let section = rest.strip_prefix(b" ").unwrap_or(rest);
-    // Line numbers run up to start + count, which must fit; a start of 0
-    // only stands for "before the first line" of an empty range.
+    // Line numbers run up to start + count, which must fit the 31 bits a
+    // parsed line keeps them in; a start of 0 only stands for "before the
+    // first line" of an empty range.
     for (start, count) in [(old_start, old_lines), (new_start, new_lines)] {
         start
             .checked_add(count)
+            .filter(|&end| end <= MAX_LINE_NUMBER)
             .ok_or(DiffErrorKind::CountOverflow)?;
         if start == 0 && count > 0 {
             return Err(bad);

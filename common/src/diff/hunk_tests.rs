@@ -105,6 +105,13 @@ fn header_errors() {
         header("@@ -1 +4294967295,2 @@"),
         Err(DiffErrorKind::CountOverflow)
     );
+    // A parsed line keeps its numbers in 31 bits: the last line a hunk
+    // may reach is 2^31 - 1.
+    assert!(header("@@ -1 +2147483646,1 @@").is_ok());
+    assert_eq!(
+        header("@@ -2147483647,1 +1 @@"),
+        Err(DiffErrorKind::CountOverflow)
+    );
 }
 
 #[test]
@@ -114,7 +121,7 @@ fn numbers_lines_and_keeps_following_line() {
     let got: Vec<_> = h
         .lines
         .iter()
-        .map(|l| (l.kind, l.old_line, l.new_line, l.text.as_str()))
+        .map(|l| (l.kind(), l.old_line(), l.new_line(), l.text.as_str()))
         .collect();
     assert_eq!(
         got,
@@ -132,7 +139,7 @@ fn numbers_lines_and_keeps_following_line() {
 fn no_newline_markers() {
     let text = b"-a\n\\ No newline at end of file\n+a\n\\ No newline at end of file\nx\n";
     let (h, next) = body("@@ -1 +1 @@", text).unwrap_or_else(|e| panic!("{e}"));
-    assert!(h.lines.iter().all(|l| l.no_newline));
+    assert!(h.lines.iter().all(|l| l.no_newline()));
     assert_eq!(next, Some(5));
     assert_eq!(
         kind_of("@@ -1 +1 @@", b"\\ No newline\n-a\n+b\n"),
@@ -148,7 +155,7 @@ fn no_newline_markers() {
 fn blank_line_is_context_only_while_expected() {
     let (h, next) = body("@@ -1,3 +1,3 @@", b" a\n\n\r\n\n").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(h.lines.len(), 3);
-    assert!(h.lines.iter().all(|l| l.kind == LineKind::Context));
+    assert!(h.lines.iter().all(|l| l.kind() == LineKind::Context));
     assert_eq!(h.lines.get(2).map(|l| l.text.as_str()), Some(""));
     assert_eq!(next, Some(4));
     // Only the new side still expects a line: a blank line ends the body.
@@ -224,7 +231,7 @@ fn zero_length_hunk_is_empty() {
 
 #[test]
 fn huge_counts_do_not_preallocate_or_loop() {
-    let e = body("@@ -1,4294967294 +1,4294967294 @@", b" a\n").err();
+    let e = body("@@ -1,2147483646 +1,2147483646 @@", b" a\n").err();
     assert!(matches!(
         e.map(|e| e.kind),
         Some(DiffErrorKind::HunkTruncated { old_seen: 1, .. })

@@ -16,7 +16,7 @@ mod text;
 
 pub use error::{DiffError, DiffErrorKind, HunkSide, ReadError};
 pub(crate) use hunk::HunkHeader;
-pub use model::{Diff, FilePatch, FileStatus, Hunk, Line, LineKind};
+pub use model::{Diff, FilePatch, FileStatus, Hunk, Line, LineKind, MAX_LINE_NUMBER};
 pub(crate) use parse::walk;
 pub use parse::{parse, parse_text};
 #[cfg(test)]

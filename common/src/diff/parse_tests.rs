@@ -280,7 +280,7 @@ fn lines_read_the_same_whether_the_diff_is_text_or_not() {
             .iter()
             .flat_map(|f| &f.hunks)
             .flat_map(|h| &h.lines)
-            .map(|l| (l.kind, l.old_line, l.new_line, l.text.to_string()))
+            .map(|l| (l.kind(), l.old_line(), l.new_line(), l.text.to_string()))
             .collect()
     };
     let (a, b) = (lines(&shared), lines(&decoded));

@@ -79,8 +79,19 @@ impl DiffBuilder {
     }
 
     pub fn finish(mut self) -> Diff {
-        self.seal();
+        self.seal_file();
+        self.files.shrink_to_fit();
         Diff { files: self.files }
+    }
+
+    /// Ends the last file: its last hunk is sealed, and its list of hunks
+    /// gives back what it grew and did not fill, as the list of files does
+    /// at the end (on a large diff, a few hundred KB held to the end).
+    fn seal_file(&mut self) {
+        self.seal();
+        if let Some(hunks) = self.hunks() {
+            hunks.shrink_to_fit();
+        }
     }
 
     /// Ends the last hunk: its decoded lines get their text, and it gives
@@ -166,7 +177,7 @@ fn text_of(bytes: &[u8]) -> String {
 
 impl Sink for DiffBuilder {
     fn file(&mut self, file: FilePatch, completes_type_change: bool) {
-        self.seal();
+        self.seal_file();
         match self.files.last_mut() {
             Some(prev) if completes_type_change => {
                 prev.status = FileStatus::TypeChanged;
@@ -210,19 +221,14 @@ impl Sink for DiffBuilder {
         };
         let text = self.text(&line, index);
         if let Some(hunk) = self.hunks().and_then(|h| h.last_mut()) {
-            hunk.lines.push(Line {
-                kind: line.kind,
-                old_line: line.old_line,
-                new_line: line.new_line,
-                text,
-                no_newline: false,
-            });
+            hunk.lines
+                .push(Line::new(line.kind, line.old_line, line.new_line, text));
         }
     }
 
     fn no_newline(&mut self) {
         if let Some(line) = self.last_line() {
-            line.no_newline = true;
+            line.mark_no_newline();
         }
     }
 }

@@ -103,8 +103,8 @@ fn file_facts(patch: &FilePatch) -> FileFacts {
                 added_lines: h
                     .lines
                     .iter()
-                    .filter(|l| l.kind == LineKind::Added)
-                    .filter_map(|l| l.new_line)
+                    .filter(|l| l.kind() == LineKind::Added)
+                    .filter_map(|l| l.new_line())
                     .collect(),
             })
             .collect(),

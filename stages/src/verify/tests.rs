@@ -7,12 +7,13 @@ use revu_common::diff::{Hunk, Line, LineKind, LineText};
 use revu_common::finding::BlastRadius;
 
 fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch {
-    let line = |&(kind, n): &(LineKind, u32)| Line {
-        kind,
-        old_line: (kind != LineKind::Added).then_some(n),
-        new_line: (kind != LineKind::Removed).then_some(n),
-        text: LineText::default(),
-        no_newline: false,
+    let line = |&(kind, n): &(LineKind, u32)| {
+        Line::new(
+            kind,
+            (kind != LineKind::Added).then_some(n),
+            (kind != LineKind::Removed).then_some(n),
+            LineText::default(),
+        )
     };
     let deleted = status == FileStatus::Deleted;
     FilePatch {

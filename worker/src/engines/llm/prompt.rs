@@ -246,9 +246,9 @@ pub(super) fn file_text(patch: &FilePatch) -> FileText {
             );
             let mut text = format!("{label} {}\n", hunk.section.trim());
             for line in &hunk.lines {
-                let (number, mark) = match line.kind {
-                    LineKind::Added => (line.new_line, '+'),
-                    LineKind::Context => (line.new_line, ' '),
+                let (number, mark) = match line.kind() {
+                    LineKind::Added => (line.new_line(), '+'),
+                    LineKind::Context => (line.new_line(), ' '),
                     LineKind::Removed => (None, '-'),
                 };
                 let number = number.map(|n| n.to_string()).unwrap_or_default();

@@ -30,13 +30,13 @@ fn head_lines_at(hunk: &Hunk) -> impl Iterator<Item = (usize, HeadLine<'_>)> {
     hunk.lines
         .iter()
         .enumerate()
-        .filter(|(_, l)| l.kind != LineKind::Removed)
+        .filter(|(_, l)| l.kind() != LineKind::Removed)
         .filter_map(|(at, l)| {
             Some((
                 at,
                 HeadLine {
-                    line: l.new_line?,
-                    added: l.kind == LineKind::Added,
+                    line: l.new_line()?,
+                    added: l.kind() == LineKind::Added,
                     text: &l.text,
                 },
             ))

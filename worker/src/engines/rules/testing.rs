@@ -33,13 +33,7 @@ fn hunk(start: u32, lines: &[(char, &str)]) -> Hunk {
         };
         old += u32::from(old_line.is_some());
         new += u32::from(new_line.is_some());
-        body.push(Line {
-            kind,
-            old_line,
-            new_line,
-            text: text.into(),
-            no_newline: false,
-        });
+        body.push(Line::new(kind, old_line, new_line, text));
     }
     Hunk {
         old_start: start,
