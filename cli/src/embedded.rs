@@ -108,8 +108,18 @@ pub async fn review(
             })
         },
     ];
-    let result = run_one(&coordinator, &backend, submission, deadline, VERDICT_GRACE)
+    // Run on the runtime's threads, not the one that waits for it: what a
+    // submission allocates and frees then stays where the review's later
+    // work reuses it, not in an allocator arena of the waiting thread's.
+    let submitted = {
+        let (coordinator, backend) = (coordinator.clone(), backend.clone());
+        tokio::spawn(async move {
+            run_one(&coordinator, &backend, submission, deadline, VERDICT_GRACE).await
+        })
+    };
+    let result = submitted
         .await
+        .unwrap_or_else(|e| Err(CliError::Internal(format!("the review's task failed: {e}"))))
         .map(|(id, json)| Finished {
             json,
             report: handoff.take(&id),
