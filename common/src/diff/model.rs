@@ -200,7 +200,8 @@ impl Line {
     /// A line of `kind` at the numbers its sides have: an added line's
     /// head-side number, a removed line's base-side one, both for context.
     /// A number the kind does not have, or past [`MAX_LINE_NUMBER`], is
-    /// dropped (a parsed diff never has one).
+    /// dropped (a parsed diff never has one); a context line given only
+    /// one number reads back as the kind that number makes it.
     pub fn new(
         kind: LineKind,
         old_line: Option<u32>,
@@ -222,7 +223,7 @@ impl Line {
 
     /// The same line, marked as followed by `\ No newline at end of file`.
     pub fn without_newline(mut self) -> Line {
-        self.new |= NO_NEWLINE;
+        self.mark_no_newline();
         self
     }
 
