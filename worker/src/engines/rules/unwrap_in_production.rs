@@ -5,6 +5,11 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static UNWRAP: Pattern = pattern!(r"\.(unwrap\(\)|expect\()");
 static LOCK: Pattern = pattern!(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");
+/// An `expect` message that states why the value is always there: the
+/// invariant the rule's own fix asks to document.
+static INVARIANT: Pattern = pattern!(
+    r#"(?i)\.expect\(\s*"[^"]*\b(?:can ?not|can't|cannot|never|always|infallible|invariant|guaranteed|checked|validated|by construction|must be|is valid|are valid|just (?:set|inserted|created))\b[^"]*"\s*\)"#
+);
 
 /// ## What it does
 /// Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.
@@ -14,8 +19,10 @@ static LOCK: Pattern = pattern!(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");
 /// into a crash of the task or process. In a service, one malformed input
 /// can take down every request the process is serving.
 ///
-/// Test code, examples, benchmarks, build scripts and `.lock().unwrap()` (a
-/// poisoned mutex is already a bug) are not flagged.
+/// Test code, examples, benchmarks, build scripts, `.lock().unwrap()` (a
+/// poisoned mutex is already a bug) and an `expect` whose message states
+/// the invariant that makes it safe (`.expect("validated above, cannot
+/// fail")`) are not flagged.
 ///
 /// ## Example
 /// ```text
@@ -53,7 +60,7 @@ impl Rule for UnwrapInProduction {
                 let Some(c) = UNWRAP.captures(&code) else {
                     continue;
                 };
-                if LOCK.captures(&code).is_some() {
+                if LOCK.captures(&code).is_some() || INVARIANT.is_match(text) {
                     continue;
                 }
                 let call = if &c[1] == "unwrap()" {
@@ -84,6 +91,19 @@ impl Rule for UnwrapInProduction {
 mod tests {
     use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
     use super::*;
+
+    #[test]
+    fn an_expect_that_states_its_invariant_is_the_documented_idiom() {
+        let change = [added_file(
+            "src/attachment.rs",
+            &[
+                "let s = name.to_str().expect(\"This was a HeaderValue so this can not fail\");",
+                "let v = HeaderValue::try_from(s).expect(\"validated above\");",
+                "let p = raw.parse::<u16>().expect(\"port\");",
+            ],
+        )];
+        assert_eq!(cited(&run(&UnwrapInProduction, &change)), vec![("src/attachment.rs", 3)]);
+    }
 
     #[test]
     fn flags_unwrap_and_expect_in_production_code() {
