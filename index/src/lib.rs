@@ -4,10 +4,13 @@
 //! imports it and who calls what it defines, and which uses at head the
 //! change left behind (a renamed or removed symbol, a changed arity).
 //!
-//! Names are matched as written, within a language family and within the
-//! files that can see the defining file (itself, its importers, and its
-//! package for Go, Java and Rust), the way search-based code navigation
-//! does it: no type inference. The result is a bounded
+//! A name counts as a use of a changed symbol only once it resolves to it
+//! through its binding: locals and parameters shadow, imports bind names to
+//! their modules, qualifiers and receivers' declared types decide member
+//! accesses (`extract::bind`, `analyze::uses`). Where that cannot be shown
+//! with certainty the use is kept as a doubt, never as certain. This is no
+//! type checker: what travels through calls is a receiver of unknown type.
+//! The result is a bounded
 //! [`revu_common::code_index::CodeIndex`] that travels in the review bundle.
 
 mod analyze;

@@ -98,7 +98,9 @@ impl Rule for DestructiveMigration {
                         summary: format!("Migration runs destructive `{op}`."),
                         why: "Applying this migration deletes data that cannot be restored \
                               without a backup, and code still deployed during the rollout may \
-                              read or write what it removes."
+                              read or write what it removes. Checked: the file is a versioned \
+                              migration, not its rollback and not test code, and the statement \
+                              drops data (not a constraint, an index or a default)."
                             .into(),
                         fix: "Split it: first ship code that no longer uses the table or column, \
                               take a backup (or copy the data), then drop it in a separate, later \

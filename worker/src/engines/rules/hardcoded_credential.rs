@@ -108,7 +108,8 @@ impl Rule for HardcodedCredential {
                     summary: hit.summary,
                     why: "Anyone who can read the repository, its forks, CI logs or backups \
                           can use this credential, and removing the line later does not \
-                          remove it from the git history."
+                          remove it from the git history. Checked: the value is no \
+                          placeholder or variable reference, and the line is not test code."
                         .into(),
                     fix: "Revoke and rotate the credential now, then load it at runtime from \
                           the environment or a secret manager (e.g. `os.environ[...]`, \

@@ -54,7 +54,9 @@ impl Rule for PlaceholderMacro {
                     summary: format!("`{mac}!()` placeholder added to non-test code."),
                     why: format!(
                         "`{mac}!` always panics: any caller that reaches this path crashes, \
-                         and the compiler gives no warning that the code is unfinished."
+                         and the compiler gives no warning that the code is unfinished. \
+                         Checked: the line is production code, not a test, an example or a \
+                         benchmark."
                     ),
                     fix: "Implement the path before merging, or return an explicit error \
                           (e.g. an `Unsupported` variant) that callers can handle."
