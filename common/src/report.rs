@@ -269,10 +269,32 @@ pub struct IndexReport {
     #[serde(default)]
     pub skipped: usize,
     pub languages: std::collections::BTreeMap<String, usize>,
-    /// Uses at head of what the change removed, renamed or re-shaped.
+    /// Uses at head of what the change removed, renamed or re-shaped,
+    /// resolved to it with certainty (each a finding).
     pub stale_uses: usize,
+    /// Names at head that may use what the change took away but that the
+    /// index could not resolve to it with certainty: no finding, listed for
+    /// the reader (at most [`MAX_UNCONFIRMED`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unconfirmed: Vec<UnconfirmedUse>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub downstream: Vec<crate::code_index::DownstreamHit>,
+}
+
+/// Most unconfirmed stale uses a report lists.
+pub const MAX_UNCONFIRMED: usize = 20;
+
+/// A possible stale use the index could not confirm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnconfirmedUse {
+    pub file: String,
+    pub line: u32,
+    pub symbol: String,
+    /// How the change took it away (`removed`, `renamed to \`x\``, …).
+    pub change: String,
+    /// Why the index could not resolve the use with certainty.
+    pub doubt: String,
 }
 
 impl IndexReport {
@@ -282,7 +304,21 @@ impl IndexReport {
             with_errors: index.stats.with_errors,
             skipped: index.stats.skipped,
             languages: index.stats.languages.clone(),
-            stale_uses: index.omissions.len(),
+            stale_uses: index.omissions.iter().filter(|o| o.doubt.is_none()).count(),
+            unconfirmed: index
+                .omissions
+                .iter()
+                .filter_map(|o| {
+                    Some(UnconfirmedUse {
+                        file: o.site.file.clone(),
+                        line: o.site.line,
+                        symbol: o.symbol.clone(),
+                        change: o.change.describe(),
+                        doubt: o.doubt.clone()?,
+                    })
+                })
+                .take(MAX_UNCONFIRMED)
+                .collect(),
             downstream: index.downstream.clone(),
         }
     }

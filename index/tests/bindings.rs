@@ -209,3 +209,11 @@ fn each_certain_use_says_what_was_checked() {
         "{checked:?}"
     );
 }
+
+#[test]
+fn a_module_imported_inside_a_function_binds_there_too() {
+    let before = "import ssl\n\n\nclass SSLContext(ssl.SSLContext):\n    def __init__(self):\n        self.check_hostname = False\n";
+    let after = "def create(verify):\n    import ssl\n\n    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)\n    ctx.check_hostname = False\n    return ctx\n";
+    let index = index(&[("lib/tls.py", Some(before), Some(after))]);
+    assert_eq!(index.omissions, vec![], "{:#?}", index.omissions);
+}

@@ -53,7 +53,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "read_only_seconds": round(read_secs),
                 "index_vs_read_only": round(secs / read_secs),
                 "changed_files": index.files.len(),
-                "stale_uses": index.omissions.len(),
+                "stale_uses": index.omissions.iter().filter(|o| o.doubt.is_none()).count(),
+                "unconfirmed_uses": index.omissions.iter().filter(|o| o.doubt.is_some()).count(),
             });
             serde_json::to_string_pretty(&stats).map_err(failed)?
         }

@@ -279,8 +279,29 @@ impl<'a, 't> Walk<'a, 't> {
     /// function around it, else free (module-level imports are bound after
     /// the walk).
     pub(super) fn binding_of(&mut self, name: &str) -> Binding {
-        self.local_origin(name)
-            .map_or(Binding::Free, |_| Binding::Local)
+        match self.local_origin(name) {
+            None => Binding::Free,
+            Some(Origin::Imported { at }) => self.import_at(at, name),
+            Some(_) => Binding::Local,
+        }
+    }
+
+    /// The binding of `name` by the import whose node starts at byte `at`
+    /// (an import inside a function), once the walk has read it.
+    fn import_at(&self, at: usize, name: &str) -> Binding {
+        self.import_starts
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|&(i, &start)| {
+                start == at
+                    && self
+                        .facts
+                        .imports
+                        .get(i)
+                        .is_some_and(|im| im.bound.iter().any(|b| b == name))
+            })
+            .map_or(Binding::Local, |(i, _)| Binding::Import(i))
     }
 
     /// The declaration of the local `name` of the functions around the
@@ -438,6 +459,10 @@ impl<'a, 't> Walk<'a, 't> {
                 let binding = self.binding_of(&root);
                 Receiver::Derived { root, binding }
             }
+            Origin::Imported { at } => Receiver::Name {
+                path: name.to_owned(),
+                binding: self.import_at(at, name),
+            },
             Origin::Unknown => Receiver::Name {
                 path: name.to_owned(),
                 binding: Binding::Local,

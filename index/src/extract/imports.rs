@@ -6,6 +6,7 @@ use tree_sitter::Node;
 
 impl Walk<'_, '_> {
     pub(super) fn import(&mut self, node: Node<'_>, kind: &str) {
+        self.import_node = node.start_byte();
         let statement = match self.lang {
             Lang::Python => matches!(kind, "import_statement" | "import_from_statement"),
             Lang::JavaScript | Lang::TypeScript | Lang::Tsx => {
@@ -282,6 +283,7 @@ impl Walk<'_, '_> {
         bound: Vec<String>,
     ) {
         let local = self.in_function();
+        self.import_starts.push(self.import_node);
         self.facts.imports.push(Import {
             spec,
             names,

@@ -22,6 +22,11 @@ pub(super) enum Origin {
     Derived {
         root: String,
     },
+    /// Bound by an import inside the function: the import node that starts
+    /// at byte `at`.
+    Imported {
+        at: usize,
+    },
     Unknown,
 }
 
@@ -474,16 +479,27 @@ impl Collector<'_> {
                         self.locals
                             .names
                             .entry(text(self.src, b).unwrap_or_default().to_owned())
-                            .or_insert(Origin::Unknown);
+                            .or_insert(Origin::Imported { at: n.start_byte() });
                     }
                 }
             }
             (Lang::JavaScript | Lang::TypeScript | Lang::Tsx, "variable_declarator") => {
                 let ty = n.child_by_field_name("type");
-                let origin = if ty.is_some() {
+                let value = n.child_by_field_name("value");
+                let required = value.filter(|v| {
+                    v.kind() == "call_expression"
+                        && v.child_by_field_name("function")
+                            .and_then(|f| text(self.src, f))
+                            == Some("require")
+                });
+                let origin = if let Some(call) = required {
+                    Origin::Imported {
+                        at: call.start_byte(),
+                    }
+                } else if ty.is_some() {
                     self.typed(ty)
                 } else {
-                    self.value(n.child_by_field_name("value"))
+                    self.value(value)
                 };
                 if let Some(name) = n.child_by_field_name("name") {
                     self.pattern(name, origin);

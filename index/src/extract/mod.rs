@@ -156,6 +156,8 @@ impl Reader {
             import_end: 0,
             frames: Vec::new(),
             binders: HashSet::new(),
+            import_starts: Vec::new(),
+            import_node: 0,
         };
         walk.run(tree.root_node());
         walk.bind_module_names();
@@ -209,6 +211,10 @@ struct Walk<'a, 't> {
     /// Name nodes that bind a local (a parameter, a variable), found when
     /// a frame's locals are first asked for: not references.
     binders: HashSet<usize>,
+    /// Where the node of each of `facts.imports` starts, and where the
+    /// import node being read starts.
+    import_starts: Vec<usize>,
+    import_node: usize,
 }
 
 fn line_of(node: Node<'_>) -> u32 {

@@ -355,6 +355,24 @@ fn write_code_index(out: &mut String, r: &Report) -> fmt::Result {
         index.skipped,
         index.stale_uses
     )?;
+    if !index.unconfirmed.is_empty() {
+        writeln!(
+            out,
+            "Possible stale uses the index could not confirm ({}), no finding:\n",
+            index.unconfirmed.len()
+        )?;
+        for u in &index.unconfirmed {
+            writeln!(
+                out,
+                "- {} `{}` ({}): {}",
+                code(&format!("{}:{}", u.file, u.line)),
+                u.symbol,
+                u.change,
+                u.doubt
+            )?;
+        }
+        writeln!(out)?;
+    }
     if index.downstream.is_empty() {
         return Ok(());
     }

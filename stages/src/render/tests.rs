@@ -131,3 +131,35 @@ fn every_renderer_is_byte_identical_for_identical_input() {
         }
     }
 }
+
+#[test]
+fn unconfirmed_stale_uses_and_meta_findings_validate_and_render() {
+    use revu_common::report::{IndexReport, UnconfirmedUse};
+    let mut r = blocked_report();
+    r.code_index = Some(IndexReport {
+        files: 3,
+        stale_uses: 0,
+        unconfirmed: vec![UnconfirmedUse {
+            file: "tests/test_config.py".into(),
+            line: 13,
+            symbol: "verify_mode".into(),
+            change: "removed".into(),
+            doubt: "the receiver's type is not known here".into(),
+        }],
+        ..IndexReport::default()
+    });
+    if let Some(f) = r.findings.first_mut() {
+        f.meta = true;
+    }
+    let canonical: Value = serde_json::from_str(&json(&r)).unwrap();
+    assert_eq!(
+        errors(&report_validator(), &canonical),
+        Vec::<String>::new()
+    );
+    let md = markdown(&r);
+    assert!(
+        md.contains("Possible stale uses the index could not confirm (1), no finding:")
+            && md.contains("`verify_mode` (removed): the receiver's type is not known here"),
+        "{md}"
+    );
+}

@@ -12,9 +12,10 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 ///
 /// The index resolves each name through its binding first (locals,
 /// imports, qualifiers, the receiver's type): a use it resolved is a
-/// BLOCKER whose `why` says what was checked; a use it could not resolve
-/// with certainty is a SUGGESTION that names the doubt, never a BLOCKER.
-/// A check that the old name is gone, which only raises, is no use.
+/// BLOCKER whose `why` says what was checked. A use it could not resolve
+/// with certainty is no finding: the report lists it under the code index
+/// with its doubt, and the llm lanes get it as a candidate to check. A
+/// check that the old name is gone, which only raises, is no use.
 ///
 /// ## Why is this bad?
 /// A rename applied to the definition and to some callers compiles in the
@@ -33,10 +34,6 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 /// name as an alias while callers move.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StaleReference;
-
-/// A use the index could not resolve with certainty: worth a look, at the
-/// least confidence a SUGGESTION is kept with.
-const DOUBT_CONFIDENCE: u8 = 80;
 
 impl Rule for StaleReference {
     fn code(&self) -> &'static str {
@@ -58,7 +55,7 @@ impl Rule for StaleReference {
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         let Some(index) = ctx.index else { return };
         for o in &index.omissions {
-            if !ctx.files.iter().any(|p| p.path() == o.defined_in) {
+            if o.doubt.is_some() || !ctx.files.iter().any(|p| p.path() == o.defined_in) {
                 continue;
             }
             let (summary, fix) = match &o.change {
@@ -89,40 +86,24 @@ impl Rule for StaleReference {
                     "changed the parameters of {what} from {was} to {now}; this call passes {passed}"
                 ),
             };
-            let why = match &o.doubt {
-                None => format!(
-                    "The change {done}, and this line at head still reads `{}`: it fails at \
-                     run time or does not build. Checked: {}.",
-                    o.text, o.checked
-                ),
-                Some(doubt) => format!(
-                    "The change {done}, and this line at head reads `{}`, which may still use \
-                     it. Not certain: {doubt}.",
-                    o.text
-                ),
-            };
+            let why = format!(
+                "The change {done}, and this line at head still reads `{}`: it fails at run \
+                 time or does not build. Checked: {}.",
+                o.text, o.checked
+            );
             // Verification writes the blast radius again from the same index.
             let radius = index
                 .blast_radius(&o.site.file, o.site.line)
                 .map_or(BlastRadius::Local, |(callers, importers)| {
                     BlastRadius::Described(describe_radius(callers, importers))
                 });
-            let found = finding(
+            out.push(finding(
                 self,
                 &o.site.file,
                 o.site.line,
                 radius,
                 Message { summary, why, fix },
-            );
-            out.push(match o.doubt {
-                None => found,
-                Some(_) => Finding {
-                    severity: Severity::Suggestion,
-                    confidence: DOUBT_CONFIDENCE,
-                    summary: format!("Possibly stale: {}", found.summary),
-                    ..found
-                },
-            });
+            ));
         }
     }
 }
