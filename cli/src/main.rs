@@ -17,6 +17,8 @@ mod head;
 mod input;
 mod output;
 mod progress;
+mod repo_files;
+mod reviewer;
 mod source;
 
 use clap::{Parser, Subcommand};
