@@ -288,8 +288,8 @@ fn history_in_markdown_lists_the_gated_commits_and_every_blocker() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = String::from_utf8_lossy(&out.stdout);
     for want in [
-        "# revu eval history",
-        "the last 8 commits of HEAD, first parent.",
+        "# revu eval history: `repo`",
+        "The last 8 commits of HEAD, first parent.",
         "| commits reviewed | 7 |",
         "| findings per 1,000 changed lines | 71.4 |",
         "| BLOCKERs | 3 in 3 commits |",

@@ -139,6 +139,8 @@ fn review_commit(
     };
     let finished = match reviewer.review(prepared.submission) {
         Ok(f) => f,
+        // Refused as it stands (over a limit, not a diff revu reads).
+        Err(CliError::Input(why)) => return Ok(Outcome::Skipped(why)),
         Err(e) => return Ok(Outcome::Failed(e.to_string())),
     };
     if let Some(dir) = &args.keep_reports {

@@ -10,16 +10,19 @@ use std::fmt::Write;
 pub fn markdown(h: &History) -> String {
     let mut out = String::new();
     let s = &h.summary;
-    let _ = writeln!(out, "# revu eval history\n");
+    let name = std::path::Path::new(&h.repository).file_name().map_or_else(
+        || h.repository.clone(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let walk = if h.asked.first_parent {
         "first parent"
     } else {
         "every commit"
     };
+    let _ = writeln!(out, "# revu eval history: `{name}`\n");
     let _ = writeln!(
         out,
-        "`{}` — {}, {walk}.\n",
-        h.repository,
+        "{}, {walk}.\n",
         asked(&h.asked.selection, h.asked.commits)
     );
     let _ = writeln!(out, "| | |\n|---|---:|");
@@ -157,9 +160,9 @@ pub fn markdown(h: &History) -> String {
 /// What the run was asked, in words.
 fn asked(selection: &Selection, n: usize) -> String {
     match selection {
-        Selection::Last(last) => format!("the last {} of HEAD", plural((*last).min(n), "commit")),
-        Selection::Commits(file) => format!("the commits {} lists", file.display()),
-        Selection::Range(range) => format!("`{range}`"),
+        Selection::Last(last) => format!("The last {} of HEAD", plural((*last).min(n), "commit")),
+        Selection::Commits(file) => format!("The commits {} lists", file.display()),
+        Selection::Range(range) => format!("The commits of `{range}`"),
     }
 }
 
