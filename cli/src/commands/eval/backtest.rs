@@ -83,11 +83,8 @@ pub struct CommitFigures {
     pub subject: String,
     pub status: Status,
     /// Why it was skipped or failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<Gate>,
     /// Why the gate stops it; empty when it does not.
     pub gated_by: Vec<GateCause>,

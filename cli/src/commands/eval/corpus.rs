@@ -143,9 +143,11 @@ fn review(
     let prepared = options
         .prepare(change, repo, item.intent.clone())
         .map_err(within)?;
-    let finished = reviewer
-        .review(prepared.submission)
-        .map_err(|e| CliError::Internal(format!("{}: the review failed: {e}", item.name)))?;
+    let finished = reviewer.review(prepared.submission).map_err(|e| match e {
+        // Refused as it stands: the case's change is at fault.
+        CliError::Input(_) => within(e),
+        other => CliError::Internal(format!("{}: the review failed: {other}", item.name)),
+    })?;
     Ok(match finished.report {
         Some(report) => report.findings.clone(),
         None => {

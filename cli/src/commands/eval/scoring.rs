@@ -49,14 +49,10 @@ pub struct Expectation {
     pub file: String,
     #[serde(flatten)]
     pub lines: Lines,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
     /// The label of a marked defect (`revu-eval: defect ID`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
@@ -66,9 +62,7 @@ pub struct Trap {
     pub file: String,
     #[serde(flatten)]
     pub lines: Lines,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
 }
 
@@ -196,7 +190,6 @@ pub struct OffCitation {
 #[derive(Debug, Clone, Serialize)]
 pub struct CaseScore {
     pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(flatten)]
     pub tally: Tally,
