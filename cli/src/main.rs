@@ -20,6 +20,8 @@ mod progress;
 mod repo_files;
 mod reviewer;
 mod source;
+#[cfg(test)]
+mod test_reports;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -6,7 +6,7 @@
 
 mod scratch;
 
-use scratch::Scratch;
+use scratch::{Scratch, revu_command};
 use serde_json::Value;
 use std::io::Write;
 use std::path::Path;
@@ -15,10 +15,7 @@ use std::process::{Command, Output, Stdio};
 /// Runs `revu eval ARGS` in `dir` with the scratch's hostile git config,
 /// `stdin` on its standard input.
 fn eval_in(dir: &Path, config: &Path, args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_revu"))
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", config)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+    let mut child = revu_command(dir, Some(config))
         .arg("eval")
         .args(args)
         .stdin(Stdio::piped())
@@ -47,6 +44,21 @@ fn json(out: &Output) -> Value {
     );
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// Runs `revu eval ARGS` and checks its Markdown holds every line of `wants`.
+fn markdown_holds(s: &Scratch, args: &[&str], wants: &[&str]) {
+    let out = eval(s, args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let md = String::from_utf8_lossy(&out.stdout);
+    for want in wants {
+        assert!(md.contains(want), "{want:?} not in:\n{md}");
+    }
+}
+
+/// The items of the array `v[key]`.
+fn each<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v[key].as_array().into_iter().flatten()
 }
 
 fn stderr(out: &Output) -> String {
@@ -157,10 +169,7 @@ fn history(name: &str) -> Scratch {
 }
 
 fn commit_of<'a>(run: &'a Value, subject: &str) -> &'a Value {
-    run["commits"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    each(run, "commits")
         .find(|c| c["subject"] == subject)
         .unwrap_or_else(|| panic!("no commit {subject:?}: {:#}", run["commits"]))
 }
@@ -183,10 +192,7 @@ fn history_reports_what_the_gate_would_have_done_commit_by_commit() {
         ],
     );
     let run = json(&out);
-    let subjects: Vec<&str> = run["commits"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let subjects: Vec<&str> = each(&run, "commits")
         .filter_map(|c| c["subject"].as_str())
         .collect();
     assert_eq!(
@@ -286,25 +292,24 @@ fn history_reports_what_the_gate_would_have_done_commit_by_commit() {
 #[test]
 fn history_in_markdown_lists_the_gated_commits_and_every_blocker() {
     let s = history("eval-md");
-    let out = eval(&s, &["history", "--last", "8", "--linters", "off"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let md = String::from_utf8_lossy(&out.stdout);
-    for want in [
-        "# revu eval history: `repo`",
-        "The last 8 commits of HEAD, first parent.",
-        "| commits reviewed | 7 |",
-        "| findings per 1,000 changed lines | 71.4 |",
-        "| BLOCKERs | 3 in 3 commits |",
-        "| … by findings | 3 |",
-        "| `RV-SEC-001` | 1 | 0 | 0 | 1 |",
-        "## Commits the gate would have stopped",
-        "| billing: client settings | findings | 1 | 1 |",
-        "**`app/billing.py:1`** · `RV-SEC-001` — Hard-coded AWS access key id",
-        "## Not reviewed",
-        "empty: nothing — skipped: an empty change against its first parent",
-    ] {
-        assert!(md.contains(want), "{want:?} not in:\n{md}");
-    }
+    markdown_holds(
+        &s,
+        &["history", "--last", "8", "--linters", "off"],
+        &[
+            "# revu eval history: `repo`",
+            "The last 8 commits of HEAD, first parent.",
+            "| commits reviewed | 7 |",
+            "| findings per 1,000 changed lines | 71.4 |",
+            "| BLOCKERs | 3 in 3 commits |",
+            "| … by findings | 3 |",
+            "| `RV-SEC-001` | 1 | 0 | 0 | 1 |",
+            "## Commits the gate would have stopped",
+            "| billing: client settings | findings | 1 | 1 |",
+            "**`app/billing.py:1`** · `RV-SEC-001` — Hard-coded AWS access key id",
+            "## Not reviewed",
+            "empty: nothing — skipped: an empty change against its first parent",
+        ],
+    );
 }
 
 #[test]
@@ -328,12 +333,7 @@ fn history_takes_a_list_of_commits_or_a_range() {
             "off",
         ],
     ));
-    let subjects: Vec<&Value> = listed["commits"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| &c["subject"])
-        .collect();
+    let subjects: Vec<&Value> = each(&listed, "commits").map(|c| &c["subject"]).collect();
     assert_eq!(
         subjects,
         ["Merge branch feature", "billing: client settings"],
@@ -411,7 +411,7 @@ fn keep_reports_writes_each_reviewed_commits_report() {
             &dir_arg,
         ],
     ));
-    for c in run["commits"].as_array().into_iter().flatten() {
+    for c in each(&run, "commits") {
         let path = dir.join(format!("{}.json", c["sha"].as_str().unwrap_or_default()));
         let text =
             std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -583,12 +583,7 @@ fn corpus_scores_recall_precision_traps_and_citations_off() {
     );
     assert_eq!(all["citations_off"], 1);
 
-    let names: Vec<&Value> = scored["cases"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| &c["name"])
-        .collect();
+    let names: Vec<&Value> = each(&scored, "cases").map(|c| &c["name"]).collect();
     assert_eq!(names, ["repo.case.toml", "sql/case.toml", "marked sources"]);
     assert_eq!(scored["cases"][0]["recall"], 1.0);
     assert_eq!(
@@ -615,10 +610,7 @@ fn corpus_scores_recall_precision_traps_and_citations_off() {
         (Some("app/db.py:6"), Some("RV-OPS-001"))
     );
     assert_eq!(off["expected"], serde_json::json!(["app/db.py:7"]));
-    let hit: Vec<&Value> = scored["traps"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let hit: Vec<&Value> = each(&scored, "traps")
         .filter(|t| t["hit_by"] != serde_json::json!([]))
         .collect();
     assert_eq!(hit.len(), 1);
@@ -627,26 +619,23 @@ fn corpus_scores_recall_precision_traps_and_citations_off() {
         (Some("marked/app/cache.py"), Some(17))
     );
     assert_eq!(hit[0]["id"], "debug-print");
-    let missed: Vec<String> = scored["expectations"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let missed: Vec<String> = each(&scored, "expectations")
         .filter(|e| e["matched"] == false)
         .map(|e| format!("{}:{}", e["file"].as_str().unwrap_or_default(), e["first"]))
         .collect();
     assert_eq!(missed, ["app/db.py:7", "marked/deploy.sh:5"]);
 
-    let md = eval(&s, &["corpus", &dir, "--linters", "off"]);
-    let md = String::from_utf8_lossy(&md.stdout);
-    for want in [
-        "| all | 6 | 4 | 0.67 | 8 | 4 | 0.50 | 1/3 | 1 |",
-        "| shell | 2 | 1 | 0.50 |",
-        "- `marked/deploy.sh:5` (marked sources) SC2086",
-        "- `marked/app/cache.py:17` (marked sources) debug-print — hit by `RV-OPS-001`",
-        "- `app/db.py:6` (sql/case.toml) `RV-OPS-001`",
-    ] {
-        assert!(md.contains(want), "{want:?} not in:\n{md}");
-    }
+    markdown_holds(
+        &s,
+        &["corpus", &dir, "--linters", "off"],
+        &[
+            "| all | 6 | 4 | 0.67 | 8 | 4 | 0.50 | 1/3 | 1 |",
+            "| shell | 2 | 1 | 0.50 |",
+            "- `marked/deploy.sh:5` (marked sources) SC2086",
+            "- `marked/app/cache.py:17` (marked sources) debug-print — hit by `RV-OPS-001`",
+            "- `app/db.py:6` (sql/case.toml) `RV-OPS-001`",
+        ],
+    );
 
     let gate = |args: &[&str]| {
         let mut all = vec![
@@ -671,39 +660,33 @@ fn corpus_scores_recall_precision_traps_and_citations_off() {
 fn a_case_file_with_an_unknown_field_or_no_change_exits_2_naming_it() {
     let s = history("eval-case-errors");
     let root = corpus(&s);
-    let dir = root.to_string_lossy().into_owned();
-    let case = root.join("sql/case.toml");
-    std::fs::write(&case, SQL_CASE.replace("class = ", "clas = "))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let out = eval(&s, &["corpus", &dir]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(
-        err.contains("sql/case.toml:8:") && err.contains("unknown field `clas`"),
-        "{err}"
+    // The corpus with `text` as its SQL case refuses to run, saying `want`.
+    let refused = |text: &str, want: &str| {
+        let case = root.join("sql/case.toml");
+        std::fs::write(&case, text).unwrap_or_else(|e| panic!("{e}"));
+        let out = eval(&s, &["corpus", &root.to_string_lossy()]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains(want),
+            "{want:?} not in {}",
+            stderr(&out)
+        );
+    };
+    refused(
+        &SQL_CASE.replace("class = ", "clas = "),
+        "sql/case.toml:8: unknown field `clas`",
     );
-
-    std::fs::write(&case, "[[expect]]\nfile = \"a.py\"\nline = 1\n")
-        .unwrap_or_else(|e| panic!("{e}"));
-    let out = eval(&s, &["corpus", &dir]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("sql/case.toml: give the change to review"),
-        "{}",
-        stderr(&out)
+    refused(
+        "[[expect]]\nfile = \"a.py\"\nline = 1\n",
+        "sql/case.toml: give the change to review",
     );
-
-    std::fs::write(
-        &case,
+    refused(
         "diff = \"change.patch\"\nrepo = \".\"\ncommit = \"HEAD\"\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let out = eval(&s, &["corpus", &dir]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("sql/case.toml: give either diff or repo and commit, not both"),
-        "{}",
-        stderr(&out)
+        "sql/case.toml: give either diff or repo and commit, not both",
+    );
+    refused(
+        "diff = \"change.patch\"\n[[trap]]\nfile = \"a.py\"\nline = 1\nlines = [1, 2]\n",
+        "sql/case.toml: trap #1: give line = N or lines = [FIRST, LAST]",
     );
 
     let empty = s.dir.parent().unwrap_or(&s.dir).join("empty");

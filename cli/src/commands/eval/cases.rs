@@ -99,13 +99,14 @@ impl Case {
                 ));
             }
         };
+        let range = |what: &str, n: usize, line, lines_| {
+            lines(line, lines_).map_err(|why| bad(format!("{what} #{}: {why}", n + 1)))
+        };
         let mut expected = Expected::default();
         for (n, e) in file.expect.into_iter().enumerate() {
-            let lines =
-                lines(e.line, e.lines).map_err(|why| bad(format!("expect #{}: {why}", n + 1)))?;
             expected.expectations.push(Expectation {
+                lines: range("expect", n, e.line, e.lines)?,
                 file: e.file,
-                lines,
                 severity: e.severity,
                 rule: e.rule,
                 class: e.class,
@@ -113,11 +114,9 @@ impl Case {
             });
         }
         for (n, t) in file.trap.into_iter().enumerate() {
-            let lines =
-                lines(t.line, t.lines).map_err(|why| bad(format!("trap #{}: {why}", n + 1)))?;
             expected.traps.push(Trap {
+                lines: range("trap", n, t.line, t.lines)?,
                 file: t.file,
-                lines,
                 rule: t.rule,
                 id: None,
             });

@@ -10,7 +10,6 @@ use super::marked::{Marked, is_marked};
 use super::render_corpus;
 use super::scoring::{Expected, Scored};
 use crate::error::CliError;
-use crate::output::print;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::{Change, Source, revision};
@@ -81,11 +80,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     bar.finish();
     scored.finish();
-    let text = match args.format {
-        Format::Md => render_corpus::markdown(&scored),
-        Format::Json => super::json(&scored)?,
-    };
-    print(&text)?;
+    super::emit(args.format, &scored, render_corpus::markdown)?;
     let mut failed = false;
     if let Some(floor) = args.min_recall {
         let recall = scored.overall.recall;

@@ -15,7 +15,6 @@ use super::bar::Bar;
 use super::commits::{self, Commit, Selection};
 use super::render_history;
 use crate::error::CliError;
-use crate::output::print;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::Source;
@@ -103,11 +102,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     bar.finish();
     history.finish();
-    let text = match args.format {
-        Format::Md => render_history::markdown(&history),
-        Format::Json => super::json(&history)?,
-    };
-    print(&text)?;
+    super::emit(args.format, &history, render_history::markdown)?;
     Ok(ExitCode::SUCCESS)
 }
 

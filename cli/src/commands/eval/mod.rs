@@ -50,14 +50,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 }
 
-/// `value` as indented JSON, with a final newline.
-fn json<T: serde::Serialize>(value: &T) -> Result<String, CliError> {
-    serde_json::to_string_pretty(value)
-        .map(|mut text| {
-            text.push('\n');
-            text
-        })
-        .map_err(|e| CliError::Internal(format!("writing the JSON: {e}")))
+/// Prints `value` in `format`: rendered by `markdown` for people, or as
+/// it serializes (indented) for scripts.
+fn emit<T: serde::Serialize>(
+    format: Format,
+    value: &T,
+    markdown: fn(&T) -> String,
+) -> Result<(), CliError> {
+    let text = match format {
+        Format::Md => markdown(value),
+        Format::Json => serde_json::to_string_pretty(value)
+            .map(|text| text + "\n")
+            .map_err(|e| CliError::Internal(format!("writing the JSON: {e}")))?,
+    };
+    crate::output::print(&text)
 }
 
 /// `n noun`, or `n nouns`.

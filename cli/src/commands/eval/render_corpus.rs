@@ -30,11 +30,11 @@ pub fn markdown(s: &Scored) -> String {
         .collect();
     table(&mut out, "\n## By case\n\n| case ", &cases);
 
-    let misses: Vec<_> = s.expectations.iter().filter(|e| !e.matched).collect();
+    let misses: Vec<_> = s.expectations.iter().filter(|e| !e.item.matched).collect();
     if !misses.is_empty() {
         let _ = writeln!(out, "\n## Misses\n");
         for m in misses {
-            let e = &m.expectation;
+            let e = &m.item.expectation;
             let mut what: Vec<String> = Vec::new();
             if let Some(id) = &e.id {
                 what.push(id.clone());
@@ -58,11 +58,16 @@ pub fn markdown(s: &Scored) -> String {
         }
     }
 
-    let hits: Vec<_> = s.traps.iter().filter(|t| !t.hit_by.is_empty()).collect();
+    let hits: Vec<_> = s
+        .traps
+        .iter()
+        .filter(|t| !t.item.hit_by.is_empty())
+        .collect();
     if !hits.is_empty() {
         let _ = writeln!(out, "\n## Traps hit\n");
         for t in hits {
             let by: Vec<String> = t
+                .item
                 .hit_by
                 .iter()
                 .map(|f| format!("`{}` {}", f.rule, f.summary))
@@ -70,9 +75,9 @@ pub fn markdown(s: &Scored) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` ({}){} — hit by {}",
-                t.trap.lines.citation(&t.trap.file),
+                t.item.trap.lines.citation(&t.item.trap.file),
                 t.case,
-                suffix(t.trap.id.as_deref().unwrap_or_default()),
+                suffix(t.item.trap.id.as_deref().unwrap_or_default()),
                 by.join("; ")
             );
         }
@@ -84,11 +89,12 @@ pub fn markdown(s: &Scored) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` ({}) `{}` — {} (expected at {})",
-                c.finding.citation,
+                c.item.finding.citation,
                 c.case,
-                c.finding.rule,
-                c.finding.summary,
-                c.expected
+                c.item.finding.rule,
+                c.item.finding.summary,
+                c.item
+                    .expected
                     .iter()
                     .map(|e| format!("`{e}`"))
                     .collect::<Vec<_>>()

@@ -158,10 +158,27 @@ impl FindingRef {
     }
 }
 
+/// One item of a case, with the case's name and the language of its file.
 #[derive(Debug, Clone, Serialize)]
-pub struct ExpectationResult {
+pub struct InCase<T> {
     pub case: String,
     pub language: &'static str,
+    #[serde(flatten)]
+    pub item: T,
+}
+
+impl<T> InCase<T> {
+    fn new(case: &str, file: &str, item: T) -> InCase<T> {
+        InCase {
+            case: case.to_owned(),
+            language: language(file),
+            item,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExpectationResult {
     #[serde(flatten)]
     pub expectation: Expectation,
     pub matched: bool,
@@ -169,8 +186,6 @@ pub struct ExpectationResult {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct TrapResult {
-    pub case: String,
-    pub language: &'static str,
     #[serde(flatten)]
     pub trap: Trap,
     /// The findings on its lines; empty when it held.
@@ -179,8 +194,6 @@ pub struct TrapResult {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct OffCitation {
-    pub case: String,
-    pub language: &'static str,
     #[serde(flatten)]
     pub finding: FindingRef,
     /// The citation of each missed expectation it would have met.
@@ -204,9 +217,9 @@ pub struct Scored {
     pub overall: Tally,
     pub by_language: BTreeMap<&'static str, Tally>,
     pub cases: Vec<CaseScore>,
-    pub expectations: Vec<ExpectationResult>,
-    pub traps: Vec<TrapResult>,
-    pub citations_off: Vec<OffCitation>,
+    pub expectations: Vec<InCase<ExpectationResult>>,
+    pub traps: Vec<InCase<TrapResult>>,
+    pub citations_off: Vec<InCase<OffCitation>>,
 }
 
 impl Scored {
@@ -248,12 +261,11 @@ impl Scored {
             if !matched {
                 missed.push(e);
             }
-            self.expectations.push(ExpectationResult {
-                case: name.to_owned(),
-                language: language(&e.file),
+            let result = ExpectationResult {
                 expectation: e.clone(),
                 matched,
-            });
+            };
+            self.expectations.push(InCase::new(name, &e.file, result));
         }
         for trap in expected.traps {
             let hit_by: Vec<FindingRef> = findings
@@ -266,12 +278,9 @@ impl Scored {
                 t.traps += 1;
                 t.traps_hit += usize::from(hit);
             });
-            self.traps.push(TrapResult {
-                case: name.to_owned(),
-                language: language(&trap.file),
-                trap,
-                hit_by,
-            });
+            let file = trap.file.clone();
+            self.traps
+                .push(InCase::new(name, &file, TrapResult { trap, hit_by }));
         }
         for f in findings {
             let matching = expected.expectations.iter().any(|e| e.matches(f));
@@ -287,12 +296,11 @@ impl Scored {
                 t.citations_off += usize::from(off);
             });
             if off {
-                self.citations_off.push(OffCitation {
-                    case: name.to_owned(),
-                    language: language(&f.file),
+                let off = OffCitation {
                     finding: FindingRef::of(f),
                     expected: near,
-                });
+                };
+                self.citations_off.push(InCase::new(name, &f.file, off));
             }
         }
         case.shares();

@@ -1,40 +1,26 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::test_reports;
 use serde_json::{Value, json};
 
 fn finding(severity: &str, dimension: &str, rule: &str, line: u32) -> Value {
-    json!({
-        "rule": rule, "severity": severity, "file": "app/db.py", "line": line,
-        "dimension": dimension, "summary": "s", "why": "w", "fix": "",
-        "confidence": 90, "blast_radius": "local"
-    })
+    test_reports::finding(rule, severity, dimension, "app/db.py", line)
 }
 
-/// A report built from JSON, as `revu render` would read it.
+/// A report of a 40-line change.
 fn report(gate: &str, findings: Vec<Value>, lanes: Vec<(&str, &str)>, signals: &[&str]) -> Report {
-    let lanes: Vec<Value> = lanes
+    let mut r = test_reports::blank();
+    r["gate"] = json!(gate);
+    r["findings"] = json!(findings);
+    r["lanes"] = lanes
         .into_iter()
-        .map(|(kind, outcome)| {
-            json!({"id": format!("{kind}:x"), "kind": kind, "engine": "rules",
-                   "outcome": outcome, "attempts": 1, "files": 1, "checks": [],
-                   "findings_raised": 0, "summary": ""})
-        })
+        .map(|(kind, outcome)| test_reports::lane(kind, outcome))
         .collect();
-    serde_json::from_value(json!({
-        "schema_version": "1", "review_id": "rv", "verdict": "APPROVE",
-        "gate": gate, "gate_reasons": [],
-        "rigor": {"level": "production", "source": "default"}, "summary": "",
-        "facts": {"files_changed": 1, "lines_added": 30, "lines_removed": 10,
-                  "risk_tier": "LOCAL", "signals": signals, "files": []},
-        "lanes": lanes, "dimensions_not_dispatched": [], "findings": findings,
-        "cross_cutting": [],
-        "verification": {"raised": 0, "dropped_unknown_file": 0, "dropped_missing_line": 0,
-                         "dropped_low_confidence": 0, "dropped_untouched_line": 0,
-                         "merged_duplicates": 0, "kept": 0},
-        "actions": []
-    }))
-    .unwrap()
+    r["facts"]["signals"] = json!(signals);
+    r["facts"]["lines_added"] = json!(30);
+    r["facts"]["lines_removed"] = json!(10);
+    test_reports::read(r)
 }
 
 #[test]

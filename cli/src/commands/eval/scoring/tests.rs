@@ -1,15 +1,14 @@
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::test_reports;
 use serde_json::json;
 
 fn finding(file: &str, line: u32, rule: &str, severity: &str, summary: &str) -> Finding {
-    serde_json::from_value(json!({
-        "rule": rule, "severity": severity, "file": file, "line": line,
-        "dimension": "security", "summary": summary, "why": "built from request input",
-        "fix": "", "confidence": 90, "blast_radius": "local"
-    }))
-    .unwrap()
+    let mut f = test_reports::finding(rule, severity, "security", file, line);
+    f["summary"] = json!(summary);
+    f["why"] = json!("built from request input");
+    serde_json::from_value(f).unwrap()
 }
 
 fn expect(file: &str, first: u32, last: u32) -> Expectation {
@@ -111,10 +110,10 @@ fn recall_precision_traps_and_citations_off() {
     // The rule's problem two lines off; and, for an expectation with
     // neither rule nor class, any other finding in its file.
     assert_eq!(o.citations_off, 2);
-    assert_eq!(s.citations_off[0].finding.citation, "app/db.py:12");
-    assert_eq!(s.citations_off[0].expected, ["app/db.py:10"]);
-    assert_eq!(s.citations_off[1].finding.citation, "deploy.sh:5");
-    assert_eq!(s.citations_off[1].expected, ["deploy.sh:2"]);
+    assert_eq!(s.citations_off[0].item.finding.citation, "app/db.py:12");
+    assert_eq!(s.citations_off[0].item.expected, ["app/db.py:10"]);
+    assert_eq!(s.citations_off[1].item.finding.citation, "deploy.sh:5");
+    assert_eq!(s.citations_off[1].item.expected, ["deploy.sh:2"]);
     let py = &s.by_language["python"];
     assert_eq!(
         (py.expectations, py.matched, py.findings, py.traps_hit),
