@@ -46,11 +46,7 @@ impl<W: Write> Bar<W> {
             return;
         }
         let filled = (self.done * WIDTH).checked_div(self.total).unwrap_or(0);
-        let label: String = if label.chars().count() > LABEL {
-            label.chars().take(LABEL - 1).chain(['…']).collect()
-        } else {
-            label.to_owned()
-        };
+        let label = super::cut(label, LABEL);
         let text = format!(
             "[{}{}] {}/{} {} · {label}",
             "#".repeat(filled),

@@ -74,3 +74,14 @@ fn plural(n: usize, noun: &str) -> String {
         format!("{n} {noun}s")
     }
 }
+
+/// `text` cut to at most `most` characters, an ellipsis marking the cut.
+fn cut(text: &str, most: usize) -> String {
+    if text.chars().count() <= most {
+        return text.to_owned();
+    }
+    text.chars()
+        .take(most.saturating_sub(1))
+        .chain(['…'])
+        .collect()
+}

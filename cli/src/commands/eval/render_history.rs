@@ -4,7 +4,7 @@
 
 use super::backtest::{GateCause, History, Status};
 use super::commits::Selection;
-use super::plural;
+use super::{cut, plural};
 use std::fmt::Write;
 
 pub fn markdown(h: &History) -> String {
@@ -110,7 +110,7 @@ pub fn markdown(h: &History) -> String {
                 out,
                 "| `{}` | {} | {} | {} | {} |",
                 c.short,
-                cell(&c.subject),
+                cell(&short(&c.subject)),
                 by.join(", "),
                 c.findings,
                 c.blockers
@@ -124,7 +124,11 @@ pub fn markdown(h: &History) -> String {
             let _ = writeln!(
                 out,
                 "- `{}` {} — **`{}`** · `{}` — {}",
-                b.short, b.subject, b.citation, b.rule, b.summary
+                b.short,
+                short(&b.subject),
+                b.citation,
+                b.rule,
+                b.summary
             );
             if !b.why.is_empty() {
                 let _ = writeln!(out, "  - why: {}", b.why.replace('\n', " "));
@@ -149,7 +153,7 @@ pub fn markdown(h: &History) -> String {
                 out,
                 "- `{}` {} — {what}: {}",
                 c.short,
-                c.subject,
+                short(&c.subject),
                 c.reason.as_deref().unwrap_or_default()
             );
         }
@@ -185,6 +189,11 @@ fn share(n: usize, of: usize) -> String {
 
 fn secs(ms: u64) -> String {
     format!("{:.1} s", ms as f64 / 1000.0)
+}
+
+/// A commit's subject cut to fit a line.
+fn short(subject: &str) -> String {
+    cut(subject, 72)
 }
 
 /// Text fit for a table cell.

@@ -10,8 +10,9 @@
 //! - A trap is **hit** when a finding (of its rule, when it names one)
 //!   cites one of its lines.
 //! - A finding is a **citation off** when it matches no expectation but
-//!   meets the file, rule and class of one that no finding matched: the
-//!   problem found, its line cited wrong. Counted once per finding.
+//!   meets the file, rule and class of one that no finding matched and
+//!   that names a rule or a class: the problem found, its line cited
+//!   wrong. Counted once per finding.
 //!
 //! Everything is counted overall, per language (of the file cited) and
 //! per case. A share with nothing to divide by is `None`.
@@ -94,15 +95,22 @@ fn class_matches(class: Option<&str>, f: &Finding) -> bool {
 }
 
 impl Expectation {
-    /// The same problem, wherever it is cited in the file.
-    fn same_problem(&self, f: &Finding) -> bool {
+    /// The file, rule and class it asks for, wherever in the file.
+    fn same_file_rule_class(&self, f: &Finding) -> bool {
         f.file == self.file
             && rule_matches(self.rule.as_deref(), &f.rule)
             && class_matches(self.class.as_deref(), f)
     }
 
+    /// The same problem, cited anywhere in the file. Only an expectation
+    /// that names a rule or a class names a problem to recognise
+    /// elsewhere.
+    fn same_problem(&self, f: &Finding) -> bool {
+        (self.rule.is_some() || self.class.is_some()) && self.same_file_rule_class(f)
+    }
+
     pub fn matches(&self, f: &Finding) -> bool {
-        self.same_problem(f)
+        self.same_file_rule_class(f)
             && self.lines.contains(f.line)
             && self.severity.is_none_or(|least| f.severity >= least)
     }
