@@ -123,20 +123,28 @@ fn fifty_transitive_importers_raise_an_important_finding_to_blocker() {
         );
     }
     s.commit("first");
-    s.write("core/util.py", "def norm(x):\n    return x.strip()\n");
+    s.write(
+        "core/util.py",
+        "def norm(x):\n    try:\n        return x.strip()\n    except Exception:\n        pass\n\n\ndef trim(x):\n    return x.strip()\n",
+    );
     let r = report(&s.review(&[]));
-    let untested = at(&r, "core/util.py", "RV-TEST-001");
-    assert_eq!(untested["severity"], "BLOCKER", "{untested:#}");
+    let swallowed = at(&r, "core/util.py", "RV-COR-004");
+    assert_eq!(swallowed["severity"], "BLOCKER", "{swallowed:#}");
     assert!(
-        untested["why"].as_str().is_some_and(
+        swallowed["why"].as_str().is_some_and(
             |w| w.starts_with("Raised from IMPORTANT to BLOCKER: 55 transitive importers")
         ),
-        "{untested:#}"
+        "{swallowed:#}"
     );
     assert_eq!(
-        untested["blast_radius"],
+        swallowed["blast_radius"],
         "55 direct callers, 55 transitive importers"
     );
+    // The missing test is about the change, not what a line does: never
+    // raised.
+    let untested = at(&r, "core/util.py", "RV-TEST-001");
+    assert_eq!(untested["severity"], "IMPORTANT", "{untested:#}");
+    assert_eq!(untested["meta"], true, "{untested:#}");
     assert_eq!(r["verification"]["elevated"], 1);
     assert_eq!(r["verdict"], "REQUEST CHANGES");
 }

@@ -161,7 +161,9 @@ fn bandit_reports_the_added_shell_command_and_not_the_older_one() {
         .find(|f| f["rule"] == "bandit:B602")
         .cloned()
         .unwrap_or_default();
-    assert_eq!(f["severity"], "BLOCKER", "{f}");
+    // A linter's pattern cannot show the input is reachable: never a
+    // BLOCKER on its own.
+    assert_eq!(f["severity"], "IMPORTANT", "{f}");
     assert_eq!(f["dimension"], "security", "{f}");
 }
 

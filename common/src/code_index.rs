@@ -93,6 +93,9 @@ pub struct Symbol {
     /// Some of the calling sites, sorted.
     #[serde(default)]
     pub sites: Vec<Site>,
+    /// Test files that name it (up to [`MAX_SITES`]), sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tests: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -146,6 +149,17 @@ pub struct Omission {
     pub site: Site,
     /// That line at head, trimmed and bounded.
     pub text: String,
+    /// What the index checked to resolve the name at the use to the
+    /// symbol the change took away (its binding, its qualifier, its
+    /// receiver's type), in words for the finding's `why`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub checked: String,
+    /// Set when the use may not be one: the name could not be resolved
+    /// with certainty (a receiver of unknown type whose class extends
+    /// something outside the project, say). Such a use is a candidate to
+    /// check, never a BLOCKER.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doubt: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

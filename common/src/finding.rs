@@ -187,9 +187,22 @@ pub struct Finding {
     /// `[pre-existing]`), never counted by the verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pre_existing: bool,
+    /// A finding about the change as a whole rather than what the code
+    /// does at its line (a missing test, a file's size): the blast radius
+    /// never elevates it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub meta: bool,
 }
 
 impl Finding {
+    /// Whether a linter raised it: its rule reads `TOOL:CODE` (an engine's
+    /// own findings read `engine:NAME`).
+    pub fn is_linter_finding(&self) -> bool {
+        self.rule
+            .split_once(':')
+            .is_some_and(|(tool, _)| !tool.is_empty() && tool != "engine")
+    }
+
     /// The `file:line[-end]` citation used by every renderer.
     pub fn citation(&self) -> String {
         match (self.line, self.end_line) {
@@ -259,6 +272,7 @@ mod tests {
             confidence: 90,
             blast_radius: BlastRadius::Local,
             pre_existing: false,
+            meta: false,
         };
         assert_eq!(f.citation(), "src/a.rs:3");
         f.end_line = Some(5);

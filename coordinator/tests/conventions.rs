@@ -39,6 +39,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, summary: &str)
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

@@ -1,6 +1,8 @@
 //! From every file's facts to what the review needs: importers and callers
 //! of each changed file's symbols, and the uses the change left stale.
 
+mod uses;
+
 use crate::ChangeInput;
 use crate::extract::{Def, FileFacts, Ref};
 use crate::lang::Lang;
@@ -10,7 +12,9 @@ use revu_common::code_index::{
     CodeIndex, IndexedFile, MAX_SITES, Omission, Site, Symbol, SymbolChange, SymbolKind, Taken,
 };
 use revu_common::diff::{FilePatch, FileStatus};
+use revu_common::paths::is_test_path;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use uses::{Bound, Target};
 
 /// Most importers listed per file.
 const MAX_IMPORTERS: usize = 50;
@@ -68,19 +72,6 @@ struct Reach {
     direct: BTreeSet<usize>,
     transitive: BTreeSet<usize>,
     same_package: Vec<usize>,
-}
-
-impl Reach {
-    /// Files whose uses of a top-level symbol of the file count.
-    fn sees(&self, id: usize) -> bool {
-        self.own.contains(&id) || self.direct.contains(&id) || self.same_package.contains(&id)
-    }
-
-    /// Files whose uses of a member (`x.name`) count: objects travel
-    /// through imports.
-    fn reaches(&self, id: usize) -> bool {
-        self.sees(id) || self.transitive.contains(&id)
-    }
 }
 
 impl<'a> Graph<'a> {
@@ -216,12 +207,11 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// The uses of `name` in files of `family` that `counts` accepts.
+    /// The references named `name` in files of `family`.
     fn uses_of<'g>(
         &'g self,
         name: &str,
         family: Lang,
-        counts: impl Fn(usize, &Ref) -> bool + 'g,
     ) -> impl Iterator<Item = (usize, &'g Ref)> + 'g {
         self.uses
             .get(name)
@@ -230,7 +220,7 @@ impl<'a> Graph<'a> {
             .filter_map(move |&(id, i)| {
                 let rec = self.rec(id)?;
                 let r = rec.facts.refs.get(i)?;
-                (rec.lang.family() == family && counts(id, r)).then_some((id, r))
+                (rec.lang.family() == family).then_some((id, r))
             })
     }
 
@@ -265,7 +255,16 @@ impl<'a> Graph<'a> {
             rec.facts
                 .defs
                 .iter()
-                .map(|d| self.symbol(d, lang, head_id, &reach, patch))
+                .map(|d| {
+                    let target = Target {
+                        def: d,
+                        lang,
+                        path: patch.path(),
+                        classes: &rec.facts.classes,
+                        imports: &rec.facts.imports,
+                    };
+                    self.symbol(&target, head_id, &reach, patch)
+                })
                 .collect()
         });
         let base = patch
@@ -295,29 +294,29 @@ impl<'a> Graph<'a> {
 
     fn symbol(
         &self,
-        d: &Def,
-        lang: Lang,
+        t: &Target<'_>,
         head_id: Option<usize>,
         reach: &Reach,
         patch: &FilePatch,
     ) -> Symbol {
-        let member = d.kind.is_member();
-        let uses = self.uses_of(&d.name, lang.family(), |id, r| {
-            let own = Some(id) == head_id;
-            if r.import || (own && (d.line..=d.end_line).contains(&r.line)) {
-                return false;
-            }
-            if member {
-                (r.member || own) && reach.reaches(id)
-            } else {
-                reach.sees(id)
-            }
-        });
+        let d = t.def;
         let mut callers = BTreeSet::new();
         let mut sites = BTreeSet::new();
-        for (id, r) in uses {
+        let mut tests = BTreeSet::new();
+        for (id, r) in self.uses_of(&d.name, t.lang.family()) {
+            let own = Some(id) == head_id;
+            if r.import || (own && (d.line..=d.end_line).contains(&r.line)) {
+                continue;
+            }
+            if self.bound(t, reach, id, r) == Bound::Other {
+                continue;
+            }
             callers.insert((id, r.caller.unwrap_or(0)));
             sites.insert(self.site(id, r.line));
+            let path = self.resolver.path(id);
+            if is_test_path(path) {
+                tests.insert(path);
+            }
         }
         Symbol {
             name: d.name.clone(),
@@ -329,6 +328,11 @@ impl<'a> Graph<'a> {
                 .any(|(n, _)| (d.line..=d.end_line).contains(&n)),
             callers: callers.len(),
             sites: sites.into_iter().take(MAX_SITES).collect(),
+            tests: tests
+                .into_iter()
+                .take(MAX_SITES)
+                .map(str::to_owned)
+                .collect(),
         }
     }
 
@@ -376,16 +380,23 @@ impl<'a> Graph<'a> {
                 }
                 .to_owned(),
             });
-            let member = b.kind.is_member();
-            let own = |id: usize| reach.own.contains(&id);
-            let uses = self.uses_of(&b.name, family, |id, r| {
-                if member {
-                    (r.member || own(id)) && reach.reaches(id)
-                } else {
-                    reach.sees(id)
+            let target = Target {
+                def: b,
+                lang,
+                path: patch.old_path.as_deref().unwrap_or(patch.path()),
+                classes: &base.classes,
+                imports: &base.imports,
+            };
+            for (id, r) in self.uses_of(&b.name, family) {
+                // A check that the old name is gone, kept to fail clearly.
+                if r.raise_guard {
+                    continue;
                 }
-            });
-            for (id, r) in uses {
+                let (checked, doubt) = match self.bound(&target, reach, id, r) {
+                    Bound::Use(how) => (how, None),
+                    Bound::Doubt(why) => (String::new(), Some(why)),
+                    Bound::Other => continue,
+                };
                 let symbol_change = match &change {
                     Changed::Removed => SymbolChange::Removed,
                     Changed::Renamed(to) => SymbolChange::Renamed { to: to.clone() },
@@ -413,6 +424,8 @@ impl<'a> Graph<'a> {
                     defined_line: b.line,
                     site: self.site(id, r.line),
                     text: self.quote(id, r.line),
+                    checked,
+                    doubt,
                 });
             }
         }

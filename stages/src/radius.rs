@@ -6,11 +6,16 @@
 //! contract's elevation rule: an IMPORTANT finding the change caused, in a
 //! file with 50 or more transitive importers, is raised to BLOCKER, and
 //! its `why` says so.
+//!
+//! Elevation weighs what the code does at the finding's line, so it leaves
+//! alone what it cannot weigh that way: a meta finding (a missing test, a
+//! file's size), one below the IMPORTANT confidence floor, and a linter's
+//! finding, whose severity is the linter's own rating of its rule.
 
 use crate::verify::Verified;
 use revu_common::bundle::ReviewBundle;
 use revu_common::code_index::{ELEVATE_AT_IMPORTERS, GRAPH_UNAVAILABLE, describe_radius};
-use revu_common::finding::{BlastRadius, Severity};
+use revu_common::finding::{BlastRadius, Finding, Severity};
 
 pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
     let index = bundle.code_index.as_ref();
@@ -20,8 +25,7 @@ pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
             continue;
         };
         f.blast_radius = BlastRadius::Described(describe_radius(callers, importers));
-        if f.severity == Severity::Important && !f.pre_existing && importers >= ELEVATE_AT_IMPORTERS
-        {
+        if importers >= ELEVATE_AT_IMPORTERS && elevates(f) {
             f.severity = Severity::Blocker;
             f.why = format!(
                 "Raised from IMPORTANT to BLOCKER: {importers} transitive importers, \
@@ -34,4 +38,13 @@ pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
     if verified.stats.elevated > 0 {
         crate::verify::sort_in_report_order(&mut verified.findings);
     }
+}
+
+/// Whether the elevation rule may raise `f`.
+fn elevates(f: &Finding) -> bool {
+    f.severity == Severity::Important
+        && !f.pre_existing
+        && !f.meta
+        && f.confidence >= Severity::Important.confidence_floor()
+        && !f.is_linter_finding()
 }

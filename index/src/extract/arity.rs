@@ -3,7 +3,7 @@
 use super::{Arity, Walk};
 use tree_sitter::Node;
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     pub(super) fn python_arity(&self, params: Node<'_>, method: bool) -> Arity {
         let mut required = 0u32;
         let mut optional = 0u32;

@@ -4,7 +4,7 @@ use super::Walk;
 use crate::lang::Lang;
 use tree_sitter::Node;
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     /// Notes the callee of a call and its argument count, for when its
     /// name node is reached.
     pub(super) fn call(&mut self, node: Node<'_>, kind: &str) {

@@ -6,7 +6,7 @@ use crate::lang::Lang;
 use revu_common::code_index::SymbolKind;
 use tree_sitter::Node;
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     pub(super) fn function_kind(&self) -> SymbolKind {
         if self.in_class() {
             SymbolKind::Method

@@ -2,9 +2,13 @@
 //! tree: the node kinds of each grammar that define, name, call and import.
 
 mod arity;
+mod bind;
 mod calls;
 mod definitions;
 mod imports;
+mod locals;
+
+pub use bind::{Base, Binding, ClassInfo, Receiver};
 
 use crate::lang::Lang;
 use revu_common::code_index::SymbolKind;
@@ -17,6 +21,10 @@ pub struct FileFacts {
     pub defs: Vec<Def>,
     pub refs: Vec<Ref>,
     pub imports: Vec<Import>,
+    /// Every class (or Rust `impl`, Go type) of the file with what it
+    /// extends, whatever its name: what a receiver's class extends is asked
+    /// of files the change did not touch.
+    pub classes: Vec<ClassInfo>,
     /// The tree had syntax errors (the rest of it is still read).
     pub has_errors: bool,
 }
@@ -31,6 +39,8 @@ pub struct Def {
     pub arity: Option<Arity>,
     /// A Rust method taking `self`: a path call (`T::f(x, …)`) passes it.
     pub takes_self: bool,
+    /// The class, type or `impl` a member belongs to.
+    pub owner: Option<String>,
 }
 
 /// How many arguments a function takes.
@@ -69,11 +79,24 @@ pub struct Ref {
     pub call_args: Option<u32>,
     /// Called by path (`Type::name(…)`), which passes a Rust `self`.
     pub path_call: bool,
+    /// Called at all (`call_args` may still be `None`: spread arguments).
+    pub called: bool,
     /// Named in an import, not used.
     pub import: bool,
+    /// What the name is bound to where it stands (for a qualified name,
+    /// what `receiver` says instead).
+    pub binding: Binding,
+    /// What a qualified name (`x.name`, `pkg.Name`, `Type::name`) is
+    /// reached through.
+    pub receiver: Option<Receiver>,
+    /// The class (Rust `impl`, Go method receiver type) around the use.
+    pub class: Option<String>,
+    /// In the condition of an `if` whose body raises: a check that an old
+    /// name is no longer used, kept on purpose to fail with a clear error.
+    pub raise_guard: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Import {
     /// As written: `a.b`, `./util`, `github.com/x/y`, `crate::a::b`,
     /// `com.x.Y`.
@@ -84,6 +107,11 @@ pub struct Import {
     pub module_decl: bool,
     /// `import a.*` / `from a import *`.
     pub wildcard: bool,
+    /// The names it binds in the importing file (`import a.b` binds `a`,
+    /// `from a import b as c` binds `c`, a Go import its package name).
+    pub bound: Vec<String>,
+    /// Inside a function: its names are that function's locals.
+    pub local: bool,
 }
 
 /// Reads files of one language; one per thread.
@@ -126,8 +154,11 @@ impl Reader {
             def_names: HashSet::new(),
             calls: HashMap::new(),
             import_end: 0,
+            frames: Vec::new(),
+            binders: HashSet::new(),
         };
         walk.run(tree.root_node());
+        walk.bind_module_names();
         walk.facts
     }
 }
@@ -160,7 +191,7 @@ struct Scope {
     line: u32,
 }
 
-struct Walk<'a> {
+struct Walk<'a, 't> {
     lang: Lang,
     src: &'a [u8],
     want: &'a dyn Fn(&str) -> bool,
@@ -172,6 +203,12 @@ struct Walk<'a> {
     calls: HashMap<usize, (Option<u32>, bool)>,
     /// The end of the import statement being read, if inside one.
     import_end: usize,
+    /// The functions and classes around the node being read, innermost
+    /// last ([`bind`]).
+    frames: Vec<bind::Frame<'t>>,
+    /// Name nodes that bind a local (a parameter, a variable), found when
+    /// a frame's locals are first asked for: not references.
+    binders: HashSet<usize>,
 }
 
 fn line_of(node: Node<'_>) -> u32 {
@@ -182,8 +219,8 @@ fn end_line_of(node: Node<'_>) -> u32 {
     u32::try_from(node.end_position().row + 1).unwrap_or(u32::MAX)
 }
 
-impl<'a> Walk<'a> {
-    fn run(&mut self, root: Node<'_>) {
+impl<'a, 't> Walk<'a, 't> {
+    fn run(&mut self, root: Node<'t>) {
         let mut cursor = root.walk();
         loop {
             let node = cursor.node();
@@ -194,6 +231,14 @@ impl<'a> Walk<'a> {
             {
                 self.scopes.pop();
             }
+            while self
+                .frames
+                .last()
+                .is_some_and(|f| f.node.end_byte() <= node.start_byte())
+            {
+                self.frames.pop();
+            }
+            self.enter(node);
             self.visit(node);
             if cursor.goto_first_child() {
                 continue;
@@ -219,10 +264,9 @@ impl<'a> Walk<'a> {
             .is_some_and(|s| matches!(s.kind, SymbolKind::Class | SymbolKind::Type))
     }
 
+    /// Inside a function, a method, a lambda or a closure.
     fn in_function(&self) -> bool {
-        self.scopes
-            .iter()
-            .any(|s| matches!(s.kind, SymbolKind::Function | SymbolKind::Method))
+        self.frames.iter().any(bind::Frame::is_function)
     }
 
     fn caller(&self) -> Option<u32> {
@@ -233,7 +277,7 @@ impl<'a> Walk<'a> {
             .map(|s| s.line)
     }
 
-    fn visit(&mut self, node: Node<'_>) {
+    fn visit(&mut self, node: Node<'t>) {
         let kind = node.kind();
         if self.lang.is_name(kind) {
             self.name(node);
@@ -244,8 +288,9 @@ impl<'a> Walk<'a> {
         self.import(node, kind);
     }
 
-    /// A name: a reference unless it is a definition's own name.
-    fn name(&mut self, node: Node<'_>) {
+    /// A name: a reference unless it is a definition's own name or binds
+    /// a local.
+    fn name(&mut self, node: Node<'t>) {
         if self.def_names.contains(&node.id()) {
             return;
         }
@@ -253,8 +298,21 @@ impl<'a> Walk<'a> {
         if !(self.want)(name) {
             return;
         }
-        let (call_args, path_call) = self.calls.remove(&node.id()).unwrap_or((None, false));
+        let call = self.calls.remove(&node.id());
+        let (call_args, path_call) = call.unwrap_or((None, false));
+        let import = node.start_byte() < self.import_end;
+        if !import && self.binds_local(node) {
+            return;
+        }
         let member = self.is_member(node);
+        let receiver = self.receiver(node);
+        let binding = if import {
+            Binding::Import(self.facts.imports.len().saturating_sub(1))
+        } else if receiver.is_some() {
+            Binding::Free
+        } else {
+            self.binding_of(name)
+        };
         self.facts.refs.push(Ref {
             name: name.to_owned(),
             line: line_of(node),
@@ -262,11 +320,16 @@ impl<'a> Walk<'a> {
             caller: self.caller(),
             call_args,
             path_call,
-            import: node.start_byte() < self.import_end,
+            called: call.is_some(),
+            import,
+            binding,
+            receiver,
+            class: self.class_name(),
+            raise_guard: self.raise_guard(node),
         });
     }
 
-    fn is_member(&self, node: Node<'_>) -> bool {
+    fn is_member(&self, node: Node<'t>) -> bool {
         let kind = node.kind();
         if matches!(
             kind,
@@ -326,6 +389,11 @@ impl<'a> Walk<'a> {
         if !(self.want)(text) {
             return;
         }
+        let owner = if kind.is_member() {
+            self.owner_of(def)
+        } else {
+            None
+        };
         self.facts.defs.push(Def {
             name: text.to_owned(),
             kind,
@@ -333,6 +401,7 @@ impl<'a> Walk<'a> {
             end_line: end_line_of(def),
             arity,
             takes_self,
+            owner,
         });
     }
 }

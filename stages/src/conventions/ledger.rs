@@ -116,6 +116,7 @@ impl LedgerEntry {
             confidence: self.confidence,
             blast_radius: self.blast_radius.clone(),
             pre_existing: false,
+            meta: false,
         }
     }
 }

@@ -21,6 +21,7 @@ fn finding(rule: &str, severity: Severity, file: &str) -> Finding {
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

@@ -76,6 +76,7 @@ pub fn finding(
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

@@ -21,6 +21,7 @@ fn finding(rule: &str, severity: Severity, line: u32, dimension: Dimension) -> F
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

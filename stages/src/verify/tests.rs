@@ -88,6 +88,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, dimension: Dim
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

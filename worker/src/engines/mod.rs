@@ -344,6 +344,7 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
                 &job.candidates,
                 input.diff(),
                 input.bundle().code_index.as_ref(),
+                Some(&input.bundle().head_files),
             ));
         }
         LaneKind::Grouping => return EngineOutput::Body(rules::phases::group(&job.proposal)),
@@ -367,7 +368,12 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
         .collect();
     let mut findings: Vec<Finding> = Vec::new();
     for &file in &files {
-        memo.extend(rules, diff, index, file, dimensions, &mut findings);
+        let reading = rules::memo::Reading {
+            diff,
+            index,
+            heads: Some(&input.bundle().head_files),
+        };
+        memo.extend(rules, reading, file, dimensions, &mut findings);
     }
     findings.sort_by(|a, b| (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule)));
     let summary = format!(

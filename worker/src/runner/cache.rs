@@ -136,6 +136,8 @@ mod tests {
                     line: 3,
                 },
                 text: "x.user_name".into(),
+                checked: String::new(),
+                doubt: None,
             }],
             ..CodeIndex::default()
         }

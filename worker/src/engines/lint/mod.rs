@@ -273,6 +273,7 @@ fn finding(tool: &str, r: Raw) -> Finding {
         confidence: CONFIDENCE,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        meta: false,
     }
 }
 

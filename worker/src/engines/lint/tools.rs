@@ -243,8 +243,10 @@ fn shellcheck(json: &Value) -> Vec<Raw> {
 }
 
 /// `--format json`: `{"results": [{filename, line_number, line_range,
-/// test_id, issue_severity, issue_text, more_info}]}`. HIGH severity is a
-/// BLOCKER, MEDIUM an IMPORTANT finding; every one is security.
+/// test_id, issue_severity, issue_text, more_info}]}`. Every one is an
+/// IMPORTANT security finding, HIGH or MEDIUM alike: a BLOCKER must survive
+/// a check that could disprove it (is the input reachable from outside?),
+/// which a pattern match cannot make, so a linter never blocks alone.
 fn bandit(json: &Value) -> Vec<Raw> {
     items(json, Some("results"))
         .map(|r| {
@@ -259,11 +261,7 @@ fn bandit(json: &Value) -> Vec<Raw> {
                 end_line: last.filter(|l| *l > line),
                 code: text(r, "test_id"),
                 message: text(r, "issue_text"),
-                severity: if text(r, "issue_severity") == "HIGH" {
-                    Severity::Blocker
-                } else {
-                    Severity::Important
-                },
+                severity: Severity::Important,
                 dimension: Dimension::Security,
                 url: r
                     .get("more_info")

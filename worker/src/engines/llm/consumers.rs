@@ -55,9 +55,13 @@ pub(super) fn section(input: &LaneInput) -> String {
             );
         }
         for o in index.omissions_in(path) {
+            let what = match &o.doubt {
+                None => "stale use".to_owned(),
+                Some(doubt) => format!("possible stale use, to check ({doubt})"),
+            };
             let _ = writeln!(
                 out,
-                "  stale use at {}:{} of {} `{}` ({}): {}",
+                "  {what} at {}:{} of {} `{}` ({}): {}",
                 o.site.file,
                 o.site.line,
                 o.kind.as_str(),

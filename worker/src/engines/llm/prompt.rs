@@ -330,6 +330,7 @@ mod tests {
             confidence: 90,
             blast_radius: BlastRadius::System,
             pre_existing: false,
+            meta: false,
         };
         let mut job = (*lane.job).clone();
         job.candidates = vec![candidate];

@@ -187,6 +187,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
                 .as_deref()
                 .map_or(BlastRadius::Local, BlastRadius::parse),
             pre_existing: false,
+            meta: false,
         })
         .collect();
     Ok(LaneReportBody {

@@ -10,7 +10,7 @@ use revu_common::code_index::CodeIndex;
 use revu_common::diff::Diff;
 use revu_common::finding::Finding;
 use revu_common::lane::LaneReportBody;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Decides every candidate of an adjudication lane.
 pub(crate) fn adjudicate(
@@ -18,6 +18,7 @@ pub(crate) fn adjudicate(
     candidates: &[Finding],
     diff: &Diff,
     code_index: Option<&CodeIndex>,
+    heads: Option<&BTreeMap<String, Vec<u8>>>,
 ) -> LaneReportBody {
     let mut checks = BTreeSet::new();
     let decisions: Vec<Decision> = candidates
@@ -29,7 +30,7 @@ pub(crate) fn adjudicate(
                 return decision(index, Action::Confirm, "not a built-in rule; kept".into());
             };
             checks.insert(rule.code());
-            if fires_at(rule.as_ref(), diff, code_index, &c.file, c.line) {
+            if fires_at(rule.as_ref(), diff, code_index, heads, &c.file, c.line) {
                 decision(index, Action::Confirm, format!("rule still fires at {at}"))
             } else {
                 decision(index, Action::Drop, format!("rule no longer fires at {at}"))
@@ -68,6 +69,7 @@ fn fires_at(
     rule: &dyn Rule,
     diff: &Diff,
     index: Option<&CodeIndex>,
+    heads: Option<&BTreeMap<String, Vec<u8>>>,
     file: &str,
     line: u32,
 ) -> bool {
@@ -79,7 +81,10 @@ fn fires_at(
         files = diff.files.iter().collect();
     }
     let mut found = Vec::new();
-    rule.check(&RuleContext::new(&files, &diff.files, index), &mut found);
+    rule.check(
+        &RuleContext::new(&files, &diff.files, index).with_heads(heads),
+        &mut found,
+    );
     found.iter().any(|f| f.file == file && f.line == line)
 }
 
@@ -120,6 +125,7 @@ mod tests {
             confidence: 90,
             blast_radius: revu_common::finding::BlastRadius::Local,
             pre_existing: false,
+            meta: false,
         });
         f.line = line;
         f
@@ -133,7 +139,7 @@ mod tests {
             candidate(eval, 3),
             candidate("MISS-012", 1),
         ];
-        let body = adjudicate(&all_rules(), &candidates, &change(), None);
+        let body = adjudicate(&all_rules(), &candidates, &change(), None, None);
         let decided: Vec<(usize, Action, &str)> = body
             .decisions
             .iter()
@@ -160,7 +166,7 @@ mod tests {
     fn a_candidate_on_a_file_outside_the_change_is_dropped() {
         let mut gone = candidate("RV-SEC-003", 2);
         gone.file = "src/other.py".into();
-        let body = adjudicate(&all_rules(), &[gone], &change(), None);
+        let body = adjudicate(&all_rules(), &[gone], &change(), None, None);
         assert_eq!(body.decisions[0].action, Action::Drop);
         assert_eq!(
             body.decisions[0].reason,

@@ -1,3 +1,4 @@
+use super::falsify::{Around, weigh_injection};
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
@@ -98,7 +99,9 @@ impl Rule for DynamicCodeExecution {
                     why: why.into(),
                     fix: fix.into(),
                 };
-                out.push(finding(self, patch.path(), line, BlastRadius::System, msg));
+                let f = finding(self, patch.path(), line, BlastRadius::System, msg);
+                let around = Around::of(ctx, patch);
+                out.push(weigh_injection(f, &around, patch.path(), line, text));
             }
         }
     }

@@ -4,9 +4,10 @@ use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
     vec![
-        // An assignment of a literal alone (`el.innerHTML = ""`) is safe.
+        // An assignment of a literal (`el.innerHTML = ""`, alone or before
+        // another statement) is safe.
         Check::new("innerHTML/outerHTML", Files::Lang(Lang::JavaScript), r"\.(?:inner|outer)HTML\s*(?:\+=|=[^=])")
-            .unless(r#"\.(?:inner|outer)HTML\s*=\s*(?:"[^"$]*"|'[^'$]*'|`[^`$]*`)\s*;?\s*$"#),
+            .unless(r#"\.(?:inner|outer)HTML\s*=\s*(?:"[^"$]*"|'[^'$]*'|`[^`$]*`)\s*(?:;|$)"#),
         Check::new("document.write", Files::Lang(Lang::JavaScript), r"\bdocument\.write(?:ln)?\("),
         Check::new("insertAdjacentHTML", Files::Lang(Lang::JavaScript), r"\.insertAdjacentHTML\("),
         Check::new("dangerouslySetInnerHTML", Files::Lang(Lang::JavaScript), r"\bdangerouslySetInnerHTML\b")

@@ -13,7 +13,7 @@ use super::{FileLines, Rule, RuleContext, SharedLines};
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::{Dimension, Finding};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// Per file of the diff and per dimension, the findings of that
@@ -102,12 +102,12 @@ impl FileFindings {
     pub fn extend(
         &self,
         rules: &[Box<dyn Rule>],
-        diff: &Diff,
-        index: Option<&CodeIndex>,
+        review: Reading<'_>,
         file: usize,
         dimensions: &[Dimension],
         out: &mut Vec<Finding>,
     ) {
+        let Reading { diff, index, heads } = review;
         let slots = self.slots(diff);
         let Some(patch) = diff.files.get(file) else {
             return;
@@ -128,7 +128,7 @@ impl FileFindings {
                 let files: [&FilePatch; 1] = [patch];
                 let ctx = RuleContext {
                     lines: Some(lines),
-                    ..RuleContext::new(&files, &diff.files, index)
+                    ..RuleContext::new(&files, &diff.files, index).with_heads(heads)
                 };
                 let mut found = Vec::new();
                 for rule in rules.iter().filter(|r| r.dimension() == dimension) {
@@ -142,6 +142,15 @@ impl FileFindings {
             slots.release_if_done(file);
         }
     }
+}
+
+/// What the rules read of a review: its diff, and the code index and
+/// head contents of the changed files when the client sent them.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub diff: &'a Diff,
+    pub index: Option<&'a CodeIndex>,
+    pub heads: Option<&'a BTreeMap<String, Vec<u8>>>,
 }
 
 #[cfg(test)]
@@ -177,7 +186,12 @@ mod tests {
             for (lane, dimensions) in lanes {
                 let mut shared = Vec::new();
                 for file in memo.indexes(&diff, lane) {
-                    memo.extend(&rules, &diff, None, file, &dimensions, &mut shared);
+                    let reading = Reading {
+                        diff: &diff,
+                        index: None,
+                        heads: None,
+                    };
+                    memo.extend(&rules, reading, file, &dimensions, &mut shared);
                 }
                 let files: Vec<&FilePatch> = diff
                     .files

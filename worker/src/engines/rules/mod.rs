@@ -7,10 +7,13 @@ use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 pub(crate) mod adjudicator;
+mod behaviour;
 mod catalogue;
+mod falsify;
 mod interpolation;
 mod lang;
 pub(crate) mod memo;
@@ -32,6 +35,10 @@ pub struct RuleContext<'a> {
     pub change: &'a [FilePatch],
     /// The client's code index of the change, when the review has one.
     pub index: Option<&'a CodeIndex>,
+    /// The head contents of the changed files, when the client sent them:
+    /// what a rule reads to falsify a finding (the function around a line,
+    /// a guard above it).
+    pub heads: Option<&'a BTreeMap<String, Vec<u8>>>,
     /// One file's production lines, worked out once for every rule that
     /// reads that file ([`memo`]); rules ask [`RuleContext::production_lines`].
     pub(crate) lines: Option<&'a FileLines<'a>>,
@@ -115,8 +122,21 @@ impl<'a> RuleContext<'a> {
             files,
             change,
             index,
+            heads: None,
             lines: None,
         }
+    }
+
+    /// The same context, reading `heads` for the changed files' contents.
+    pub fn with_heads(self, heads: Option<&'a BTreeMap<String, Vec<u8>>>) -> Self {
+        RuleContext { heads, ..self }
+    }
+
+    /// The head contents of `path` as text, when the client sent them and
+    /// they are UTF-8.
+    pub(crate) fn head_text(&self, path: &str) -> Option<&'a str> {
+        let bytes = self.heads?.get(path)?;
+        std::str::from_utf8(bytes).ok()
     }
 
     /// The added lines of `patch` that are code ([`scope::production_lines`]).
@@ -317,6 +337,7 @@ pub(crate) fn finding(
         confidence: rule.confidence(),
         blast_radius,
         pre_existing: false,
+        meta: false,
     }
 }
 

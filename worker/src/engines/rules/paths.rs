@@ -10,7 +10,12 @@ use revu_common::paths::{contains_ignore_case, ends_with_ignore_case};
 /// code where panicking and printing are normal.
 pub(crate) fn is_non_production_path(path: &str) -> bool {
     let name = file_name(path);
-    is_test_path(path) || has_dir(path, &["examples", "benches"]) || name == "build.rs"
+    is_test_path(path)
+        || has_dir(
+            path,
+            &["examples", "benches", "bench", "benchmark", "benchmarks"],
+        )
+        || name == "build.rs"
 }
 
 /// Whether `path` is a script or command-line entry point, where printing to

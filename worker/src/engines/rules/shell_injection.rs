@@ -1,3 +1,4 @@
+use super::falsify::{Around, weigh_injection};
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
@@ -75,7 +76,9 @@ impl Rule for ShellInjection {
                           values as positional parameters or quote them with `shlex.quote`."
                         .into(),
                 };
-                out.push(finding(self, patch.path(), line, BlastRadius::System, msg));
+                let f = finding(self, patch.path(), line, BlastRadius::System, msg);
+                let around = Around::of(ctx, patch);
+                out.push(weigh_injection(f, &around, patch.path(), line, text));
             }
         }
     }

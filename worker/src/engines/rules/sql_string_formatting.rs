@@ -1,3 +1,4 @@
+use super::falsify::{Around, weigh_injection};
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
@@ -92,7 +93,8 @@ impl Rule for SqlStringFormatting {
                           if an identifier must vary, pick it from a fixed allow-list."
                             .into(),
                 };
-                out.push(finding(self, path, line, BlastRadius::System, msg));
+                let f = finding(self, path, line, BlastRadius::System, msg);
+                out.push(weigh_injection(f, &Around::of(ctx, patch), path, line, text));
             }
         }
     }

@@ -10,6 +10,12 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 /// and imports of the repository at head), so it sees call sites on lines
 /// and in files the diff does not touch. Without an index it is silent.
 ///
+/// The index resolves each name through its binding first (locals,
+/// imports, qualifiers, the receiver's type): a use it resolved is a
+/// BLOCKER whose `why` says what was checked; a use it could not resolve
+/// with certainty is a SUGGESTION that names the doubt, never a BLOCKER.
+/// A check that the old name is gone, which only raises, is no use.
+///
 /// ## Why is this bad?
 /// A rename applied to the definition and to some callers compiles in the
 /// files that changed and breaks in the one that did not: an `AttributeError`
@@ -27,6 +33,10 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 /// name as an alias while callers move.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StaleReference;
+
+/// A use the index could not resolve with certainty: worth a look, at the
+/// least confidence a SUGGESTION is kept with.
+const DOUBT_CONFIDENCE: u8 = 80;
 
 impl Rule for StaleReference {
     fn code(&self) -> &'static str {
@@ -79,24 +89,40 @@ impl Rule for StaleReference {
                     "changed the parameters of {what} from {was} to {now}; this call passes {passed}"
                 ),
             };
-            let why = format!(
-                "The change {done}, and this line at head still reads `{}`: it fails at run \
-                 time or does not build.",
-                o.text
-            );
+            let why = match &o.doubt {
+                None => format!(
+                    "The change {done}, and this line at head still reads `{}`: it fails at \
+                     run time or does not build. Checked: {}.",
+                    o.text, o.checked
+                ),
+                Some(doubt) => format!(
+                    "The change {done}, and this line at head reads `{}`, which may still use \
+                     it. Not certain: {doubt}.",
+                    o.text
+                ),
+            };
             // Verification writes the blast radius again from the same index.
             let radius = index
                 .blast_radius(&o.site.file, o.site.line)
                 .map_or(BlastRadius::Local, |(callers, importers)| {
                     BlastRadius::Described(describe_radius(callers, importers))
                 });
-            out.push(finding(
+            let found = finding(
                 self,
                 &o.site.file,
                 o.site.line,
                 radius,
                 Message { summary, why, fix },
-            ));
+            );
+            out.push(match o.doubt {
+                None => found,
+                Some(_) => Finding {
+                    severity: Severity::Suggestion,
+                    confidence: DOUBT_CONFIDENCE,
+                    summary: format!("Possibly stale: {}", found.summary),
+                    ..found
+                },
+            });
         }
     }
 }
@@ -122,6 +148,8 @@ mod tests {
                     line: 6,
                 },
                 text: "return user.user_name".into(),
+                checked: String::new(),
+                doubt: None,
             }],
             ..CodeIndex::default()
         }

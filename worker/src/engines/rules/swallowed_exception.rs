@@ -1,3 +1,4 @@
+use super::falsify::Around;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, test_code_start};
@@ -16,6 +17,10 @@ static CATCH_OPEN: Pattern = pattern!(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*$");
 /// Flags exception handlers that discard the error: a bare or broad Python
 /// `except:` whose body is only `pass`, and an empty `catch {}` block in
 /// JavaScript, TypeScript, Java, Kotlin, C#, PHP, Scala, Swift or C++.
+///
+/// A handler that says why it ignores the error (a comment in it, on its
+/// line or just above its `try`), or whose `try` only overrides a default
+/// set just before it, is ignoring on purpose and not reported.
 ///
 /// ## Why is this bad?
 /// The failure disappears: the program continues in a state nobody checked,
@@ -97,6 +102,9 @@ impl Rule for SwallowedException {
                     let Some(construct) = construct else {
                         continue;
                     };
+                    if Around::of(ctx, patch).ignores_on_purpose(l.line) {
+                        continue;
+                    }
                     out.push(finding(
                         self,
                         patch.path(),
@@ -134,6 +142,42 @@ fn message(construct: &str) -> Message {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
+    #[test]
+    fn a_handler_that_says_why_or_keeps_a_default_is_on_purpose() {
+        use super::super::testing::{added_file, run};
+        let commented = added_file(
+            "src/compile.ts",
+            &[
+                "export function f(schema) {",
+                "  // Treat \"can't tell\" as recursive: the runtime raises the error itself.",
+                "  let recursive = true;",
+                "  try {",
+                "    recursive = isRecursive(schema);",
+                "  } catch {}",
+                "  return recursive;",
+                "}",
+            ],
+        );
+        let fallback = added_file(
+            "app/load.py",
+            &[
+                "def load(path):",
+                "    data = {}",
+                "    try:",
+                "        data = read(path)",
+                "    except Exception:",
+                "        pass",
+                "    return data",
+            ],
+        );
+        assert!(run(&super::SwallowedException, &[commented, fallback]).is_empty());
+        let silent = added_file(
+            "app/send.py",
+            &["def send(o):", "    try:", "        mail(o)", "    except Exception:", "        pass"],
+        );
+        assert_eq!(run(&super::SwallowedException, &[silent]).len(), 1);
+    }
+
     use super::super::testing::{added_file, assert_well_formed, cited, modified, run};
     use super::*;
 

@@ -1,5 +1,6 @@
-use super::pattern::Pattern;
+use super::falsify::Around;
 use super::lang::Lang;
+use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -99,6 +100,12 @@ static CHECKS: LazyLock<Vec<(&'static str, Scope, Pattern)>> = LazyLock::new(|| 
     .collect()
 });
 
+/// A setting that asks for verification to be off: `verify`, `insecure`,
+/// `skip_tls_verify`, `no_check_certificate`, `ssl_check`…
+static OPT_OUT: Pattern = pattern!(
+    r"(?i)verif|insecure|skip_?tls|no_?check|check_?cert|validate_?cert|ssl_?check|tls_?check|reject_?unauthorized|strict_?ssl"
+);
+
 /// ## What it does
 /// Flags code and configuration that turn off TLS certificate verification:
 /// `verify=False` (requests/httpx), `InsecureSkipVerify: true` (Go),
@@ -106,6 +113,11 @@ static CHECKS: LazyLock<Vec<(&'static str, Scope, Pattern)>> = LazyLock::new(|| 
 /// and `NODE_TLS_REJECT_UNAUTHORIZED=0` (Node), `ssl._create_unverified_context`
 /// and `CERT_NONE` (Python), `CURLOPT_SSL_VERIFYPEER` off, `curl -k`,
 /// `wget --no-check-certificate`, and `sslVerify false`.
+///
+/// Before it reports, it tries to disprove the finding: a line that runs
+/// only under a condition on a verification setting (`if not verify:`,
+/// `if cfg.Insecure {`) implements an opt-out the caller asked for, and is
+/// not reported; a BLOCKER says that no such condition was found.
 ///
 /// ## Why is this bad?
 /// Without certificate verification, anyone on the network path can
@@ -159,11 +171,17 @@ impl Rule for TlsVerificationDisabled {
                 let Some((label, _, _)) = hit else {
                     continue;
                 };
+                let around = Around::of(ctx, patch);
+                if opted_out(&around, line, text) {
+                    continue;
+                }
                 let msg = Message {
                     summary: format!("TLS certificate verification disabled (`{label}`)."),
                     why: "Without certificate verification anyone on the network path can \
                           impersonate the server and read or alter the traffic, including the \
-                          credentials sent over it."
+                          credentials sent over it. Checked: no condition around this line \
+                          tests a verification setting, so it runs whatever the caller asks, \
+                          and it is not test code."
                         .into(),
                     fix: "Keep verification on; for a private or self-signed server, trust its CA \
                           explicitly (a CA bundle path, `add_root_certificate`, `RootCAs`, \
@@ -174,6 +192,16 @@ impl Rule for TlsVerificationDisabled {
             }
         }
     }
+}
+
+/// Whether the line runs only when verification was asked to be off: a
+/// condition around it, or on the line itself (`verify=False if insecure
+/// else True`), tests an opt-out setting.
+fn opted_out(around: &Around<'_>, line: u32, text: &str) -> bool {
+    let conditional = text.contains(" if ") || text.contains('?') || text.contains("&&");
+    let settings = OPT_OUT.regex().map_or(0, |re| re.find_iter(text).count());
+    (conditional && settings > 1)
+        || around.guards(line).iter().any(|(_, g)| OPT_OUT.is_match(g))
 }
 
 #[cfg(test)]
@@ -246,5 +274,42 @@ mod tests {
             ),
         ];
         assert!(run(&TlsVerificationDisabled, &change).is_empty());
+    }
+
+    #[test]
+    fn an_opt_out_the_caller_asked_for_is_no_finding() {
+        // An HTTP client implementing its own `verify=False` option.
+        let client = added_file(
+            "httpkit/_config.py",
+            &[
+                "def create_ssl_context(verify=True, cert=None):",
+                "    ctx = ssl.create_default_context()",
+                "    if verify is False:",
+                "        ctx.check_hostname = False",
+                "        ctx.verify_mode = ssl.CERT_NONE",
+                "    return ctx",
+            ],
+        );
+        let go = added_file(
+            "pkg/dial.go",
+            &[
+                "func dial(cfg Config) *tls.Config {",
+                "\tif cfg.Insecure {",
+                "\t\treturn &tls.Config{InsecureSkipVerify: true}",
+                "\t}",
+                "\treturn &tls.Config{}",
+                "}",
+            ],
+        );
+        assert!(run(&TlsVerificationDisabled, &[client, go]).is_empty());
+        // Unconditional, it is a BLOCKER that says what was checked.
+        let always = added_file(
+            "httpkit/_config.py",
+            &["def create_ssl_context():", "    ctx.check_hostname = False"],
+        );
+        let found = run(&TlsVerificationDisabled, &[always]);
+        assert_eq!(cited(&found), vec![("httpkit/_config.py", 2)]);
+        assert_eq!(found[0].severity, Severity::Blocker);
+        assert!(found[0].why.contains("Checked: no condition"), "{}", found[0].why);
     }
 }
