@@ -43,14 +43,9 @@ pub struct Finished {
     pub report: Option<Arc<Report>>,
 }
 
-/// Runs one review to its report.
-pub async fn review(
-    submission: Submission,
-    settings: ReviewSettings,
-    engines: Engines,
-    workers: usize,
-) -> Result<Finished, CliError> {
-    // A lane whose engine no worker offers would only fault; say so now.
+/// Whether every engine `settings` names is one of `engines`: a lane whose
+/// engine no worker offers would only fault, so say so before a review.
+pub fn check_engines(settings: &ReviewSettings, engines: &Engines) -> Result<(), CliError> {
     let unknown = |flag: &str, engine: &str| {
         CliError::Input(format!(
             "{flag} {engine}: not an engine of the embedded mode (use rules, lint, or llm with \
@@ -71,6 +66,17 @@ pub async fn review(
             return Err(unknown(flag, engine));
         }
     }
+    Ok(())
+}
+
+/// Runs one review to its report (its engines checked by
+/// [`check_engines`]).
+pub async fn review(
+    submission: Submission,
+    settings: ReviewSettings,
+    engines: Engines,
+    workers: usize,
+) -> Result<Finished, CliError> {
     let deadline = settings.review_timeout();
     let large = submission.diff.len() >= APART_MIN_BYTES;
     let backend = MemoryBackend::new();

@@ -6,6 +6,9 @@ pub enum CliError {
     /// Bad flags or bad input: exit 2.
     #[error("{0}")]
     Input(String),
+    /// Nothing to review: the change asked for is empty. Exit 2.
+    #[error("{0}")]
+    Empty(String),
     /// The coordinator or another service is unreachable: exit 3.
     #[error("{0}")]
     Unavailable(String),
@@ -17,7 +20,7 @@ pub enum CliError {
 impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Input(_) => 2,
+            CliError::Input(_) | CliError::Empty(_) => 2,
             CliError::Unavailable(_) | CliError::Internal(_) => 3,
         }
     }

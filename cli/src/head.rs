@@ -60,20 +60,25 @@ impl crate::source::Change {
 impl Heads {
     /// One line on stderr naming what was left out, if anything was.
     pub fn say_skipped(&self) {
-        if self.skipped.is_empty() {
-            return;
-        }
-        let list: Vec<String> = self
-            .skipped
-            .iter()
-            .map(|(path, why)| format!("{path} ({why})"))
-            .collect();
-        eprintln!(
-            "revu: full contents not sent for {} file(s), reviewed from the diff alone: {}",
-            list.len(),
-            list.join(", ")
-        );
+        say_left_out(&self.skipped);
     }
+}
+
+/// One line on stderr naming the files whose full contents were left out
+/// (`(path, why)`), if any were.
+pub fn say_left_out(skipped: &[(String, String)]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let list: Vec<String> = skipped
+        .iter()
+        .map(|(path, why)| format!("{path} ({why})"))
+        .collect();
+    eprintln!(
+        "revu: full contents not sent for {} file(s), reviewed from the diff alone: {}",
+        list.len(),
+        list.join(", ")
+    );
 }
 
 /// Collects the head side of every changed file of `diff` in work tree

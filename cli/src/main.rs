@@ -1,5 +1,5 @@
-//! `revu`: review a diff in one process, submit it to a coordinator, or print
-//! its facts.
+//! `revu`: review a diff in one process, submit it to a coordinator, print
+//! its facts, or measure the reviewer (`revu eval`).
 //!
 //! Exit codes: 0 MERGE-READY, 1 NEEDS-HUMAN (or, with `--fail-on`, a
 //! finding at or above the threshold or a lane that did not complete; for
@@ -17,7 +17,11 @@ mod head;
 mod input;
 mod output;
 mod progress;
+mod repo_files;
+mod reviewer;
 mod source;
+#[cfg(test)]
+mod test_reports;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -51,6 +55,9 @@ enum Command {
     Schema(commands::schema::Args),
     /// Load a running fleet with synthetic reviews and measure it.
     Bench(Box<commands::bench::Args>),
+    /// Measure the reviewer before gating on it: on a repository's history,
+    /// or on a labelled corpus.
+    Eval(commands::eval::Args),
 }
 
 fn main() -> ExitCode {
@@ -70,6 +77,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(*args),
         Command::Verdict(args) => commands::verdict::run(args),
         Command::Schema(args) => commands::schema::run(args),
+        Command::Eval(args) => commands::eval::run(args),
     };
     match result {
         Ok(code) => code,

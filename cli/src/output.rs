@@ -106,37 +106,20 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use crate::test_reports;
     use serde_json::json;
 
-    /// A report built from JSON, so that fields added to the report later
-    /// with defaults do not have to be listed here.
     fn report(findings: &[(&str, &str)], lane: &str, rigor: &str) -> Report {
-        let findings: Vec<_> = findings
+        let mut r = test_reports::blank();
+        r["findings"] = findings
             .iter()
             .map(|(severity, dimension)| {
-                json!({
-                    "rule": "RV-TEST", "severity": severity, "file": "src/a.rs", "line": 1,
-                    "dimension": dimension, "summary": "x", "why": "", "fix": "",
-                    "confidence": 90, "blast_radius": "local"
-                })
+                test_reports::finding("RV-TEST", severity, dimension, "src/a.rs", 1)
             })
             .collect();
-        serde_json::from_value(json!({
-            "schema_version": "1", "review_id": "rv", "verdict": "APPROVE",
-            "gate": "MERGE-READY", "gate_reasons": [],
-            "rigor": {"level": rigor, "source": "request"}, "summary": "",
-            "facts": {"files_changed": 1, "lines_added": 1, "lines_removed": 0,
-                      "risk_tier": "LOCAL", "signals": [], "files": []},
-            "lanes": [{"id": "domain:core", "kind": "domain", "engine": "rules",
-                       "outcome": lane, "attempts": 1, "files": 1, "checks": [],
-                       "findings_raised": 0, "summary": ""}],
-            "dimensions_not_dispatched": [], "findings": findings, "cross_cutting": [],
-            "verification": {"raised": 0, "dropped_unknown_file": 0, "dropped_missing_line": 0,
-                             "dropped_low_confidence": 0, "dropped_untouched_line": 0,
-                             "merged_duplicates": 0, "kept": 0},
-            "actions": []
-        }))
-        .unwrap()
+        r["lanes"] = json!([test_reports::lane("domain", lane)]);
+        r["rigor"]["level"] = json!(rigor);
+        test_reports::read(r)
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `revu submit`'s progress on stderr, from the `WatchReview` stream.
+//! `revu submit`'s progress on stderr, from the `WatchReview` stream, and
+//! the status line other progress displays draw with.
 //!
 //! On a terminal, one status line (lanes dispatched, running, done,
 //! retried, faulted) is redrawn in place, and retries, faults and the
@@ -29,12 +30,51 @@ enum Mode {
 /// The progress display of one review.
 #[derive(Debug)]
 pub struct Progress<W> {
-    out: W,
+    screen: StatusLine<W>,
     mode: Mode,
     lanes: BTreeMap<String, Lane>,
     retried: usize,
+}
+
+/// A status line redrawn in place, with permanent lines written above it:
+/// the terminal side of every progress display of the CLI.
+#[derive(Debug)]
+pub struct StatusLine<W> {
+    out: W,
     /// Whether a status line is on screen, to be cleared before a line.
-    status_shown: bool,
+    shown: bool,
+}
+
+impl<W: Write> StatusLine<W> {
+    pub fn new(out: W) -> Self {
+        StatusLine { out, shown: false }
+    }
+
+    /// Draws `text` over the status line on screen.
+    pub fn status(&mut self, text: &str) {
+        let _ = write!(self.out, "\r\x1b[2Krevu: {text}");
+        let _ = self.out.flush();
+        self.shown = true;
+    }
+
+    /// A permanent line, above the status line when one is shown.
+    pub fn line(&mut self, text: &str) {
+        if self.shown {
+            let _ = write!(self.out, "\r\x1b[2K");
+            self.shown = false;
+        }
+        let _ = writeln!(self.out, "revu: {text}");
+        let _ = self.out.flush();
+    }
+
+    /// Leaves the terminal on a fresh line.
+    pub fn finish(&mut self) {
+        if self.shown {
+            let _ = writeln!(self.out);
+            self.shown = false;
+        }
+        let _ = self.out.flush();
+    }
 }
 
 impl Progress<std::io::Stderr> {
@@ -54,11 +94,10 @@ impl<W: Write> Progress<W> {
             (false, false) => Mode::Lines,
         };
         Progress {
-            out,
+            screen: StatusLine::new(out),
             mode,
             lanes: BTreeMap::new(),
             retried: 0,
-            status_shown: false,
         }
     }
 
@@ -122,11 +161,7 @@ impl<W: Write> Progress<W> {
 
     /// Leaves the terminal on a fresh line.
     pub fn finish(&mut self) {
-        if self.status_shown {
-            let _ = writeln!(self.out);
-            self.status_shown = false;
-        }
-        let _ = self.out.flush();
+        self.screen.finish();
     }
 
     fn count(&self, state: Lane) -> usize {
@@ -147,22 +182,14 @@ impl<W: Write> Progress<W> {
 
     fn status(&mut self) {
         let text = self.status_text();
-        let _ = write!(self.out, "\r\x1b[2Krevu: {text}");
-        let _ = self.out.flush();
-        self.status_shown = true;
+        self.screen.status(&text);
     }
 
     /// A permanent line, above the status line when one is shown.
     fn line(&mut self, text: &str) {
-        if self.mode == Mode::Quiet {
-            return;
+        if self.mode != Mode::Quiet {
+            self.screen.line(text);
         }
-        if self.status_shown {
-            let _ = write!(self.out, "\r\x1b[2K");
-            self.status_shown = false;
-        }
-        let _ = writeln!(self.out, "revu: {text}");
-        let _ = self.out.flush();
     }
 }
 

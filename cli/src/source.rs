@@ -74,22 +74,34 @@ enum Range {
     Commits { from: String, to: String },
 }
 
+impl Change {
+    /// A change given as a diff alone: no work tree, no head contents.
+    pub fn of_diff(diff: Vec<u8>) -> Change {
+        Change {
+            diff,
+            work_tree: None,
+            head_of: None,
+            base_rev: None,
+        }
+    }
+}
+
 impl Source {
     /// Reads the change: the diff file, or what git shows of the work tree
     /// in the current directory.
     pub fn read(&self) -> Result<Change, CliError> {
+        self.read_in(Path::new("."))
+    }
+
+    /// [`Source::read`] in the work tree holding `dir`.
+    pub fn read_in(&self, dir: &Path) -> Result<Change, CliError> {
         if let Some(path) = &self.diff {
-            return Ok(Change {
-                diff: read_diff(path)?,
-                work_tree: None,
-                head_of: None,
-                base_rev: None,
-            });
+            return Ok(Change::of_diff(read_diff(path)?));
         }
-        let top = work_tree(Path::new("."))?;
+        let top = work_tree(dir)?;
         let (diff, range, what) = self.git_change(&top)?;
         if diff.is_empty() {
-            return Err(CliError::Input(format!(
+            return Err(CliError::Empty(format!(
                 "nothing to review: {what} is empty"
             )));
         }
@@ -168,7 +180,7 @@ impl Source {
 }
 
 /// The top of the work tree holding `dir`; exit 2 outside one.
-fn work_tree(dir: &Path) -> Result<PathBuf, CliError> {
+pub(crate) fn work_tree(dir: &Path) -> Result<PathBuf, CliError> {
     git_text(dir, &["rev-parse", "--show-toplevel"])
         .map(PathBuf::from)
         .map_err(|e| {
@@ -179,7 +191,7 @@ fn work_tree(dir: &Path) -> Result<PathBuf, CliError> {
 }
 
 /// `rev` as a commit id; exit 2 with git's reason when it names none.
-fn revision(top: &Path, rev: &str) -> Result<String, CliError> {
+pub(crate) fn revision(top: &Path, rev: &str) -> Result<String, CliError> {
     let bad = || CliError::Input(format!("bad revision `{rev}`: it names no commit here"));
     // Never an option to git.
     if rev.starts_with('-') {
@@ -254,8 +266,8 @@ fn git_diff(top: &Path, range: &Range, paths: &[PathBuf]) -> Result<Vec<u8>, Cli
     Ok(out.stdout)
 }
 
-/// One line of git's output, trimmed; `Err` with git's reason.
-fn git_text(dir: &Path, args: &[&str]) -> Result<String, String> {
+/// git's output, trimmed; `Err` with the first line of git's reason.
+pub(crate) fn git_text(dir: &Path, args: &[&str]) -> Result<String, String> {
     let out = git(dir)
         .args(args)
         .output()

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod eval;
 pub mod facts;
 pub mod index;
 pub mod render;

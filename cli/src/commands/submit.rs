@@ -1,13 +1,13 @@
 //! `revu submit`: send a diff to a coordinator, follow its lanes on stderr,
 //! print the report.
 
-use super::review::{RepoFiles, read_repo};
 use crate::credentials::{TlsArgs, TokenArgs};
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::head::Heads;
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
+use crate::repo_files::RepoFiles;
 use crate::source::ChangeArgs;
 use revu_common::report::Rigor;
 use revu_proto::v1 as pb;
@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     fail_on: Option<FailOn>,
     /// Review rigor: poc, prototype or production.
-    #[arg(long, value_parser = super::review::parse_rigor)]
+    #[arg(long, value_parser = crate::reviewer::parse_rigor)]
     rigor: Option<Rigor>,
     /// What the change is meant to do.
     #[arg(long, default_value = "")]
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         None => Vec::new(),
     };
     // In a work tree, REVIEW.md and revu.toml come from its top.
-    let repo = read_repo(args.repo.as_deref().or(change.work_tree.as_deref()))?;
+    let repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     let diff = change.diff;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;

@@ -86,17 +86,23 @@ pub fn revu_with(
     args: &[&str],
     env: &[(&str, &std::ffi::OsStr)],
 ) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
-    cmd.envs(env.iter().copied());
-    cmd.current_dir(dir)
-        .env_remove("TRACEPARENT")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
+    let mut cmd = revu_command(dir, config);
+    cmd.envs(env.iter().copied())
         .arg("review")
         .args(["--format", "json"])
         .args(args)
         .stdin(Stdio::null());
+    cmd.output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `revu` in `dir`, with `config` as the user's git config when given.
+pub fn revu_command(dir: &Path, config: Option<&Path>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
+    cmd.current_dir(dir)
+        .env_remove("TRACEPARENT")
+        .env("GIT_CONFIG_NOSYSTEM", "1");
     if let Some(config) = config {
         cmd.env("GIT_CONFIG_GLOBAL", config);
     }
-    cmd.output().unwrap_or_else(|e| panic!("{e}"))
+    cmd
 }

@@ -8,25 +8,25 @@ import (
 )
 
 func fingerprint(b []byte) []byte {
-	// revu-breadth: defect G401
+	// revu-eval: defect G401
 	h := sha1.New()
 	h.Write(b)
 	return h.Sum(nil)
 }
 
 func open(p string) {
-	// revu-breadth: defect G302
+	// revu-eval: defect G302
 	os.Chmod(p, 0o777)
-	// revu-breadth: trap G302
+	// revu-eval: trap G302
 	os.Chmod(p, 0o600)
 }
 
 func shell(cmd string) {
-	// revu-breadth: defect G204
+	// revu-eval: defect G204
 	exec.Command("bash", "-c", cmd).Run()
 }
 
 func page(userInput string) template.HTML {
-	// revu-breadth: defect G203
+	// revu-eval: defect G203
 	return template.HTML(userInput)
 }

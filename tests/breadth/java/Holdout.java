@@ -9,32 +9,32 @@ import javax.servlet.http.HttpServletResponse;
 
 public class Holdout {
     public void ping(String host) throws Exception {
-        // revu-breadth: defect java.lang.security.audit.command-injection-process-builder
+        // revu-eval: defect java.lang.security.audit.command-injection-process-builder
         new ProcessBuilder("sh", "-c", "ping -c 1 " + host).start();
     }
 
     public Cipher legacy() throws Exception {
-        // revu-breadth: defect java.lang.security.audit.crypto.des-is-deprecated
+        // revu-eval: defect java.lang.security.audit.crypto.des-is-deprecated
         return Cipher.getInstance("DES");
     }
 
     public Object decode(InputStream in) {
-        // revu-breadth: defect java.lang.security.audit.xml-decoder
+        // revu-eval: defect java.lang.security.audit.xml-decoder
         return new XMLDecoder(in).readObject();
     }
 
     public byte[] sum(byte[] b) throws Exception {
-        // revu-breadth: defect java.lang.security.audit.crypto.use-of-sha1
+        // revu-eval: defect java.lang.security.audit.crypto.use-of-sha1
         return MessageDigest.getInstance("SHA1").digest(b);
     }
 
     public byte[] strong(byte[] b) throws Exception {
-        // revu-breadth: trap java.lang.security.audit.crypto.use-of-sha1
+        // revu-eval: trap java.lang.security.audit.crypto.use-of-sha1
         return MessageDigest.getInstance("SHA-512").digest(b);
     }
 
     public void go(HttpServletRequest request, HttpServletResponse response) throws Exception {
-        // revu-breadth: defect java.lang.security.audit.unvalidated-redirect
+        // revu-eval: defect java.lang.security.audit.unvalidated-redirect
         response.sendRedirect(request.getParameter("url"));
     }
 }

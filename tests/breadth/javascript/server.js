@@ -5,59 +5,59 @@ const express = require("express");
 const app = express();
 
 app.get("/run", (req, res) => {
-  // revu-breadth: defect javascript.lang.security.detect-child-process
+  // revu-eval: defect javascript.lang.security.detect-child-process
   exec(`convert ${req.query.file} out.png`);
   res.send("ok");
 });
 
 app.get("/hello", (req, res) => {
-  // revu-breadth: defect javascript.express.security.audit.xss.direct-response-write
+  // revu-eval: defect javascript.express.security.audit.xss.direct-response-write
   res.send("<h1>Hello " + req.query.name + "</h1>");
 });
 
 app.get("/go", (req, res) => {
-  // revu-breadth: defect javascript.express.security.audit.express-open-redirect
+  // revu-eval: defect javascript.express.security.audit.express-open-redirect
   res.redirect(req.query.next);
 });
 
 app.get("/file", (req, res) => {
-  // revu-breadth: defect javascript.express.security.audit.express-path-join-resolve-traversal
+  // revu-eval: defect javascript.express.security.audit.express-path-join-resolve-traversal
   res.sendFile(req.params.name, { root: "/srv" });
 });
 
 function digest(data) {
-  // revu-breadth: defect javascript.lang.security.audit.md5-used-as-password
+  // revu-eval: defect javascript.lang.security.audit.md5-used-as-password
   return crypto.createHash("md5").update(data).digest("hex");
 }
 
 function safeDigest(data) {
-  // revu-breadth: trap javascript.lang.security.audit.md5-used-as-password
+  // revu-eval: trap javascript.lang.security.audit.md5-used-as-password
   return crypto.createHash("sha256").update(data).digest("hex");
 }
 
 function sessionId() {
-  // revu-breadth: defect javascript.lang.security.audit.insecure-random
+  // revu-eval: defect javascript.lang.security.audit.insecure-random
   const sessionToken = Math.random().toString(36).slice(2);
   return sessionToken;
 }
 
 function compute(expr) {
-  // revu-breadth: defect javascript.lang.security.audit.code-string-concat
+  // revu-eval: defect javascript.lang.security.audit.code-string-concat
   return eval("(" + expr + ")");
 }
 
 function findUser(db, name) {
-  // revu-breadth: defect javascript.lang.security.audit.sqli.node-mysql-sqli
+  // revu-eval: defect javascript.lang.security.audit.sqli.node-mysql-sqli
   return db.query("SELECT * FROM users WHERE name = '" + name + "'");
 }
 
 function findUserSafe(db, name) {
-  // revu-breadth: trap javascript.lang.security.audit.sqli.node-mysql-sqli
+  // revu-eval: trap javascript.lang.security.audit.sqli.node-mysql-sqli
   return db.query("SELECT id, name FROM users WHERE name = ?", [name]);
 }
 
 const agent = new (require("https").Agent)({
-  // revu-breadth: defect problem-based-packs.insecure-transport.js-node.bypass-tls-verification
+  // revu-eval: defect problem-based-packs.insecure-transport.js-node.bypass-tls-verification
   rejectUnauthorized: false,
 });
 

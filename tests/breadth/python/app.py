@@ -9,77 +9,77 @@ import yaml
 
 
 def run(cmd, user_input):
-    # revu-breadth: defect B602
+    # revu-eval: defect B602
     subprocess.call("ls " + user_input, shell=True)
-    # revu-breadth: trap B602
+    # revu-eval: trap B602
     subprocess.call(["ls", user_input])
-    # revu-breadth: defect B605
+    # revu-eval: defect B605
     os.system("rm -rf " + user_input)
 
 
 def digest(data):
-    # revu-breadth: defect B324
+    # revu-eval: defect B324
     return hashlib.md5(data).hexdigest()
 
 
 def safe_digest(data):
-    # revu-breadth: trap B324
+    # revu-eval: trap B324
     return hashlib.sha256(data).hexdigest()
 
 
 def load(text):
-    # revu-breadth: defect B506
+    # revu-eval: defect B506
     return yaml.load(text)
 
 
 def safe_load(text):
-    # revu-breadth: trap B506
+    # revu-eval: trap B506
     return yaml.safe_load(text)
 
 
 def fetch(url):
-    # revu-breadth: defect B501
+    # revu-eval: defect B501
     return requests.get(url, verify=False, timeout=5)
 
 
 def fetch_slow(url):
-    # revu-breadth: defect B113
+    # revu-eval: defect B113
     return requests.get(url)
 
 
 def fetch_bounded(url):
-    # revu-breadth: trap B113
+    # revu-eval: trap B113
     return requests.get(url, timeout=10)
 
 
 def token():
-    # revu-breadth: defect B311
+    # revu-eval: defect B311
     reset_token = str(random.randint(100000, 999999))
     return reset_token
 
 
 def scratch():
-    # revu-breadth: defect B306
+    # revu-eval: defect B306
     return tempfile.mktemp()
 
 
 def share(path):
-    # revu-breadth: defect B103
+    # revu-eval: defect B103
     os.chmod(path, 0o777)
 
 
 def query(cursor, name):
-    # revu-breadth: defect B608
+    # revu-eval: defect B608
     cursor.execute("SELECT * FROM users WHERE name = '%s'" % name)
-    # revu-breadth: trap B608
+    # revu-eval: trap B608
     cursor.execute("SELECT id, name FROM users WHERE name = %s", (name,))
 
 
 def evaluate(expr):
-    # revu-breadth: defect B307
+    # revu-eval: defect B307
     return eval(expr)
 
 
 def serve(app):
-    # revu-breadth: defect B104
+    # revu-eval: defect B104
     app.run(host="0.0.0.0", port=8080)

@@ -9,37 +9,37 @@ import requests
 
 
 def unpack(name):
-    # revu-breadth: defect B602
+    # revu-eval: defect B602
     subprocess.Popen(f"tar xf {name}", shell=True)
-    # revu-breadth: trap B602
+    # revu-eval: trap B602
     subprocess.run(["tar", "xf", name], check=True)
 
 
 def restore(blob):
-    # revu-breadth: defect B301
+    # revu-eval: defect B301
     return pickle.loads(blob)
 
 
 def fingerprint(data):
-    # revu-breadth: defect B324
+    # revu-eval: defect B324
     return hashlib.new("sha1", data).hexdigest()
 
 
 def push(url, body):
-    # revu-breadth: defect B501
+    # revu-eval: defect B501
     return requests.post(url, data=body, verify=False, timeout=3)
 
 
 def parse(data):
-    # revu-breadth: defect B314
+    # revu-eval: defect B314
     return ET.fromstring(data)
 
 
 def templates():
-    # revu-breadth: defect B701
+    # revu-eval: defect B701
     return jinja2.Environment(autoescape=False)
 
 
 def connect(client):
-    # revu-breadth: defect B507
+    # revu-eval: defect B507
     client.set_missing_host_key_policy(paramiko.AutoAddPolicy())

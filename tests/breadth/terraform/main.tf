@@ -1,12 +1,12 @@
 resource "aws_s3_bucket_acl" "logs" {
   bucket = aws_s3_bucket.logs.id
-  # revu-breadth: defect CKV_AWS_20
+  # revu-eval: defect CKV_AWS_20
   acl = "public-read"
 }
 
 resource "aws_s3_bucket_acl" "private" {
   bucket = aws_s3_bucket.private.id
-  # revu-breadth: trap CKV_AWS_20
+  # revu-eval: trap CKV_AWS_20
   acl = "private"
 }
 
@@ -15,7 +15,7 @@ resource "aws_security_group_rule" "ssh" {
   from_port   = 22
   to_port     = 22
   protocol    = "tcp"
-  # revu-breadth: defect CKV_AWS_24
+  # revu-eval: defect CKV_AWS_24
   cidr_blocks = ["0.0.0.0/0"]
 }
 
@@ -24,29 +24,29 @@ resource "aws_security_group_rule" "office" {
   from_port   = 22
   to_port     = 22
   protocol    = "tcp"
-  # revu-breadth: trap CKV_AWS_24
+  # revu-eval: trap CKV_AWS_24
   cidr_blocks = ["10.20.0.0/16"]
 }
 
 resource "aws_db_instance" "main" {
   engine = "postgres"
-  # revu-breadth: defect CKV_AWS_17
+  # revu-eval: defect CKV_AWS_17
   publicly_accessible = true
-  # revu-breadth: defect CKV_AWS_16
+  # revu-eval: defect CKV_AWS_16
   storage_encrypted = false
-  # revu-breadth: defect CKV_AWS_41
+  # revu-eval: defect CKV_AWS_41
   password = "hunter2-Pr0duction!"
 }
 
 resource "aws_ebs_volume" "data" {
   size = 100
-  # revu-breadth: defect CKV_AWS_3
+  # revu-eval: defect CKV_AWS_3
   encrypted = false
 }
 
 resource "aws_ebs_volume" "safe" {
   size = 100
-  # revu-breadth: trap CKV_AWS_3
+  # revu-eval: trap CKV_AWS_3
   encrypted = true
 }
 
@@ -54,7 +54,7 @@ resource "aws_iam_policy" "admin" {
   policy = jsonencode({
     Statement = [{
       Effect = "Allow"
-      # revu-breadth: defect CKV_AWS_62
+      # revu-eval: defect CKV_AWS_62
       Action = "*"
       Resource = "*"
     }]

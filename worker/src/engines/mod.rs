@@ -395,8 +395,8 @@ fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
     })
 }
 
-/// The engines a worker offers, by name.
-#[derive(Debug)]
+/// The engines a worker offers, by name. Cloning shares the engines.
+#[derive(Debug, Clone)]
 pub struct Engines {
     engines: Vec<Arc<dyn Engine>>,
 }
