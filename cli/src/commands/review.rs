@@ -32,6 +32,9 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    // Settings and engines first: a bad flag is refused before git and the
+    // index run.
+    let reviewer = Reviewer::new(&args.options)?;
     let change = args.source.read()?;
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
@@ -39,7 +42,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     prepared.say_left_out();
     let submission = prepared.submission;
     let large = submission.diff.len() >= APART_MIN_BYTES;
-    let reviewer = Reviewer::new(&args.options)?;
     let finished = reviewer.review(submission)?;
     let code = match &finished.report {
         Some(report) => emit_report(report, &finished.json, args.format, args.fail_on),
