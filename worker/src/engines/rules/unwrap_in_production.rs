@@ -1,4 +1,3 @@
-use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -48,12 +47,12 @@ impl Rule for UnwrapInProduction {
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
-            for &(line, text) in ctx.production_rust_lines(patch).iter() {
-                let code = Lang::Rust.code_only(text);
-                let Some(c) = UNWRAP.captures(&code) else {
+            // Read as code: comments and string contents are not there.
+            for &(line, code) in ctx.production_rust_lines(patch).iter() {
+                let Some(c) = UNWRAP.captures(code) else {
                     continue;
                 };
-                if LOCK.captures(&code).is_some() {
+                if LOCK.captures(code).is_some() {
                     continue;
                 }
                 let call = if &c[1] == "unwrap()" {
@@ -126,5 +125,25 @@ mod tests {
             ),
         ];
         assert!(run(&UnwrapInProduction, &change).is_empty());
+    }
+
+    #[test]
+    fn an_unwrap_in_a_doc_comment_or_a_string_is_not_one() {
+        let change = [added_file(
+            "src/lib.rs",
+            &[
+                "/// let v = parse(s).unwrap();",
+                "/*! Crate docs:",
+                "    config().unwrap();",
+                "*/",
+                "let usage = \"call",
+                "    .unwrap() only in tests\";",
+                "let raw = r#\"x.expect(\"y\")\"#;",
+                "/* still a comment",
+                "   x.unwrap() */ let n = parse(s).unwrap();",
+            ],
+        )];
+        let found = run(&UnwrapInProduction, &change);
+        assert_eq!(cited(&found), vec![("src/lib.rs", 9)]);
     }
 }

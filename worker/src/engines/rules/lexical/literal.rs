@@ -1,0 +1,114 @@
+//! Inside a comment or a string: where it ends on the line, and what the
+//! lexer is in after it.
+
+use super::scan::Walk;
+use super::{Class, Close, Mode, Quoted, Sink};
+
+impl<S: Sink> Walk<'_, '_, S> {
+    /// Inside a block comment `depth` deep.
+    pub(super) fn block(&mut self, mut depth: u16) {
+        let b = self.b;
+        let start = self.at;
+        let mut i = start;
+        while let Some(found) = memchr::memchr2(b'*', b'/', &b[i..]) {
+            let at = i + found;
+            let pair = b.get(at..at + 2);
+            if pair == Some(&b"*/"[..]) {
+                depth -= 1;
+                i = at + 2;
+                if depth == 0 {
+                    self.sink.run(Class::Comment, start, i);
+                    self.st.mode = Mode::Code;
+                    self.at = i;
+                    return;
+                }
+            } else if pair == Some(&b"/*"[..]) && self.g.nests {
+                depth = depth.saturating_add(1);
+                i = at + 2;
+            } else {
+                i = at + 1;
+            }
+        }
+        self.sink.run(Class::Comment, start, b.len());
+        self.st.mode = Mode::Block(depth);
+        self.at = b.len();
+    }
+
+    /// Inside the string `q`.
+    pub(super) fn string(&mut self, q: Quoted) {
+        let (inside, closing) = if q.doc {
+            (Class::Comment, Class::Comment)
+        } else {
+            (Class::Str, Class::Code)
+        };
+        let start = self.at;
+        match self.close(q.close) {
+            Some((to, end, hole)) => {
+                self.sink.run(inside, start, to);
+                self.sink.run(closing, to, end);
+                self.st.mode = Mode::Code;
+                if hole && !self.st.holes.push() {
+                    // Nested too deep to follow: the rest is contents.
+                    self.st.mode = Mode::Str(q);
+                }
+                self.at = end;
+            }
+            None => {
+                self.sink.run(inside, start, self.b.len());
+                self.at = self.b.len();
+            }
+        }
+    }
+
+    /// Where the string closed by `close` ends on this line, from
+    /// `self.at`: its contents' end, its delimiter's end, and whether that
+    /// delimiter opens a `${…}` rather than closing the literal.
+    fn close(&mut self, close: Close) -> Option<(usize, usize, bool)> {
+        let b = self.b;
+        let mut i = self.at;
+        loop {
+            let rest = b.get(i..)?;
+            let (found, q) = match close {
+                Close::Quote(q) | Close::Triple(q) => (memchr::memchr2(q, b'\\', rest)?, q),
+                Close::Literal(q) | Close::Doubled(q) => (memchr::memchr(q, rest)?, q),
+                Close::Raw(_) => (memchr::memchr(b'"', rest)?, b'"'),
+                Close::Template => (memchr::memchr3(b'`', b'\\', b'$', rest)?, b'`'),
+            };
+            let at = i + found;
+            let c = b[at];
+            if c == b'\\' {
+                if at + 1 >= b.len() {
+                    self.escaped_end = true;
+                    return None;
+                }
+                i = at + 2;
+                continue;
+            }
+            match close {
+                Close::Template if c == b'$' => {
+                    if b.get(at + 1) == Some(&b'{') {
+                        return Some((at, at + 2, true));
+                    }
+                    i = at + 1;
+                }
+                Close::Doubled(_) if b.get(at + 1) == Some(&q) => i = at + 2,
+                Close::Triple(_) => {
+                    if b.get(at..at + 3) == Some(&[q, q, q][..]) {
+                        return Some((at, at + 3, false));
+                    }
+                    i = at + 1;
+                }
+                Close::Raw(hashes) => {
+                    let end = at + 1 + usize::from(hashes);
+                    if b.get(at + 1..end)
+                        .is_some_and(|h| h.iter().all(|&c| c == b'#'))
+                    {
+                        return Some((at, end, false));
+                    }
+                    i = at + 1;
+                }
+                _ => return Some((at, at + 1, false)),
+            }
+        }
+    }
+}
