@@ -10,7 +10,7 @@ use super::lang::Lang;
 use super::lexical::{Class, HeadCursor, Lexer, Run, State};
 use super::scope::{LineRef, head_lines_at, test_code_start};
 use super::{Reads, is_text};
-use revu_common::diff::FilePatch;
+use revu_common::diff::{FilePatch, LineKind};
 use revu_common::pattern::LineMask;
 use std::sync::{Arc, OnceLock};
 
@@ -55,9 +55,12 @@ pub(crate) struct SharedLines {
     tests_from: u32,
     /// Whether the rules read its text ([`super::text_files`]).
     pub(super) text: bool,
-    /// Per view, the [`LineMask`] of each line it holds, worked out when
-    /// a rule first asks ([`super::RuleContext::production_masks`]).
-    masks: [OnceLock<Vec<LineMask>>; 3],
+    /// The [`LineMask`] of each added line, which holds the pairs of each
+    /// of its views (a mask may hold more than its line's), worked out
+    /// when a rule first asks ([`super::RuleContext::production_masks`]).
+    masks: OnceLock<Vec<LineMask>>,
+    /// Those of the lines each view but the last holds.
+    view_masks: [OnceLock<Vec<LineMask>>; 2],
     /// What kind of file it is, for the tables ([`super::RuleContext::kind`]).
     pub(super) kind: OnceLock<Kind>,
 }
@@ -72,7 +75,8 @@ impl SharedLines {
             arena: String::new(),
             tests_from: test_code_start(patch),
             text,
-            masks: Default::default(),
+            masks: OnceLock::new(),
+            view_masks: Default::default(),
             kind: OnceLock::new(),
         };
         if !text {
@@ -82,7 +86,14 @@ impl SharedLines {
         let mut head = head.map(|h| HeadCursor::new(lang, h));
         let mut runs: Vec<Run> = Vec::new();
         for (h, hunk) in patch.hunks.iter().enumerate() {
-            if hunk.lines.iter().all(|l| l.new_line().is_none()) {
+            // Lexed up to its last added line: what follows is read again
+            // from the head file, or starts afresh with the next hunk.
+            let mut to_read = hunk
+                .lines
+                .iter()
+                .filter(|l| l.kind() == LineKind::Added)
+                .count();
+            if to_read == 0 {
                 continue;
             }
             let state = head
@@ -96,6 +107,10 @@ impl SharedLines {
                     let at = LineRef::new(l.line, h, at);
                     let added = out.lexed(at, l.text, &runs);
                     out.added.push(added);
+                    to_read -= 1;
+                    if to_read == 0 {
+                        break;
+                    }
                 }
             }
         }
@@ -104,20 +119,24 @@ impl SharedLines {
 
     /// The record of the added line `text` at `at`, lexed into `runs`.
     fn lexed(&mut self, at: LineRef, text: &str, runs: &[Run]) -> Added {
-        let content = |class: Class| {
-            runs.iter().any(|r| {
-                r.class == class
-                    && text
-                        .get(r.from..r.to)
-                        .is_some_and(|t| t.bytes().any(|b| !b.is_ascii_whitespace()))
-            })
-        };
+        let (mut has_code, mut has_strings) = (false, false);
+        for r in runs {
+            let held = text
+                .as_bytes()
+                .get(r.from..r.to)
+                .is_some_and(|t| t.iter().any(|b| !b.is_ascii_whitespace()));
+            match r.class {
+                Class::Code => has_code |= held,
+                Class::Str => has_strings |= held,
+                Class::Comment => {}
+            }
+        }
         Added {
             at,
             code: self.view(text, runs, |c| c == Class::Code),
             strings: self.view(text, runs, |c| c != Class::Comment),
-            has_code: content(Class::Code),
-            has_strings: content(Class::Str),
+            has_code,
+            has_strings,
         }
     }
 
@@ -145,41 +164,51 @@ impl SharedLines {
         Seg::Arena(cut(from), cut(self.arena.len()))
     }
 
-    /// The text of `seg`, a view of the line `at` of `patch`.
-    fn text<'s>(&'s self, patch: &'s FilePatch, at: LineRef, seg: Seg) -> &'s str {
+    /// The text of `seg`, a view of the line written `raw`.
+    fn text<'s>(&'s self, raw: &'s str, seg: Seg) -> &'s str {
         let (within, from, to) = match seg {
-            Seg::Line(from, to) => (at.text(patch), from, to),
+            Seg::Line(from, to) => (raw, from, to),
             Seg::Arena(from, to) => (self.arena.as_str(), from, to),
         };
         within.get(from as usize..to as usize).unwrap_or_default()
     }
 
-    /// The text of the line `a` in the view of `reads`.
-    fn seen<'s>(&'s self, patch: &'s FilePatch, a: &Added, reads: Reads) -> &'s str {
+    /// The line `a`, written `raw`, in the view of `reads`.
+    fn seen<'s>(&'s self, a: &Added, raw: &'s str, reads: Reads) -> &'s str {
         match reads {
-            Reads::Code => self.text(patch, a.at, a.code),
-            Reads::CodeAndStrings => self.text(patch, a.at, a.strings),
-            Reads::Everything => a.at.text(patch),
+            Reads::Code => self.text(raw, a.code),
+            Reads::CodeAndStrings => self.text(raw, a.strings),
+            Reads::Everything => raw,
         }
-    }
-
-    /// The lines the view of `reads` holds.
-    fn held(&self, reads: Reads) -> impl Iterator<Item = &Added> {
-        self.added.iter().filter(move |a| a.holds(reads))
     }
 
     /// The [`LineMask`] of each line of the view of `reads`, which serves
     /// it and its code.
     pub(super) fn masks(&self, patch: &FilePatch, reads: Reads) -> &[LineMask] {
-        self.masks[reads.index()].get_or_init(|| {
-            self.held(reads)
+        let all = self.masks.get_or_init(|| {
+            self.added
+                .iter()
                 .map(|a| {
-                    let mask = LineMask::of(self.seen(patch, a, reads));
-                    match reads {
-                        Reads::Code => mask,
-                        _ => mask.with(self.text(patch, a.at, a.code)),
+                    let raw = a.at.text(patch);
+                    let mut mask = LineMask::of(raw);
+                    for seg in [a.code, a.strings] {
+                        if let Seg::Arena(..) = seg {
+                            mask = mask.with(self.text(raw, seg));
+                        }
                     }
+                    mask
                 })
+                .collect()
+        });
+        let Some(held) = self.view_masks.get(reads.index()) else {
+            return all;
+        };
+        held.get_or_init(|| {
+            self.added
+                .iter()
+                .zip(all)
+                .filter(|(a, _)| a.holds(reads))
+                .map(|(_, m)| *m)
                 .collect()
         })
     }
@@ -194,6 +223,8 @@ pub(crate) struct FileLines<'a> {
     /// here.
     head: Option<&'a str>,
     shared: OnceLock<Arc<SharedLines>>,
+    /// Every added line as written.
+    raw: OnceLock<Vec<&'a str>>,
     views: [OnceLock<View<'a>>; 3],
 }
 
@@ -201,7 +232,8 @@ pub(crate) struct FileLines<'a> {
 #[derive(Debug)]
 pub(super) struct View<'a> {
     pub lines: Vec<(u32, &'a str)>,
-    pub code: Vec<&'a str>,
+    /// Their code, when a rule asks.
+    code: OnceLock<Vec<&'a str>>,
     /// How many of `lines` come before test code.
     pub production: usize,
 }
@@ -213,6 +245,7 @@ impl<'a> FileLines<'a> {
             patch,
             head: None,
             shared: OnceLock::from(shared),
+            raw: OnceLock::new(),
             views: Default::default(),
         }
     }
@@ -224,6 +257,7 @@ impl<'a> FileLines<'a> {
             patch,
             head,
             shared: OnceLock::new(),
+            raw: OnceLock::new(),
             views: Default::default(),
         }
     }
@@ -247,22 +281,48 @@ impl<'a> FileLines<'a> {
             .get_or_init(|| Kind::of(self.patch.path()))
     }
 
+    /// The lines of the view of `reads`.
     pub(super) fn view(&'a self, reads: Reads) -> &'a View<'a> {
         self.views[reads.index()].get_or_init(|| {
             let shared = self.shared();
-            let patch = self.patch;
-            let held: Vec<&Added> = shared.held(reads).collect();
+            let lines: Vec<(u32, &'a str)> = self
+                .held(reads)
+                .map(|(a, raw)| (a.at.line, shared.seen(a, raw, reads)))
+                .collect();
             View {
-                lines: held
-                    .iter()
-                    .map(|a| (a.at.line, shared.seen(patch, a, reads)))
-                    .collect(),
-                code: held
-                    .iter()
-                    .map(|a| shared.text(patch, a.at, a.code))
-                    .collect(),
-                production: held.partition_point(|a| a.at.line < shared.tests_from),
+                production: lines.partition_point(|&(n, _)| n < shared.tests_from),
+                lines,
+                code: OnceLock::new(),
             }
         })
+    }
+
+    /// The code of each line of the view of `reads`.
+    pub(super) fn code(&'a self, reads: Reads) -> &'a [&'a str] {
+        let view = self.view(reads);
+        if reads == Reads::Code {
+            return view
+                .code
+                .get_or_init(|| view.lines.iter().map(|&(_, t)| t).collect());
+        }
+        let shared = self.shared();
+        view.code.get_or_init(|| {
+            self.held(reads)
+                .map(|(a, raw)| shared.seen(a, raw, Reads::Code))
+                .collect()
+        })
+    }
+
+    /// The added lines the view of `reads` holds, each with its text.
+    fn held(&'a self, reads: Reads) -> impl Iterator<Item = (&'a Added, &'a str)> {
+        let shared = self.shared();
+        let raw = self
+            .raw
+            .get_or_init(|| shared.added.iter().map(|a| a.at.text(self.patch)).collect());
+        shared
+            .added
+            .iter()
+            .zip(raw.iter().copied())
+            .filter(move |(a, _)| a.holds(reads))
     }
 }

@@ -94,8 +94,12 @@ impl<'a> RuleContext<'a> {
     /// code (comments removed, string contents blanked). Read them with
     /// [`blanked`].
     pub(crate) fn production_code(&self, patch: &FilePatch) -> Cow<'a, [&'a str]> {
-        let code = self.view(patch).map(|v| &v.code[..v.production]);
-        Cow::Borrowed(code.unwrap_or_default())
+        let Some(lines) = self.read(patch) else {
+            return Cow::Borrowed(&[]);
+        };
+        let production = lines.view(self.reads).production;
+        let code = lines.code(self.reads);
+        Cow::Borrowed(code.get(..production).unwrap_or(code))
     }
 
     /// The [`LineMask`] of each of [`RuleContext::production_lines`], in
