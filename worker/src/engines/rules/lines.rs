@@ -14,11 +14,12 @@ use revu_common::diff::{FilePatch, LineKind};
 use revu_common::pattern::LineMask;
 use std::sync::{Arc, OnceLock};
 
-/// Where a line's text in one view is: a slice of the line as written,
-/// or of the file's arena (a view with something taken out of its middle).
+/// Where a line's text in one view is: the first bytes of the line as
+/// written (all of them, or up to a trailing comment), or a slice of the
+/// file's arena (a view with something taken out of its middle).
 #[derive(Debug, Clone, Copy)]
 enum Seg {
-    Line(u32, u32),
+    Prefix(u32),
     Arena(u32, u32),
 }
 
@@ -146,11 +147,11 @@ impl SharedLines {
     fn view(&mut self, text: &str, runs: &[Run], keep: impl Fn(Class) -> bool) -> Seg {
         let cut = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         let Some(first) = runs.iter().position(|r| !keep(r.class)) else {
-            return Seg::Line(0, cut(text.len()));
+            return Seg::Prefix(cut(text.len()));
         };
         let rest = &runs[first..];
         if rest.iter().all(|r| !keep(r.class)) {
-            return Seg::Line(0, cut(rest[0].from));
+            return Seg::Prefix(cut(rest[0].from));
         }
         let from = self.arena.len();
         for (i, r) in runs.iter().enumerate() {
@@ -167,7 +168,7 @@ impl SharedLines {
     /// The text of `seg`, a view of the line written `raw`.
     fn text<'s>(&'s self, raw: &'s str, seg: Seg) -> &'s str {
         let (within, from, to) = match seg {
-            Seg::Line(from, to) => (raw, from, to),
+            Seg::Prefix(to) => (raw, 0, to),
             Seg::Arena(from, to) => (self.arena.as_str(), from, to),
         };
         within.get(from as usize..to as usize).unwrap_or_default()

@@ -1,6 +1,8 @@
 //! The built-in rules engine: deterministic checks over the added lines of a
 //! change. One rule per module, each with a stable code, a dimension, a
-//! severity, a confidence and a fixture test.
+//! severity, a confidence and a fixture test. Each rule declares what of a
+//! line it reads (code, code and strings, or everything: [`Reads`]), and
+//! gets only that ([`view`]).
 
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
@@ -41,8 +43,9 @@ pub struct RuleContext<'a> {
     /// The client's code index of the change, when the review has one.
     pub index: Option<&'a CodeIndex>,
     /// The head contents of the changed files, when the client sent them:
-    /// what a rule reads to falsify a finding (the function around a line,
-    /// a guard above it).
+    /// where the lexical pass starts (a hunk may open inside a comment or
+    /// a string), and what a rule reads to falsify a finding (the function
+    /// around a line, a guard above it).
     pub heads: Option<&'a BTreeMap<String, Vec<u8>>>,
     /// What the rule being run reads ([`Rule::reads`]), set by [`run`].
     pub(crate) reads: Reads,
@@ -332,5 +335,31 @@ mod tests {
         for r in all_rules() {
             assert!(testing::run(r.as_ref(), &change).is_empty(), "{}", r.code());
         }
+    }
+
+    #[test]
+    fn what_each_rule_reads_is_what_the_engines_page_says() {
+        let path = format!("{}/../docs/engines.md", env!("CARGO_MANIFEST_DIR"));
+        let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let said: Vec<(String, String)> = page
+            .lines()
+            .filter(|l| l.starts_with("| RV-"))
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                Some((cells.get(1)?.to_string(), cells.get(3)?.to_string()))
+            })
+            .collect();
+        let rules: Vec<(String, String)> = all_rules()
+            .iter()
+            .map(|r| {
+                let reads = match r.reads() {
+                    Reads::Code => "code",
+                    Reads::CodeAndStrings => "code and strings",
+                    Reads::Everything => "everything",
+                };
+                (r.code().to_string(), reads.to_string())
+            })
+            .collect();
+        assert_eq!(said, rules);
     }
 }

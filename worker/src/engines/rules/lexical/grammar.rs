@@ -86,6 +86,8 @@ pub(super) struct Grammar {
     pub hash_attributes: bool,
     /// Ruby's `=begin` … `=end`.
     pub embedded_docs: bool,
+    /// A shell's here-documents (`<<EOF`).
+    pub heredocs: bool,
     /// The bytes the scanner stops at in code.
     pub special: [bool; 256],
 }
@@ -107,6 +109,7 @@ const BASE: Grammar = Grammar {
     regex: false,
     hash_attributes: false,
     embedded_docs: false,
+    heredocs: false,
     special: [false; 256],
 };
 
@@ -118,57 +121,35 @@ const C_LIKE: Grammar = Grammar {
     ..BASE
 };
 
-/// `g` with the bytes its scanner stops at worked out.
+/// `g` with the bytes its scanner stops at worked out: those that may
+/// open a comment or a string, end a line that continues, or count a
+/// bracket.
 const fn with_special(mut g: Grammar) -> Grammar {
-    let mut stops: [u8; 16] = [0; 16];
-    let mut n = 0;
-    // A backslash ends a line that continues, in every language.
-    stops[n] = b'\\';
-    n += 1;
-    if !matches!(g.slashes, Where::Never) || g.blocks || g.regex {
-        stops[n] = b'/';
-        n += 1;
-    }
-    if !matches!(g.hash, Where::Never) {
-        stops[n] = b'#';
-        n += 1;
-    }
-    if !matches!(g.dashes, Where::Never) {
-        stops[n] = b'-';
-        n += 1;
-    }
-    if !matches!(g.single, Quote::Nothing) {
-        stops[n] = b'\'';
-        n += 1;
-    }
-    if !matches!(g.double, Quote::Nothing) {
-        stops[n] = b'"';
-        n += 1;
-    }
-    if !matches!(g.backtick, Backtick::Nothing) {
-        stops[n] = b'`';
-        n += 1;
-    }
-    if matches!(g.prefixes, Prefixes::Python) {
-        stops[n] = b'(';
-        stops[n + 1] = b'[';
-        stops[n + 2] = b'{';
-        stops[n + 3] = b')';
-        stops[n + 4] = b']';
-        stops[n + 5] = b'}';
-        n += 6;
-    } else if matches!(g.backtick, Backtick::Template) {
-        stops[n] = b'{';
-        stops[n + 1] = b'}';
-        n += 2;
-    }
-    if g.embedded_docs {
-        stops[n] = b'=';
-        n += 1;
-    }
+    let python = matches!(g.prefixes, Prefixes::Python);
+    let stops: [(bool, &[u8]); 11] = [
+        (true, b"\\"),
+        (
+            !matches!(g.slashes, Where::Never) || g.blocks || g.regex,
+            b"/",
+        ),
+        (!matches!(g.hash, Where::Never), b"#"),
+        (!matches!(g.dashes, Where::Never), b"-"),
+        (!matches!(g.single, Quote::Nothing), b"'"),
+        (!matches!(g.double, Quote::Nothing), b"\""),
+        (!matches!(g.backtick, Backtick::Nothing), b"`"),
+        (python, b"()[]{}"),
+        (matches!(g.backtick, Backtick::Template), b"{}"),
+        (g.embedded_docs, b"="),
+        (g.heredocs, b"<"),
+    ];
     let mut i = 0;
-    while i < n {
-        g.special[stops[i] as usize] = true;
+    while i < stops.len() {
+        let (on, bytes) = stops[i];
+        let mut j = 0;
+        while on && j < bytes.len() {
+            g.special[bytes[j] as usize] = true;
+            j += 1;
+        }
         i += 1;
     }
     g
@@ -207,11 +188,13 @@ static NESTING_TEXT_BLOCKS: Grammar = with_special(Grammar {
     nests: true,
     ..C_LIKE
 });
+/// PHP: strings may span lines, but are read as closing at the line's
+/// end, as an apostrophe in a template's HTML would otherwise swallow the
+/// code after it.
 static PHP: Grammar = with_special(Grammar {
     hash: Where::Anywhere,
     hash_attributes: true,
     single: Quote::Escaped,
-    spans: true,
     ..C_LIKE
 });
 static PYTHON: Grammar = with_special(Grammar {
@@ -233,6 +216,7 @@ static SHELL: Grammar = with_special(Grammar {
     single: Quote::Literal,
     spans: true,
     escapes_in_code: true,
+    heredocs: true,
     ..BASE
 });
 static SQL: Grammar = with_special(Grammar {

@@ -4,6 +4,43 @@
 use super::scan::Walk;
 use super::{Class, Close, Mode, Quoted, Sink};
 
+/// The word that ends a shell here-document, by its hash and length, and
+/// whether tabs before it are skipped (`<<-`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Word {
+    hash: u32,
+    len: usize,
+    tabs: bool,
+}
+
+impl Word {
+    pub(super) fn of(word: &[u8], tabs: bool) -> Self {
+        Word {
+            hash: fnv(word),
+            len: word.len(),
+            tabs,
+        }
+    }
+
+    /// Whether `line` is the word, ending the here-document.
+    pub(super) fn ends(self, line: &[u8]) -> bool {
+        let skipped = if self.tabs {
+            line.iter().take_while(|&&c| c == b'\t').count()
+        } else {
+            0
+        };
+        let word = &line[skipped..];
+        let word = word.strip_suffix(b"\r").unwrap_or(word);
+        word.len() == self.len && fnv(word) == self.hash
+    }
+}
+
+fn fnv(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |h, &b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    })
+}
+
 impl<S: Sink> Walk<'_, '_, S> {
     /// Inside a block comment `depth` deep.
     pub(super) fn block(&mut self, mut depth: u16) {

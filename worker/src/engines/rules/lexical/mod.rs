@@ -18,6 +18,7 @@
 
 mod grammar;
 mod literal;
+use literal::Word;
 mod scan;
 #[cfg(test)]
 mod tests;
@@ -82,6 +83,9 @@ pub(crate) struct State {
     continued: bool,
     /// JavaScript: the template literals whose `${…}` is open.
     holes: Holes,
+    /// Shell: the here-document opened on this line, whose body starts
+    /// on the next.
+    heredoc: Option<Word>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -92,6 +96,8 @@ enum Mode {
     Block(u16),
     /// Inside Ruby's `=begin` … `=end`.
     Embedded,
+    /// Inside a shell here-document, up to the line that is its word.
+    Heredoc(Word),
     Str(Quoted),
 }
 

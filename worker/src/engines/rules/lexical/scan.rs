@@ -3,7 +3,7 @@
 //! the line's.
 
 use super::grammar::{Backtick, Grammar, Prefixes, Quote, Where};
-use super::{Class, Close, Lexer, Mode, Quoted, Sink, State};
+use super::{Class, Close, Lexer, Mode, Quoted, Sink, State, Word};
 
 impl Lexer {
     /// Gives `text`, one line without its newline, to `sink` as runs,
@@ -60,20 +60,40 @@ impl<S: Sink> Walk<'_, '_, S> {
         if self.g.embedded_docs && self.embedded_doc() {
             return;
         }
+        if let Mode::Heredoc(word) = self.st.mode {
+            let class = if word.ends(self.b) {
+                self.st.mode = Mode::Code;
+                Class::Code
+            } else {
+                Class::Str
+            };
+            self.sink.run(class, 0, self.b.len());
+            return;
+        }
         while self.at < self.b.len() {
             match self.st.mode {
                 Mode::Code => self.code(),
                 Mode::Block(depth) => self.block(depth),
                 Mode::Str(q) => self.string(q),
-                Mode::Embedded => {
-                    self.sink.run(Class::Comment, self.at, self.b.len());
+                // Both are whole lines, read above.
+                Mode::Embedded | Mode::Heredoc(_) => {
+                    let class = match self.st.mode {
+                        Mode::Embedded => Class::Comment,
+                        _ => Class::Str,
+                    };
+                    self.sink.run(class, self.at, self.b.len());
                     self.at = self.b.len();
                 }
             }
         }
         match self.st.mode {
             Mode::Str(q) if !q.spans && !self.escaped_end => self.st.mode = Mode::Code,
-            Mode::Code => self.st.continued = self.b.last() == Some(&b'\\'),
+            Mode::Code => {
+                self.st.continued = self.b.last() == Some(&b'\\');
+                if let Some(word) = self.st.heredoc.take() {
+                    self.st.mode = Mode::Heredoc(word);
+                }
+            }
             _ => {}
         }
     }
@@ -168,6 +188,7 @@ impl<S: Sink> Walk<'_, '_, S> {
             }
             b'-' if next == Some(b'-') && applies(g.dashes) => Step::LineComment,
             b'\\' if g.escapes_in_code => Step::Skip(2),
+            b'<' if g.heredocs && next == Some(b'<') => self.heredoc(i),
             q @ (b'"' | b'\'') => self.quote(i, q),
             b'`' => match g.backtick {
                 Backtick::Nothing => Step::Skip(1),
@@ -285,6 +306,32 @@ impl<S: Sink> Walk<'_, '_, S> {
                 spans: true,
             }),
         }
+    }
+
+    /// A here-document whose `<<` is at `i` (`<<EOF`, `<<-'EOF'`; not a
+    /// `<<<` here-string): its body starts on the next line.
+    fn heredoc(&mut self, i: usize) -> Step {
+        let b = self.b;
+        let mut j = i + 2;
+        let tabs = b.get(j) == Some(&b'-');
+        j += usize::from(tabs);
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        let quote = matches!(b.get(j), Some(b'\'' | b'"'));
+        j += usize::from(quote);
+        let from = j;
+        while b
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            j += 1;
+        }
+        if j == from || b.get(i + 2) == Some(&b'<') {
+            return Step::Skip(2);
+        }
+        self.st.heredoc = Some(Word::of(&b[from..j], tabs));
+        Step::Skip(j + usize::from(quote) - i)
     }
 
     /// A regex literal whose `/` is at `i`, if that is where one can

@@ -238,6 +238,31 @@ fn php_attributes_ruby_embedded_docs_and_shell_escapes() {
 }
 
 #[test]
+fn a_shell_here_document_is_a_string_up_to_its_word() {
+    let sh = [
+        "cat <<-'EOF' > notes.txt # write",
+        "Don't forget: rm -rf \"$DIR/\"",
+        "\tEOF",
+        "echo 'done' # it's over",
+        "x=$((1 << 2)); cat <<< \"$y\"",
+    ];
+    assert_eq!(
+        code(Lang::Shell, &sh),
+        [
+            "cat <<-'EOF' > notes.txt ",
+            "",
+            "\tEOF",
+            "echo '' ",
+            "x=$((1 << 2)); cat <<< \"\""
+        ]
+    );
+    assert_eq!(
+        strings(Lang::Shell, &sh)[1],
+        "Don't forget: rm -rf \"$DIR/\""
+    );
+}
+
+#[test]
 fn regex_literals_hold_no_strings_or_comments() {
     let js = [r#"s.replace(/"/g, "'").split(/\/\//); x = a / b / c; // d"#];
     assert_eq!(
@@ -250,8 +275,8 @@ fn regex_literals_hold_no_strings_or_comments() {
 fn strings_that_do_not_span_lines_end_at_the_line() {
     let js = ["x = 'unterminated", "eval(y)"];
     assert_eq!(code(Lang::JavaScript, &js), ["x = '", "eval(y)"]);
-    let php = ["$s = 'spans", "eval(y)';"];
-    assert_eq!(code(Lang::Php, &php), ["$s = '", "';"]);
+    let php = ["<p>Don't have an account?</p>", "<?php var_dump($x); ?>"];
+    assert_eq!(code(Lang::Php, &php), ["<p>Don'", "<?php var_dump($x); ?>"]);
 }
 
 #[test]
