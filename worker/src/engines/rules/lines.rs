@@ -7,7 +7,7 @@
 
 use super::catalogue::Kind;
 use super::lang::Lang;
-use super::lexical::{Class, HeadCursor, Lexer, Run, State};
+use super::lexical::{Class, HeadCursor, Lexer, Run};
 use super::scope::{LineRef, head_lines_at, test_code_start};
 use super::{Reads, is_text};
 use revu_common::diff::{FilePatch, LineKind};
@@ -97,10 +97,11 @@ impl SharedLines {
             if to_read == 0 {
                 continue;
             }
-            let state = head
-                .as_mut()
-                .map_or_else(State::default, |c| c.state_at(hunk.new_start));
-            let mut lexer = Lexer::at(lang, state);
+            let mut lexer = match head.as_mut() {
+                Some(head) => Lexer::at(lang, head.state_at(hunk.new_start)),
+                None if hunk.new_start <= 1 => Lexer::new(lang),
+                None => Lexer::guessing(lang),
+            };
             for (at, l) in head_lines_at(hunk) {
                 runs.clear();
                 lexer.line(l.text, &mut runs);

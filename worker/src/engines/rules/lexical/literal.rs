@@ -1,7 +1,8 @@
 //! Inside a comment or a string: where it ends on the line, and what the
-//! lexer is in after it.
+//! lexer is in after it; and the here-documents whose body is a string
+//! up to a line of their own.
 
-use super::scan::Walk;
+use super::scan::{Step, Walk};
 use super::{Class, Close, Mode, Quoted, Sink};
 
 /// The word that ends a shell here-document, by its hash and length, and
@@ -32,6 +33,34 @@ impl Word {
         let word = &line[skipped..];
         let word = word.strip_suffix(b"\r").unwrap_or(word);
         word.len() == self.len && fnv(word) == self.hash
+    }
+}
+
+impl<S: Sink> Walk<'_, '_, S> {
+    /// A here-document whose `<<` is at `i` (`<<EOF`, `<<-'EOF'`; not a
+    /// `<<<` here-string): its body starts on the next line.
+    pub(super) fn heredoc(&mut self, i: usize) -> Step {
+        let b = self.b;
+        let mut j = i + 2;
+        let tabs = b.get(j) == Some(&b'-');
+        j += usize::from(tabs);
+        while b.get(j) == Some(&b' ') {
+            j += 1;
+        }
+        let quote = matches!(b.get(j), Some(b'\'' | b'"'));
+        j += usize::from(quote);
+        let from = j;
+        while b
+            .get(j)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            j += 1;
+        }
+        if j == from || b.get(i + 2) == Some(&b'<') {
+            return Step::Skip(2);
+        }
+        self.st.heredoc = Some(Word::of(&b[from..j], tabs));
+        Step::Skip(j + usize::from(quote) - i)
     }
 }
 

@@ -17,6 +17,7 @@
 //! docstring, delimiters included, is a comment.
 
 mod grammar;
+mod guess;
 mod literal;
 use literal::Word;
 mod scan;
@@ -86,6 +87,13 @@ pub(crate) struct State {
     /// Shell: the here-document opened on this line, whose body starts
     /// on the next.
     heredoc: Option<Word>,
+    /// Whether the state the lexer began in is a guess ([`guess`]).
+    guessing: bool,
+    /// Whether a triple quote has been read since.
+    tripled: bool,
+    /// Python: whether the last line that held code ended with `:`
+    /// (`None` before any).
+    colon: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -163,6 +171,18 @@ impl Lexer {
     /// A lexer for `lang` at the start of a file.
     pub(crate) fn new(lang: Lang) -> Self {
         Self::at(lang, State::default())
+    }
+
+    /// A lexer for `lang` at a line whose state is not known: a hunk's
+    /// first line, read without its file ([`guess`]).
+    pub(crate) fn guessing(lang: Lang) -> Self {
+        Self::at(
+            lang,
+            State {
+                guessing: true,
+                ..State::default()
+            },
+        )
     }
 
     /// A lexer for `lang` in `state`.

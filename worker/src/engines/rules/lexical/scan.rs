@@ -3,7 +3,7 @@
 //! the line's.
 
 use super::grammar::{Backtick, Grammar, Prefixes, Quote, Where};
-use super::{Class, Close, Lexer, Mode, Quoted, Sink, State, Word};
+use super::{Class, Close, Lexer, Mode, Quoted, Sink, State};
 
 impl Lexer {
     /// Gives `text`, one line without its newline, to `sink` as runs,
@@ -18,13 +18,14 @@ impl Lexer {
             st: &mut self.state,
             continued,
             escaped_end: false,
+            comment_at: None,
         };
         walk.line();
     }
 }
 
 /// What a byte that the scanner stopped at in code does.
-enum Step {
+pub(super) enum Step {
     /// Nothing: the code goes on after this many bytes.
     Skip(usize),
     /// A comment to the end of the line.
@@ -53,6 +54,8 @@ pub(super) struct Walk<'t, 's, S> {
     pub(super) continued: bool,
     /// The line ends with a backslash inside a string.
     pub(super) escaped_end: bool,
+    /// Where a comment to the end of the line starts.
+    pub(super) comment_at: Option<usize>,
 }
 
 impl<S: Sink> Walk<'_, '_, S> {
@@ -90,6 +93,9 @@ impl<S: Sink> Walk<'_, '_, S> {
             Mode::Str(q) if !q.spans && !self.escaped_end => self.st.mode = Mode::Code,
             Mode::Code => {
                 self.st.continued = self.b.last() == Some(&b'\\');
+                if self.g.prefixes == Prefixes::Python {
+                    self.note_colon();
+                }
                 if let Some(word) = self.st.heredoc.take() {
                     self.st.mode = Mode::Heredoc(word);
                 }
@@ -131,12 +137,14 @@ impl<S: Sink> Walk<'_, '_, S> {
             match self.step(i) {
                 Step::Skip(n) => i += n,
                 Step::LineComment => {
+                    self.comment_at = Some(i);
                     self.sink.run(Class::Code, start, i);
                     self.sink.run(Class::Comment, i, b.len());
                     self.at = b.len();
                     return;
                 }
                 Step::Inline { from, to, end } => {
+                    let from = from.max(start);
                     self.sink.run(Class::Code, start, from);
                     self.sink.run(Class::Str, from, to);
                     self.sink.run(Class::Code, to, end);
@@ -149,6 +157,7 @@ impl<S: Sink> Walk<'_, '_, S> {
                     class,
                     mode,
                 } => {
+                    let from = from.max(start);
                     self.sink.run(Class::Code, start, from);
                     self.sink.run(class, from, to);
                     self.st.mode = mode;
@@ -220,8 +229,11 @@ impl<S: Sink> Walk<'_, '_, S> {
         }
     }
 
-    /// A string whose delimiter is `from..to`, closed by `close`.
+    /// A string whose delimiter is `from..to`, closed by `close`; one
+    /// that `spans` lines does not while the state is a guess, unless its
+    /// opening cannot be taken for a closing (a Rust raw string's).
     fn enter(&self, from: usize, to: usize, close: Close, spans: bool) -> Step {
+        let sure = matches!(close, Close::Raw(_));
         Step::Enter {
             from,
             to,
@@ -229,13 +241,13 @@ impl<S: Sink> Walk<'_, '_, S> {
             mode: Mode::Str(Quoted {
                 close,
                 doc: false,
-                spans,
+                spans: spans && (sure || !self.st.guessing),
             }),
         }
     }
 
     /// What the quote `q` at `i` opens.
-    fn quote(&self, i: usize, q: u8) -> Step {
+    fn quote(&mut self, i: usize, q: u8) -> Step {
         let g = self.g;
         let b = self.b;
         let kind = if q == b'"' { g.double } else { g.single };
@@ -274,17 +286,21 @@ impl<S: Sink> Walk<'_, '_, S> {
 
     /// A `"""` (or `'''`) string opening at `i`: in Python, a docstring
     /// when it is the statement that starts the line.
-    fn triple(&self, i: usize, q: u8) -> Step {
+    fn triple(&mut self, i: usize, q: u8) -> Step {
+        let b = self.b;
+        let python = self.g.prefixes == Prefixes::Python;
+        let prefix = b[..i]
+            .iter()
+            .rev()
+            .take_while(|c| python && b"rRbBuUfF".contains(c))
+            .count();
+        let before = &b[..i - prefix];
+        if let Some(closed) = self.closes_above(i, q, before) {
+            return closed;
+        }
         let mut from = i;
         let mut doc = false;
-        if self.g.prefixes == Prefixes::Python {
-            let b = self.b;
-            let prefix = b[..i]
-                .iter()
-                .rev()
-                .take_while(|c| b"rRbBuUfF".contains(c))
-                .count();
-            let before = &b[..i - prefix];
+        if python {
             let statement = before.iter().all(u8::is_ascii_whitespace);
             let assigned_doc = std::str::from_utf8(before)
                 .is_ok_and(|t| matches!(t.trim(), "__doc__ =" | "__doc__="));
@@ -306,32 +322,6 @@ impl<S: Sink> Walk<'_, '_, S> {
                 spans: true,
             }),
         }
-    }
-
-    /// A here-document whose `<<` is at `i` (`<<EOF`, `<<-'EOF'`; not a
-    /// `<<<` here-string): its body starts on the next line.
-    fn heredoc(&mut self, i: usize) -> Step {
-        let b = self.b;
-        let mut j = i + 2;
-        let tabs = b.get(j) == Some(&b'-');
-        j += usize::from(tabs);
-        while b.get(j) == Some(&b' ') {
-            j += 1;
-        }
-        let quote = matches!(b.get(j), Some(b'\'' | b'"'));
-        j += usize::from(quote);
-        let from = j;
-        while b
-            .get(j)
-            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-        {
-            j += 1;
-        }
-        if j == from || b.get(i + 2) == Some(&b'<') {
-            return Step::Skip(2);
-        }
-        self.st.heredoc = Some(Word::of(&b[from..j], tabs));
-        Step::Skip(j + usize::from(quote) - i)
     }
 
     /// A regex literal whose `/` is at `i`, if that is where one can
