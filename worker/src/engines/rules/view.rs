@@ -194,10 +194,14 @@ mod tests {
             vec![(1, "x = 1  "), (3, "s = ''"), (4, "eval(v)")]
         );
         let masks = ctx.production_masks(&patch);
-        let admitted: Vec<bool> = (0..code.len())
-            .map(|i| EVAL.admits_line(code[i].1, mask_of(&masks, i)))
+        let found: Vec<bool> = (0..code.len())
+            .map(|i| EVAL.is_match_line(code[i].1, mask_of(&masks, i)))
             .collect();
-        assert_eq!(admitted, [false, false, true]);
+        assert_eq!(found, [false, false, true]);
+        // The mask admits what blanking made, which the line as written
+        // does not hold.
+        static BLANKED: Pattern = pattern!(r"s = ''");
+        assert!(BLANKED.is_match_line(code[1].1, mask_of(&masks, 1)));
         // Asking for more than it declared gives it no more.
         let wider = ctx.reading(Reads::Everything);
         assert_eq!(wider.production_lines(&patch).len(), 3);
