@@ -92,23 +92,13 @@ fn opens_value(before: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::super::lang::Lang;
-    use super::super::{Lexer, Run};
-    use super::*;
+    use super::super::Lexer;
+    use super::super::tests::lex_with;
 
     /// Each line's code, lexed from a state not known.
     fn guessed_code(lang: Lang, lines: &[&str]) -> Vec<String> {
-        let mut lexer = Lexer::guessing(lang);
-        lines
-            .iter()
-            .map(|text| {
-                let mut runs: Vec<Run> = Vec::new();
-                lexer.line(text, &mut runs);
-                runs.iter()
-                    .filter(|r| r.class == Class::Code)
-                    .map(|r| &text[r.from..r.to])
-                    .collect()
-            })
-            .collect()
+        let lexed = lex_with(Lexer::guessing(lang), lines);
+        lexed.into_iter().map(|(code, _, _)| code).collect()
     }
 
     #[test]

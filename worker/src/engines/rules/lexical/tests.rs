@@ -4,7 +4,11 @@ use super::*;
 /// Per line of `lines`, read as one file of `lang`: its code, its
 /// strings' contents and its comments, each run's bytes end to end.
 fn lex(lang: Lang, lines: &[&str]) -> Vec<(String, String, String)> {
-    let mut lexer = Lexer::new(lang);
+    lex_with(Lexer::new(lang), lines)
+}
+
+/// [`lex`], by `lexer`.
+pub(super) fn lex_with(mut lexer: Lexer, lines: &[&str]) -> Vec<(String, String, String)> {
     lines
         .iter()
         .map(|text| {
