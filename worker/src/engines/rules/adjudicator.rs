@@ -81,7 +81,8 @@ fn fires_at(
         files = diff.files.iter().collect();
     }
     let mut found = Vec::new();
-    rule.check(
+    super::run(
+        rule,
         &RuleContext::new(&files, &diff.files, index).with_heads(heads),
         &mut found,
     );

@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::scope::{HeadLine, HunkLines, indent, test_code_start};
+use super::scope::{HeadLine, HunkLines, indent};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -60,14 +60,13 @@ impl Rule for BlockingSleepInAsync {
                 Lang::Python => (&PY_SLEEP, "await asyncio.sleep(…)"),
                 _ => continue,
             };
-            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = HunkLines::new(hunk);
                 for (i, l) in lines.each().enumerate() {
-                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
+                    let Some(code) = ctx.production_text(patch, l.line).filter(|_| l.added) else {
                         continue;
-                    }
-                    let Some(c) = sleep.captures(l.text) else {
+                    };
+                    let Some(c) = sleep.captures(code) else {
                         continue;
                     };
                     if !in_async(&lines.all()[..i], &l, &hunk.section) {

@@ -6,7 +6,7 @@
 use super::lang::Lang;
 use super::pattern::Pattern;
 use super::scope::{HeadLine, each_head_line};
-use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Finding};
 use revu_common::paths::{ends_with_ignore_case, file_name, starts_with_ignore_case};
@@ -177,10 +177,10 @@ impl Check {
 
 /// Every added production line of the lane that a check matches, with
 /// the first check that does.
-pub(crate) fn hits<'a>(
+pub(crate) fn hits<'a, 'c>(
     ctx: &RuleContext<'a>,
-    checks: &'a [Check],
-) -> Vec<(&'a FilePatch, u32, &'a Check)> {
+    checks: &'c [Check],
+) -> Vec<(&'a FilePatch, u32, &'c Check)> {
     let mut out = Vec::new();
     for patch in text_files(ctx) {
         let kind = ctx.kind(patch);
@@ -219,6 +219,16 @@ pub(crate) fn hits<'a>(
         }
     }
     out
+}
+
+/// What a table reads: code alone when every check matches code, else
+/// the strings too (commands, configuration, a literal that is the point).
+pub(crate) fn reads(checks: &[Check]) -> Reads {
+    if checks.iter().all(|c| c.code_only) {
+        Reads::Code
+    } else {
+        Reads::CodeAndStrings
+    }
 }
 
 /// What a table-driven rule says of a hit: the summary (given the check's
@@ -282,6 +292,9 @@ macro_rules! table_rule {
             }
             fn confidence(&self) -> u8 {
                 $confidence
+            }
+            fn reads(&self) -> super::Reads {
+                super::catalogue::reads(&$checks)
             }
             fn check(
                 &self,

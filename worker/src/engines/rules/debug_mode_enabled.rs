@@ -54,10 +54,10 @@ impl Rule for DebugModeEnabled {
                 continue;
             }
             let settings = is_production_settings(path);
-            for (line, text) in patch.added_lines() {
+            for &(line, text) in ctx.added_lines(patch).iter() {
                 let construct = if settings && DJANGO_DEBUG.is_match(text) {
                     "DEBUG = True"
-                } else if FLASK_DEBUG.is_match(text) && !Lang::Python.is_comment(text) {
+                } else if FLASK_DEBUG.is_match(text) {
                     "app.run(debug=True)"
                 } else {
                     continue;

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
 use super::pattern::{Pattern, pattern};
 use super::scope::each_head_line;
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -51,6 +51,9 @@ impl Rule for DebugPrint {
     fn confidence(&self) -> u8 {
         85
     }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
+    }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
@@ -67,14 +70,19 @@ impl Rule for DebugPrint {
                 Lang::Php => &PHP,
                 _ => continue,
             };
+            // A call is matched in code; Rust's and Go's prints only with
+            // the `DEBUG` their message starts with.
+            let in_message = matches!(lang, Lang::Rust | Lang::Go);
             let main_from = script_block_start(patch);
             let masks = ctx.production_masks(patch);
+            let code = ctx.production_code(patch);
             for (i, &(line, text)) in ctx.production_lines(patch).iter().enumerate() {
                 // `print(…, file=sys.stderr)` is deliberate error output.
                 if line >= main_from || (lang == Lang::Python && text.contains("file=")) {
                     continue;
                 }
-                let Some(c) = pattern.captures_line(text, mask_of(&masks, i)) else {
+                let subject = if in_message { text } else { blanked(&code, i, text) };
+                let Some(c) = pattern.captures_line(subject, mask_of(&masks, i)) else {
                     continue;
                 };
                 let Some(call) = c.iter().skip(1).flatten().next() else {
@@ -176,5 +184,38 @@ mod tests {
             added_file("src/main.rs", &["println!(\"listening on {addr}\");"]),
         ];
         assert!(run(&DebugPrint, &change).is_empty());
+    }
+
+    #[test]
+    fn console_log_in_a_jsdoc_example_without_asterisks_is_not_debug_output() {
+        let declaration = [
+            "/**",
+            " * Formats a value.",
+            "@example",
+            "console.log(format(1));",
+            "```js",
+            "console.debug(format(2))",
+            "```",
+            "*/",
+            "export declare function format(x: number): string;",
+        ];
+        let change = [
+            added_file("types/format.d.ts", &declaration),
+            added_file("web/src/format.ts", &declaration),
+            added_file(
+                "web/src/log.ts",
+                &["const hint = \"use console.log(x) to debug\";", "const t = `console.log(${x})`;"],
+            ),
+        ];
+        assert!(run(&DebugPrint, &change).is_empty());
+    }
+
+    #[test]
+    fn code_after_a_block_comment_ends_on_its_line_is_still_read() {
+        let change = [added_file(
+            "web/src/cart.ts",
+            &["/* debugging the cart", "   total */ console.log(cart);"],
+        )];
+        assert_eq!(cited(&run(&DebugPrint, &change)), vec![("web/src/cart.ts", 2)]);
     }
 }

@@ -58,10 +58,7 @@ impl Rule for DebuggerStatement {
                 _ => continue,
             };
             let masks = ctx.added_masks(patch);
-            for (i, (line, text)) in patch.added_lines().enumerate() {
-                if lang.is_comment(text) {
-                    continue;
-                }
+            for (i, &(line, text)) in ctx.added_lines(patch).iter().enumerate() {
                 let Some(c) = pattern.captures_line(text, mask_of(&masks, i)) else {
                     continue;
                 };

@@ -1,8 +1,7 @@
-use super::lang::Lang;
 use super::paths::{MigrationPath, migration_path};
 use super::pattern::{Pattern, pattern};
 use super::scope::{each_head_line, indent};
-use super::{Message, Rule, RuleContext, downgrade, finding, text_files};
+use super::{Message, Reads, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static DESTRUCTIVE: Pattern = pattern!(concat!(
@@ -60,6 +59,9 @@ impl Rule for DestructiveMigration {
     fn confidence(&self) -> u8 {
         85
     }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
+    }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
@@ -72,7 +74,6 @@ impl Rule for DestructiveMigration {
             {
                 continue;
             }
-            let lang = Lang::of(path);
             for hunk in &patch.hunks {
                 // Whether the innermost `def` so far is a rollback, and its indentation.
                 let mut in_down = DOWN_FN.is_match(&hunk.section);
@@ -84,10 +85,13 @@ impl Rule for DestructiveMigration {
                     } else if in_down && !l.text.trim().is_empty() && indent(l.text) <= def_indent {
                         in_down = false;
                     }
-                    if !l.added || in_down || lang.is_comment(l.text) {
+                    if !l.added || in_down {
                         continue;
                     }
-                    let Some(c) = DESTRUCTIVE.captures(l.text) else {
+                    let Some(c) = ctx
+                        .production_text(patch, l.line)
+                        .and_then(|t| DESTRUCTIVE.captures(t))
+                    else {
                         continue;
                     };
                     let op = c[1].split_whitespace().collect::<Vec<_>>().join(" ");

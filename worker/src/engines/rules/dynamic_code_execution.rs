@@ -1,7 +1,7 @@
 use super::falsify::{Around, weigh_injection};
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -56,6 +56,9 @@ impl Rule for DynamicCodeExecution {
     }
     fn confidence(&self) -> u8 {
         85
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

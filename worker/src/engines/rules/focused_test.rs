@@ -57,10 +57,7 @@ impl Rule for FocusedTest {
             if !is_test_path(path) {
                 continue;
             }
-            for (line, text) in patch.added_lines() {
-                if lang.is_comment(text) {
-                    continue;
-                }
+            for &(line, text) in ctx.added_lines(patch).iter() {
                 let Some(c) = pattern.captures(text) else {
                     continue;
                 };

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
 use super::pattern::{Pattern, pattern};
 use super::secrets::{is_placeholder, mask};
-use super::{Message, Rule, RuleContext, downgrade, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, downgrade, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
@@ -83,24 +83,31 @@ impl Rule for HardcodedCredential {
     fn confidence(&self) -> u8 {
         85
     }
+    fn reads(&self) -> Reads {
+        Reads::Everything
+    }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
             let path = patch.path();
             // Name-based matches are noisy in tests, comments, docstrings and
-            // translations, so they only count on production code lines;
-            // token formats are checked everywhere (a real key in a test or a
-            // comment is just as leaked).
-            let code = if has_dir(path, &["locales", "locale", "i18n", "docs"]) {
-                Cow::Borrowed(&[][..])
+            // translations, so they only count on production lines, read
+            // without their comments; token formats are checked everywhere
+            // (a real key in a test or a comment is just as leaked).
+            let named = ctx.reading(Reads::CodeAndStrings);
+            let (code, code_masks) = if has_dir(path, &["locales", "locale", "i18n", "docs"]) {
+                (Cow::Borrowed(&[][..]), Cow::Borrowed(&[][..]))
             } else {
-                ctx.production_lines(patch)
+                (named.production_lines(patch), named.production_masks(patch))
             };
             let lang = Lang::of(path);
             let masks = ctx.added_masks(patch);
-            for (i, (line, text)) in patch.added_lines().enumerate() {
+            for (i, &(line, text)) in ctx.added_lines(patch).iter().enumerate() {
                 // Production lines come in line order.
-                let by_name = code.binary_search_by_key(&line, |&(n, _)| n).is_ok();
+                let by_name = code
+                    .binary_search_by_key(&line, |&(n, _)| n)
+                    .ok()
+                    .and_then(|j| Some((code.get(j)?.1, mask_of(&code_masks, j))));
                 let Some(hit) = detect(text, mask_of(&masks, i), lang, by_name) else {
                     continue;
                 };
@@ -159,8 +166,10 @@ struct Hit {
     key_block: bool,
 }
 
-/// The first credential on `text`, whose [`LineMask`] is `bytes`.
-fn detect(text: &str, bytes: LineMask, lang: Lang, by_name: bool) -> Option<Hit> {
+/// The first credential on `text`, whose [`LineMask`] is `bytes`; one
+/// named as a credential only on `named` (the line without its comments,
+/// and its mask), when names count there.
+fn detect(text: &str, bytes: LineMask, lang: Lang, named: Option<(&str, LineMask)>) -> Option<Hit> {
     // A header that closes its string literal is a parser constant, not a key.
     if let Some(m) = PRIVATE_KEY.find_line(text, bytes)
         && !text[m.end()..].starts_with(['"', '\''])
@@ -192,9 +201,7 @@ fn detect(text: &str, bytes: LineMask, lang: Lang, by_name: bool) -> Option<Hit>
             }
         }
     }
-    if !by_name {
-        return None;
-    }
+    let (text, bytes) = named?;
     let c = ASSIGNED.captures_line(text, bytes).or_else(|| {
         (lang == Lang::Config)
             .then(|| CONFIG_ASSIGNED.captures_line(text, bytes))
@@ -350,5 +357,28 @@ mod tests {
             added_file("tests/test_login.py", &["password = \"s3cr3t-Pa55word!\""]),
         ];
         assert!(run(&HardcodedCredential, &change).is_empty());
+    }
+
+    #[test]
+    fn a_credential_inside_a_string_is_still_one_and_one_in_a_comment_is_not() {
+        let token = gh_token();
+        let in_comment = format!("x = 1  # was token = '{token}'");
+        let change = [added_file(
+            "app/settings.py",
+            &[
+                "CONFIG = \"\"\"",
+                "password = \"s3cr3t-Pa55word!\"",
+                "\"\"\"",
+                "dsn = connect(\"db\")  # password = \"hunter2-Pa55word!\"",
+                in_comment.as_str(),
+            ],
+        )];
+        let found = run(&HardcodedCredential, &change);
+        assert_eq!(
+            cited(&found),
+            vec![("app/settings.py", 2), ("app/settings.py", 5)]
+        );
+        assert!(found[0].summary.contains("`password`"));
+        assert!(found[1].summary.contains("GitHub token"));
     }
 }

@@ -87,4 +87,19 @@ mod tests {
         assert_well_formed(&HtmlInjection, &found);
         assert!(CHECKS.iter().all(Check::compiles));
     }
+
+    #[test]
+    fn an_html_sink_in_a_trailing_comment_or_a_string_is_not_one() {
+        let change = [added_file(
+            "web/greet.js",
+            &[
+                "el.textContent = \"Hello \" + name; // el.innerHTML = html",
+                "const tip = \"never write el.innerHTML = input\";",
+                "/* was:",
+                "el.innerHTML = html;",
+                "*/ el.textContent = html;",
+            ],
+        )];
+        assert!(run(&HtmlInjection, &change).is_empty());
+    }
 }

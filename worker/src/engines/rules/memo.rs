@@ -9,10 +9,11 @@
 //! share its lane, so the findings of one file under one dimension's rules
 //! are computed by whichever lane needs them first and read by the rest.
 
-use super::{FileLines, Rule, RuleContext, SharedLines};
+use super::{FileLines, Rule, RuleContext, SharedLines, head_text};
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::{Dimension, Finding};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
@@ -37,14 +38,14 @@ struct Slots {
 }
 
 impl Slots {
-    /// The lines of `patch`, the file at `file`, shared with the other
-    /// lanes reading it.
-    fn lines(&self, file: usize, patch: &FilePatch) -> Arc<SharedLines> {
+    /// The lines of `patch`, the file at `file` whose head is `head`,
+    /// shared with the other lanes reading it.
+    fn lines(&self, file: usize, patch: &FilePatch, head: Option<&str>) -> Arc<SharedLines> {
         let Some(slot) = self.lines.get(file) else {
-            return Arc::new(SharedLines::of(patch));
+            return Arc::new(SharedLines::of(patch, head));
         };
         let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(slot.get_or_insert_with(|| Arc::new(SharedLines::of(patch))))
+        Arc::clone(slot.get_or_insert_with(|| Arc::new(SharedLines::of(patch, head))))
     }
 
     /// Drops the shared lines of the file at `file` once every
@@ -113,7 +114,8 @@ impl FileFindings {
             return;
         };
         // The file's lines, read once for every rule that runs here.
-        let mut lines: Option<FileLines<'_>> = None;
+        let files: [&FilePatch; 1] = [patch];
+        let lines: OnceCell<FileLines<'_>> = OnceCell::new();
         for &dimension in dimensions {
             let d = Dimension::ALL
                 .iter()
@@ -123,22 +125,23 @@ impl FileFindings {
                 continue;
             };
             let found = cell.get_or_init(|| {
-                let lines =
-                    lines.get_or_insert_with(|| FileLines::of(patch, slots.lines(file, patch)));
-                let files: [&FilePatch; 1] = [patch];
+                let lines = lines.get_or_init(|| {
+                    let head = head_text(heads, patch.path());
+                    FileLines::of(patch, slots.lines(file, patch, head))
+                });
                 let ctx = RuleContext {
-                    lines: Some(lines),
+                    lines: std::slice::from_ref(lines),
                     ..RuleContext::new(&files, &diff.files, index).with_heads(heads)
                 };
                 let mut found = Vec::new();
                 for rule in rules.iter().filter(|r| r.dimension() == dimension) {
-                    rule.check(&ctx, &mut found);
+                    super::run(rule.as_ref(), &ctx, &mut found);
                 }
                 found
             });
             out.extend_from_slice(found);
         }
-        if lines.is_some() {
+        if lines.get().is_some() {
             slots.release_if_done(file);
         }
     }
@@ -201,7 +204,7 @@ mod tests {
                 let ctx = RuleContext::new(&files, &diff.files, None);
                 let mut alone = Vec::new();
                 for rule in rules.iter().filter(|r| dimensions.contains(&r.dimension())) {
-                    rule.check(&ctx, &mut alone);
+                    super::super::run(rule.as_ref(), &ctx, &mut alone);
                 }
                 found_any |= !alone.is_empty();
                 assert_eq!(

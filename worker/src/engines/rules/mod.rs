@@ -1,14 +1,14 @@
 //! The built-in rules engine: deterministic checks over the added lines of a
 //! change. One rule per module, each with a stable code, a dimension, a
-//! severity, a confidence and a fixture test.
+//! severity, a confidence and a fixture test. Each rule declares what of a
+//! line it reads (code, code and strings, or everything: [`Reads`]), and
+//! gets only that ([`view`]).
 
 use revu_common::code_index::CodeIndex;
 use revu_common::diff::{FilePatch, FileStatus};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use revu_common::pattern::LineMask;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
 
 pub(crate) mod adjudicator;
 mod behaviour;
@@ -16,6 +16,8 @@ mod catalogue;
 mod falsify;
 mod interpolation;
 mod lang;
+mod lexical;
+mod lines;
 pub(crate) mod memo;
 mod paths;
 mod pattern;
@@ -24,6 +26,11 @@ mod scope;
 mod secrets;
 #[cfg(test)]
 mod testing;
+mod view;
+
+pub(crate) use lines::{FileLines, SharedLines};
+pub use view::Reads;
+pub(crate) use view::{blanked, mask_of};
 
 /// What a rule sees: the files of its lane and the change as a whole.
 #[derive(Debug, Clone, Copy)]
@@ -36,79 +43,15 @@ pub struct RuleContext<'a> {
     /// The client's code index of the change, when the review has one.
     pub index: Option<&'a CodeIndex>,
     /// The head contents of the changed files, when the client sent them:
-    /// what a rule reads to falsify a finding (the function around a line,
-    /// a guard above it).
+    /// where the lexical pass starts (a hunk may open inside a comment or
+    /// a string), and what a rule reads to falsify a finding (the function
+    /// around a line, a guard above it).
     pub heads: Option<&'a BTreeMap<String, Vec<u8>>>,
-    /// One file's production lines, worked out once for every rule that
-    /// reads that file ([`memo`]); rules ask [`RuleContext::production_lines`].
-    pub(crate) lines: Option<&'a FileLines<'a>>,
-}
-
-/// A file's added production lines ([`scope::production_lines`]) and
-/// whether its text is read, kept so that the rules reading the file
-/// share them.
-#[derive(Debug)]
-pub(crate) struct FileLines<'a> {
-    pub patch: &'a FilePatch,
-    pub production: Vec<(u32, &'a str)>,
-    /// What every lane reading the file shares.
-    shared: Arc<SharedLines>,
-}
-
-/// What the rules work out about a file once for all the lanes that read
-/// it ([`memo`]), holding nothing of the diff itself.
-#[derive(Debug)]
-pub(crate) struct SharedLines {
-    production: Vec<scope::LineRef>,
-    /// Whether the rules read its text ([`text_files`]).
-    text: bool,
-    /// [`FileLines::production`] with string literals blanked, worked out
-    /// when a rule first asks ([`RuleContext::production_code`]).
-    code: OnceLock<Vec<Option<Box<str>>>>,
-    /// The [`LineMask`] of each of [`FileLines::production`], worked out
-    /// when a rule first asks ([`RuleContext::production_masks`]).
-    masks: OnceLock<Vec<LineMask>>,
-    /// The [`LineMask`] of each added line ([`RuleContext::added_masks`]).
-    added_masks: OnceLock<Vec<LineMask>>,
-    /// What kind of file it is, for the tables ([`RuleContext::kind`]).
-    kind: OnceLock<catalogue::Kind>,
-}
-
-impl SharedLines {
-    pub(crate) fn of(patch: &FilePatch) -> Self {
-        SharedLines {
-            production: scope::production_refs(patch),
-            text: is_text(patch),
-            code: OnceLock::new(),
-            masks: OnceLock::new(),
-            added_masks: OnceLock::new(),
-            kind: OnceLock::new(),
-        }
-    }
-}
-
-/// The `i`th of `masks` ([`RuleContext::production_masks`],
-/// [`RuleContext::added_masks`]); past the end, one that turns nothing
-/// away.
-pub(crate) fn mask_of(masks: &[LineMask], i: usize) -> LineMask {
-    masks.get(i).copied().unwrap_or(LineMask::ALL)
-}
-
-/// The `i`th production line's code ([`RuleContext::production_code`]),
-/// given its `text`.
-pub(crate) fn blanked<'t>(code: &'t [Option<Box<str>>], i: usize, text: &'t str) -> &'t str {
-    code.get(i).and_then(Option::as_deref).unwrap_or(text)
-}
-
-impl<'a> FileLines<'a> {
-    /// `patch`'s lines, from what is shared about it.
-    pub(crate) fn of(patch: &'a FilePatch, shared: Arc<SharedLines>) -> Self {
-        FileLines {
-            patch,
-            production: scope::lines_at(patch, &shared.production),
-            shared,
-        }
-    }
+    /// What the rule being run reads ([`Rule::reads`]), set by [`run`].
+    pub(crate) reads: Reads,
+    /// The lines of the lane's files, worked out once for every rule that
+    /// reads them ([`memo`]); rules ask [`RuleContext::production_lines`].
+    pub(crate) lines: &'a [FileLines<'a>],
 }
 
 impl<'a> RuleContext<'a> {
@@ -123,7 +66,8 @@ impl<'a> RuleContext<'a> {
             change,
             index,
             heads: None,
-            lines: None,
+            reads: Reads::Code,
+            lines: &[],
         }
     }
 
@@ -135,97 +79,7 @@ impl<'a> RuleContext<'a> {
     /// The head contents of `path` as text, when the client sent them and
     /// they are UTF-8.
     pub(crate) fn head_text(&self, path: &str) -> Option<&'a str> {
-        let bytes = self.heads?.get(path)?;
-        std::str::from_utf8(bytes).ok()
-    }
-
-    /// The added lines of `patch` that are code ([`scope::production_lines`]).
-    pub(crate) fn production_lines(&self, patch: &'a FilePatch) -> Cow<'a, [(u32, &'a str)]> {
-        match self.lines {
-            Some(lines) if std::ptr::eq(lines.patch, patch) => Cow::Borrowed(&lines.production),
-            _ => Cow::Owned(scope::production_lines(patch)),
-        }
-    }
-
-    /// Each of [`RuleContext::production_lines`], in the same order, with
-    /// the content of its string literals removed
-    /// ([`lang::Lang::code_only`] in the file's language): `None` where
-    /// that leaves the line as it is. Read them with [`blanked`].
-    pub(crate) fn production_code(&self, patch: &'a FilePatch) -> Cow<'a, [Option<Box<str>>]> {
-        let blank = |lines: &[(u32, &str)]| -> Vec<Option<Box<str>>> {
-            let lang = lang::Lang::of(patch.path());
-            lines
-                .iter()
-                .map(|&(_, text)| match lang.code_only(text) {
-                    Cow::Borrowed(_) => None,
-                    Cow::Owned(code) => Some(code.into_boxed_str()),
-                })
-                .collect()
-        };
-        match self.lines {
-            Some(lines) if std::ptr::eq(lines.patch, patch) => {
-                Cow::Borrowed(lines.shared.code.get_or_init(|| blank(&lines.production)))
-            }
-            _ => Cow::Owned(blank(&scope::production_lines(patch))),
-        }
-    }
-
-    /// The [`LineMask`] of each of [`RuleContext::production_lines`], in
-    /// the same order, which serves the line as written and its
-    /// [`RuleContext::production_code`]. Read them with [`mask_of`].
-    pub(crate) fn production_masks(&self, patch: &'a FilePatch) -> Cow<'a, [LineMask]> {
-        let of = |lines: &[(u32, &str)], code: &[Option<Box<str>>]| -> Vec<LineMask> {
-            lines
-                .iter()
-                .enumerate()
-                .map(
-                    |(i, &(_, text))| match code.get(i).and_then(Option::as_deref) {
-                        Some(code) => LineMask::of(text).with(code),
-                        None => LineMask::of(text),
-                    },
-                )
-                .collect()
-        };
-        match self.lines {
-            Some(lines) if std::ptr::eq(lines.patch, patch) => Cow::Borrowed(
-                lines
-                    .shared
-                    .masks
-                    .get_or_init(|| of(&lines.production, &self.production_code(patch))),
-            ),
-            _ => Cow::Owned(of(
-                &scope::production_lines(patch),
-                &self.production_code(patch),
-            )),
-        }
-    }
-
-    /// The [`LineMask`] of each of `patch`'s added lines, in the order of
-    /// [`FilePatch::added_lines`]. Read them with [`mask_of`].
-    pub(crate) fn added_masks(&self, patch: &'a FilePatch) -> Cow<'a, [LineMask]> {
-        let of = || -> Vec<LineMask> {
-            patch
-                .added_lines()
-                .map(|(_, text)| LineMask::of(text))
-                .collect()
-        };
-        match self.lines {
-            Some(lines) if std::ptr::eq(lines.patch, patch) => {
-                Cow::Borrowed(lines.shared.added_masks.get_or_init(of))
-            }
-            _ => Cow::Owned(of()),
-        }
-    }
-
-    /// What kind of file `patch` is, as the tables' checks ask.
-    pub(crate) fn kind(&self, patch: &'a FilePatch) -> catalogue::Kind {
-        match self.lines {
-            Some(lines) if std::ptr::eq(lines.patch, patch) => *lines
-                .shared
-                .kind
-                .get_or_init(|| catalogue::Kind::of(patch.path())),
-            _ => catalogue::Kind::of(patch.path()),
-        }
+        head_text(self.heads, path)
     }
 
     /// [`RuleContext::production_lines`] of a Rust file outside examples,
@@ -238,6 +92,16 @@ impl<'a> RuleContext<'a> {
     }
 }
 
+/// The contents of `path` in `heads` as text, when they are there and
+/// UTF-8.
+pub(crate) fn head_text<'h>(
+    heads: Option<&'h BTreeMap<String, Vec<u8>>>,
+    path: &str,
+) -> Option<&'h str> {
+    let bytes = heads?.get(path)?;
+    std::str::from_utf8(bytes).ok()
+}
+
 /// A built-in check.
 pub trait Rule: Send + Sync {
     /// Stable code, e.g. `RV-SEC-001`. Never reused for another check.
@@ -248,8 +112,38 @@ pub trait Rule: Send + Sync {
     fn severity(&self) -> Severity;
     /// 0–100: how often a hit is a true positive.
     fn confidence(&self) -> u8;
-    /// Appends its findings on the lane's files.
+    /// What of a file's lines it reads: the lines it gets through its
+    /// context hold only that ([`Reads`]).
+    fn reads(&self) -> Reads {
+        Reads::Code
+    }
+    /// Appends its findings on the lane's files. Called through [`run`].
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>);
+}
+
+/// Runs `rule` on `ctx`, giving it the lines it reads ([`Rule::reads`]);
+/// the lines of a file the context does not carry are worked out when the
+/// rule first asks.
+pub(crate) fn run(rule: &dyn Rule, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+    let reads = rule.reads();
+    if ctx.files.iter().all(|p| ctx.file_lines(p).is_some()) {
+        rule.check(&RuleContext { reads, ..*ctx }, out);
+        return;
+    }
+    let lines: Vec<FileLines<'_>> = ctx
+        .files
+        .iter()
+        .map(|p| FileLines::lazy(p, ctx.head_text(p.path())))
+        .collect();
+    let ctx = RuleContext {
+        files: ctx.files,
+        change: ctx.change,
+        index: ctx.index,
+        heads: ctx.heads,
+        reads,
+        lines: &lines,
+    };
+    rule.check(&ctx, out);
 }
 
 /// Declares each rule's module and lists the rule in [`all_rules`], so that
@@ -354,10 +248,10 @@ pub(crate) fn downgrade(mut f: Finding, to: Severity, reason: &str) -> Finding {
 /// The lane's files whose text a rule reads: neither binary nor deleted, and
 /// written by people (not lock files, vendored or generated code).
 pub(crate) fn text_files<'a>(ctx: &RuleContext<'a>) -> impl Iterator<Item = &'a FilePatch> {
-    let lines = ctx.lines;
-    ctx.files.iter().copied().filter(move |p| match lines {
-        Some(lines) if std::ptr::eq(lines.patch, *p) => lines.shared.text,
-        _ => is_text(p),
+    let ctx = *ctx;
+    ctx.files.iter().copied().filter(move |p| {
+        ctx.file_lines(p)
+            .map_or_else(|| is_text(p), FileLines::is_text)
     })
 }
 
@@ -441,5 +335,31 @@ mod tests {
         for r in all_rules() {
             assert!(testing::run(r.as_ref(), &change).is_empty(), "{}", r.code());
         }
+    }
+
+    #[test]
+    fn what_each_rule_reads_is_what_the_engines_page_says() {
+        let path = format!("{}/../docs/engines.md", env!("CARGO_MANIFEST_DIR"));
+        let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let said: Vec<(String, String)> = page
+            .lines()
+            .filter(|l| l.starts_with("| RV-"))
+            .filter_map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                Some((cells.get(1)?.to_string(), cells.get(3)?.to_string()))
+            })
+            .collect();
+        let rules: Vec<(String, String)> = all_rules()
+            .iter()
+            .map(|r| {
+                let reads = match r.reads() {
+                    Reads::Code => "code",
+                    Reads::CodeAndStrings => "code and strings",
+                    Reads::Everything => "everything",
+                };
+                (r.code().to_string(), reads.to_string())
+            })
+            .collect();
+        assert_eq!(said, rules);
     }
 }

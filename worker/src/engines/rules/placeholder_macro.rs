@@ -1,4 +1,3 @@
-use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -44,9 +43,9 @@ impl Rule for PlaceholderMacro {
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
         for patch in text_files(ctx) {
-            for &(line, text) in ctx.production_rust_lines(patch).iter() {
-                let code = Lang::Rust.code_only(text);
-                let Some(c) = PLACEHOLDER.captures(&code) else {
+            // Read as code: comments and string contents are not there.
+            for &(line, code) in ctx.production_rust_lines(patch).iter() {
+                let Some(c) = PLACEHOLDER.captures(code) else {
                     continue;
                 };
                 let mac = &c[1];

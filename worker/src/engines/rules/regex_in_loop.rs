@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::scope::{HunkLines, indent, test_code_start};
+use super::scope::{HunkLines, indent};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -54,14 +54,13 @@ impl Rule for RegexInLoop {
             if !lang.is_source() {
                 continue;
             }
-            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = HunkLines::new(hunk);
                 for (i, l) in lines.each().enumerate() {
-                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
+                    let Some(code) = ctx.production_text(patch, l.line).filter(|_| l.added) else {
                         continue;
-                    }
-                    let Some(c) = COMPILE.captures(l.text) else {
+                    };
+                    let Some(c) = COMPILE.captures(code) else {
                         continue;
                     };
                     if !inside_loop(&lines.all()[i.saturating_sub(WINDOW)..=i], lang) {

@@ -1,9 +1,10 @@
 //! Where a line sits: the head-side lines of a hunk, indentation, and which
 //! added lines of a Rust file are production code rather than tests.
 
-use super::lang::{self, Lang};
+use super::lang::Lang;
 use super::paths::{is_non_production_path, is_test_path};
 use super::pattern::{Pattern, pattern};
+use super::{FileLines, Reads, RuleContext};
 use revu_common::diff::{FilePatch, Hunk, LineKind};
 use std::cell::OnceCell;
 
@@ -26,7 +27,7 @@ pub(crate) fn each_head_line(hunk: &Hunk) -> impl Iterator<Item = HeadLine<'_>> 
 }
 
 /// [`each_head_line`], each with its place in the hunk's lines.
-fn head_lines_at(hunk: &Hunk) -> impl Iterator<Item = (usize, HeadLine<'_>)> {
+pub(crate) fn head_lines_at(hunk: &Hunk) -> impl Iterator<Item = (usize, HeadLine<'_>)> {
     hunk.lines
         .iter()
         .enumerate()
@@ -105,21 +106,27 @@ pub(crate) fn test_code_start(patch: &FilePatch) -> u32 {
     u32::MAX
 }
 
-/// The added lines of `patch` that are code: not test code, not comments,
-/// and not inside a Python docstring (a triple-quoted string that opens its
-/// line, or `__doc__ = """`; tracked per hunk, best effort).
+/// The added lines of `patch` before test code that hold code or strings
+/// (no comment or docstring alone), as written, read without the head
+/// file: for what works on a file outside a rule's run.
 pub(crate) fn production_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
-    lines_at(patch, &production_refs(patch))
+    let lines = FileLines::lazy(patch, None);
+    let files = [patch];
+    let ctx = RuleContext {
+        reads: Reads::CodeAndStrings,
+        lines: std::slice::from_ref(&lines),
+        ..RuleContext::new(&files, &[], None)
+    };
+    let kept = ctx.production_lines(patch);
+    patch
+        .added_lines()
+        .filter(|&(n, _)| kept.binary_search_by_key(&n, |&(k, _)| k).is_ok())
+        .collect()
 }
 
-/// The line number and text in `patch` of each of `refs`.
-pub(crate) fn lines_at<'a>(patch: &'a FilePatch, refs: &[LineRef]) -> Vec<(u32, &'a str)> {
-    refs.iter().map(|r| (r.line, r.text(patch))).collect()
-}
-
-/// Where a line of [`production_lines`] is: its head line number, and its
-/// hunk and place in that hunk's lines (kept apart from the diff, so that
-/// lanes in other threads can share it).
+/// Where an added line is: its head line number, and its hunk and place
+/// in that hunk's lines (kept apart from the diff, so that lanes in other
+/// threads can share it).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LineRef {
     pub line: u32,
@@ -128,6 +135,15 @@ pub(crate) struct LineRef {
 }
 
 impl LineRef {
+    /// Line `line`, the `at`th of hunk `hunk`.
+    pub(crate) fn new(line: u32, hunk: usize, at: usize) -> Self {
+        LineRef {
+            line,
+            hunk: u32::try_from(hunk).unwrap_or(u32::MAX),
+            at: u32::try_from(at).unwrap_or(u32::MAX),
+        }
+    }
+
     /// The line's text in `patch`, the file it was read from.
     pub(crate) fn text(self, patch: &FilePatch) -> &str {
         patch
@@ -135,88 +151,6 @@ impl LineRef {
             .get(self.hunk as usize)
             .and_then(|h| h.lines.get(self.at as usize))
             .map_or("", |l| &*l.text)
-    }
-}
-
-/// [`production_lines`], as places in the patch.
-pub(crate) fn production_refs(patch: &FilePatch) -> Vec<LineRef> {
-    let start = test_code_start(patch);
-    let lang = Lang::of(patch.path());
-    let mut out = Vec::new();
-    for (h, hunk) in patch.hunks.iter().enumerate() {
-        let mut open: Option<TripleQuoted> = None;
-        for (at, l) in head_lines_at(hunk) {
-            let (line, text) = (l.line, l.text);
-            let mut docstring = false;
-            if lang == Lang::Python {
-                let at_start = open;
-                open = scan_triple_quotes(text, open);
-                let trimmed = lang::trim_start(text);
-                let unprefixed = trimmed.trim_start_matches(['r', 'R', 'u', 'U']);
-                let opens_doc = TRIPLE.iter().any(|t| unprefixed.starts_with(t))
-                    || trimmed.starts_with("__doc__");
-                docstring = match at_start {
-                    Some(q) => q.docstring,
-                    None => opens_doc && TRIPLE.iter().any(|t| find(text, t).is_some()),
-                };
-                if at_start.is_none() && opens_doc {
-                    open = open.map(|q| TripleQuoted {
-                        docstring: true,
-                        ..q
-                    });
-                }
-            }
-            if l.added && line < start && !docstring && !lang.is_comment(text) {
-                out.push(LineRef {
-                    line,
-                    hunk: u32::try_from(h).unwrap_or(u32::MAX),
-                    at: u32::try_from(at).unwrap_or(u32::MAX),
-                });
-            }
-        }
-    }
-    out
-}
-
-const TRIPLE: [&str; 2] = ["\"\"\"", "'''"];
-
-/// An open Python triple-quoted string: its delimiter and whether it is a
-/// docstring.
-#[derive(Debug, Clone, Copy)]
-struct TripleQuoted {
-    delimiter: &'static str,
-    docstring: bool,
-}
-
-/// Where `needle` first starts in `hay`: its first byte found with
-/// `memchr`, the rest compared there (these run on every line, for needles
-/// of three bytes: a searcher built per call costs more than the search).
-fn find(hay: &str, needle: &str) -> Option<usize> {
-    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
-    let &first = needle.first()?;
-    memchr::memchr_iter(first, hay).find(|&at| hay.get(at..at + needle.len()) == Some(needle))
-}
-
-/// The triple-quoted string still open after `text`, given the one open
-/// before it.
-fn scan_triple_quotes(text: &str, mut open: Option<TripleQuoted>) -> Option<TripleQuoted> {
-    let mut rest = text;
-    loop {
-        let next = match open {
-            Some(q) => find(rest, q.delimiter).map(|i| (i, None)),
-            None => TRIPLE
-                .iter()
-                .filter_map(|d| find(rest, d).map(|i| (i, Some(*d))))
-                .min_by_key(|(i, _)| *i),
-        };
-        let Some((i, opened)) = next else {
-            return open;
-        };
-        open = opened.map(|delimiter| TripleQuoted {
-            delimiter,
-            docstring: false,
-        });
-        rest = rest.get(i + 3..).unwrap_or_default();
     }
 }
 
@@ -228,14 +162,20 @@ pub(crate) fn is_production_rust(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::RuleContext;
     use super::super::testing::{added_file, modified};
     use super::*;
 
-    fn production_rust_lines(patch: &FilePatch) -> Vec<(u32, &str)> {
-        RuleContext::new(&[], &[], None)
-            .production_rust_lines(patch)
-            .into_owned()
+    /// The numbers of `patch`'s production lines, as a rule reading Rust
+    /// code gets them.
+    fn production_rust_lines(patch: &FilePatch) -> Vec<u32> {
+        let lines = FileLines::lazy(patch, None);
+        let files = [patch];
+        let ctx = RuleContext {
+            lines: std::slice::from_ref(&lines),
+            ..RuleContext::new(&files, &[], None)
+        };
+        let got = ctx.production_rust_lines(patch);
+        got.iter().map(|l| l.0).collect()
     }
 
     #[test]
@@ -250,8 +190,7 @@ mod tests {
                 "fn b() {}",
             ],
         );
-        let got: Vec<u32> = production_rust_lines(&p).iter().map(|l| l.0).collect();
-        assert_eq!(got, vec![1]);
+        assert_eq!(production_rust_lines(&p), vec![1]);
     }
 
     #[test]
@@ -281,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn python_docstrings_are_not_code_but_assigned_strings_are() {
+    fn python_docstrings_are_not_code_but_assigned_strings_and_doc_assignments_are() {
         let py = added_file(
             "app/x.py",
             &[
@@ -304,6 +243,6 @@ mod tests {
             ],
         );
         let lines: Vec<u32> = production_lines(&py).iter().map(|l| l.0).collect();
-        assert_eq!(lines, vec![1, 5, 6, 7, 9]);
+        assert_eq!(lines, vec![1, 5, 6, 7, 9, 14]);
     }
 }

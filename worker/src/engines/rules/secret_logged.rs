@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static LOG_CALL: Pattern = pattern!(concat!(
@@ -56,6 +56,9 @@ impl Rule for SecretLogged {
     }
     fn confidence(&self) -> u8 {
         75
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,7 +1,7 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static SELECT_STAR: Pattern = pattern!(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
@@ -43,6 +43,9 @@ impl Rule for SelectStar {
     }
     fn confidence(&self) -> u8 {
         80
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -2,7 +2,7 @@ use super::falsify::{Around, weigh_injection};
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -53,6 +53,9 @@ impl Rule for ShellInjection {
     }
     fn confidence(&self) -> u8 {
         85
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -3,7 +3,7 @@ use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// SQL written in upper case, as it usually is inside application code.
@@ -55,6 +55,9 @@ impl Rule for SqlStringFormatting {
     }
     fn confidence(&self) -> u8 {
         80
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -74,7 +74,7 @@ pub(crate) fn binary(path: &str, status: FileStatus, size: Option<u64>) -> FileP
 pub(crate) fn run(rule: &dyn Rule, change: &[FilePatch]) -> Vec<Finding> {
     let files: Vec<&FilePatch> = change.iter().collect();
     let mut out = Vec::new();
-    rule.check(&RuleContext::new(&files, change, None), &mut out);
+    super::run(rule, &RuleContext::new(&files, change, None), &mut out);
     out
 }
 

@@ -1,7 +1,7 @@
 use super::falsify::Around;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, blanked, finding, mask_of, text_files};
+use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
@@ -151,6 +151,9 @@ impl Rule for TlsVerificationDisabled {
     }
     fn confidence(&self) -> u8 {
         90
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

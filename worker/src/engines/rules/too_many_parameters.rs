@@ -1,6 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::scope::{HunkLines, test_code_start};
+use super::scope::HunkLines;
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -66,11 +66,13 @@ impl Rule for TooManyParameters {
             ) {
                 continue;
             }
-            let tests_from = test_code_start(patch);
             for hunk in &patch.hunks {
                 let lines = HunkLines::new(hunk);
                 for (i, l) in lines.each().enumerate() {
-                    if !l.added || l.line >= tests_from || lang.is_comment(l.text) {
+                    let Some(code) = ctx.production_text(patch, l.line).filter(|_| l.added) else {
+                        continue;
+                    };
+                    if !HEADER.is_match(code) {
                         continue;
                     }
                     let Some(c) = HEADER.captures(l.text) else {

@@ -1,7 +1,7 @@
 use super::catalogue::{Files, is_dockerfile};
 use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, each_head_line};
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
 
@@ -57,6 +57,9 @@ impl Rule for UnpinnedImage {
     }
     fn confidence(&self) -> u8 {
         85
+    }
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

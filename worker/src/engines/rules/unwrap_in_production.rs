@@ -1,6 +1,5 @@
-use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
-use super::{Message, Rule, RuleContext, finding, text_files};
+use super::{Message, Reads, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static UNWRAP: Pattern = pattern!(r"\.(unwrap\(\)|expect\()");
@@ -52,15 +51,25 @@ impl Rule for UnwrapInProduction {
     fn confidence(&self) -> u8 {
         75
     }
+    /// Strings too, for an `expect` message; the calls are matched in code.
+    fn reads(&self) -> Reads {
+        Reads::CodeAndStrings
+    }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        let as_code = ctx.reading(Reads::Code);
         for patch in text_files(ctx) {
-            for &(line, text) in ctx.production_rust_lines(patch).iter() {
-                let code = Lang::Rust.code_only(text);
-                let Some(c) = UNWRAP.captures(&code) else {
+            // Read as code: comments and string contents are not there.
+            for &(line, code) in as_code.production_rust_lines(patch).iter() {
+                let Some(c) = UNWRAP.captures(code) else {
                     continue;
                 };
-                if LOCK.captures(&code).is_some() || INVARIANT.is_match(text) {
+                // The `expect` message is a string: read in the view with
+                // strings, it may state the invariant.
+                let invariant = ctx
+                    .production_text(patch, line)
+                    .is_some_and(|text| INVARIANT.is_match(text));
+                if LOCK.captures(code).is_some() || invariant {
                     continue;
                 }
                 let call = if &c[1] == "unwrap()" {
@@ -146,5 +155,25 @@ mod tests {
             ),
         ];
         assert!(run(&UnwrapInProduction, &change).is_empty());
+    }
+
+    #[test]
+    fn an_unwrap_in_a_doc_comment_or_a_string_is_not_one() {
+        let change = [added_file(
+            "src/lib.rs",
+            &[
+                "/// let v = parse(s).unwrap();",
+                "/*! Crate docs:",
+                "    config().unwrap();",
+                "*/",
+                "let usage = \"call",
+                "    .unwrap() only in tests\";",
+                "let raw = r#\"x.expect(\"y\")\"#;",
+                "/* still a comment",
+                "   x.unwrap() */ let n = parse(s).unwrap();",
+            ],
+        )];
+        let found = run(&UnwrapInProduction, &change);
+        assert_eq!(cited(&found), vec![("src/lib.rs", 9)]);
     }
 }

@@ -54,12 +54,12 @@ impl Rule for WildcardImport {
             if is_test_path(path) || path.ends_with("__init__.py") {
                 continue;
             }
-            let lines: Vec<(u32, &str)> = match lang {
-                Lang::Rust => ctx.production_rust_lines(patch).into_owned(),
-                Lang::Python | Lang::Java => patch.added_lines().collect(),
+            let lines = match lang {
+                Lang::Rust => ctx.production_rust_lines(patch),
+                Lang::Python | Lang::Java => ctx.added_lines(patch),
                 _ => continue,
             };
-            for (line, text) in lines {
+            for &(line, text) in lines.iter() {
                 let pattern = match lang {
                     Lang::Rust => &RUST_GLOB,
                     Lang::Python => &PY_STAR,
