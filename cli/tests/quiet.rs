@@ -201,3 +201,21 @@ fn text_content_cannot_inject_markup() {
     let r = review_head(&s);
     assert!(fired(&r, "RV-SEC-010").is_empty(), "{:#}", r["findings"]);
 }
+
+#[test]
+fn a_console_log_in_a_jsdoc_example_is_documentation() {
+    let before = "export declare function parse(input: string): Schema;\n";
+    let after = "/**\n   Parses `input`.\n\n   @example\n   const s = parse(\"a\");\n   console.log(s.shape);\n*/\nexport declare function parse(input: string): Schema;\n";
+    let s = change(
+        "quiet-jsdoc",
+        &[("types/index.d.ts", before)],
+        &[("types/index.d.ts", after)],
+    );
+    let r = review_head(&s);
+    assert!(fired(&r, "RV-OPS-001").is_empty(), "{:#}", r["findings"]);
+    // Outside the comment, in code, it is still seen.
+    s.write("src/run.ts", "export function run(x: number) {\n  console.log(x);\n}\n");
+    s.commit("a print");
+    let r = review_head(&s);
+    assert_eq!(fired(&r, "RV-OPS-001").len(), 1, "{:#}", r["findings"]);
+}
