@@ -214,7 +214,10 @@ fn a_console_log_in_a_jsdoc_example_is_documentation() {
     let r = review_head(&s);
     assert!(fired(&r, "RV-OPS-001").is_empty(), "{:#}", r["findings"]);
     // Outside the comment, in code, it is still seen.
-    s.write("src/run.ts", "export function run(x: number) {\n  console.log(x);\n}\n");
+    s.write(
+        "src/run.ts",
+        "export function run(x: number) {\n  console.log(x);\n}\n",
+    );
     s.commit("a print");
     let r = review_head(&s);
     assert_eq!(fired(&r, "RV-OPS-001").len(), 1, "{:#}", r["findings"]);

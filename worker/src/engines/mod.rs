@@ -322,7 +322,7 @@ impl Engine for RulesEngine {
                             .push_str(&format!(" Linters: {} finding(s).", linted.findings.len()));
                     }
                     body.checks.extend(linted.checks);
-                    body.findings.extend(linted.findings);
+                    rules::same_root::merge(&mut body.findings, linted.findings);
                     body.findings.sort_by(|a, b| {
                         (&a.file, a.line, &a.rule).cmp(&(&b.file, b.line, &b.rule))
                     });

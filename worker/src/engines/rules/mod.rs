@@ -22,6 +22,7 @@ pub(crate) mod memo;
 mod paths;
 mod pattern;
 pub(crate) mod phases;
+pub(crate) mod same_root;
 mod scope;
 mod secrets;
 #[cfg(test)]
