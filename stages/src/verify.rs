@@ -314,14 +314,19 @@ fn precedence(a: &Finding, b: &Finding) -> Ordering {
             f.end_line,
         )
     };
-    key(a).cmp(&key(b)).then_with(|| {
-        (&a.summary, &a.why, &a.fix, &a.dimensions).cmp(&(
-            &b.summary,
-            &b.why,
-            &b.fix,
-            &b.dimensions,
-        ))
-    })
+    // Among equals, the copy that says most (a lane that merged other
+    // tools' findings into it says so in its `why`).
+    key(a)
+        .cmp(&key(b))
+        .then_with(|| b.why.len().cmp(&a.why.len()))
+        .then_with(|| {
+            (&a.summary, &a.why, &a.fix, &a.dimensions).cmp(&(
+                &b.summary,
+                &b.why,
+                &b.fix,
+                &b.dimensions,
+            ))
+        })
 }
 
 #[cfg(test)]

@@ -81,8 +81,8 @@ impl Rule for SourceWithoutTests {
         let covered: Vec<&New> = new.iter().filter(|n| !n.tests.is_empty()).collect();
         let mut why = format!(
             "No test was added or updated, so nothing demonstrates that the new behaviour works \
-             or protects it from the next change; reviewers must verify it by reading. New and \
-             named by no test: {}.",
+             or protects it from the next change; reviewers must verify it by reading. New \
+             symbols no test names: {}.",
             named(&names)
         );
         if !covered.is_empty() {
@@ -378,7 +378,7 @@ mod tests {
         let found = run_with(&change, &[0], Some(&one));
         assert_eq!(cited(&found), vec![("src/pkg/api.py", 5)]);
         assert!(
-            found[0].why.contains("named by no test: `store`")
+            found[0].why.contains("New symbols no test names: `store`")
                 && found[0].why.contains("(`fetch`) exist in `tests/test_api.py`"),
             "{}",
             found[0].why
