@@ -217,3 +217,20 @@ fn a_module_imported_inside_a_function_binds_there_too() {
     let index = index(&[("lib/tls.py", Some(before), Some(after))]);
     assert_eq!(index.omissions, vec![], "{:#?}", index.omissions);
 }
+
+#[test]
+fn an_interface_member_read_on_a_value_of_another_type_is_not_its_use() {
+    let before = "export interface Options {\n  retries?: number;\n}\n";
+    let after = "export interface Options {\n  maxRetries?: number;\n}\n";
+    let user = "import { Options } from './options';\nimport { Agent } from 'undici';\n\nexport function a(p: Agent) {\n  return p.retries;\n}\n\nexport function b(o: Options) {\n  return o.retries;\n}\n";
+    let index = index(&[
+        ("src/options.ts", Some(before), Some(after)),
+        ("src/use.ts", Some(user), Some(user)),
+    ]);
+    assert_eq!(
+        certain(&index),
+        vec![at("src/use.ts", 9, "retries")],
+        "{:#?}",
+        index.omissions
+    );
+}
