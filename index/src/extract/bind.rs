@@ -149,7 +149,9 @@ impl<'a, 't> Walk<'a, 't> {
             (Lang::Python, "class_definition")
             | (
                 Lang::JavaScript | Lang::TypeScript | Lang::Tsx,
-                "class_declaration" | "abstract_class_declaration" | "class"
+                "class_declaration"
+                | "abstract_class_declaration"
+                | "class"
                 | "interface_declaration",
             )
             | (
