@@ -6,23 +6,10 @@
 
 mod scratch;
 
-use scratch::Scratch;
+use scratch::{Scratch, findings, report};
 use serde_json::Value;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn report(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not a report ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn findings(r: &Value) -> Vec<&Value> {
-    r["findings"].as_array().into_iter().flatten().collect()
-}
+use std::process::{Command, Stdio};
 
 fn at<'a>(r: &'a Value, file: &str, rule: &str) -> &'a Value {
     findings(r)

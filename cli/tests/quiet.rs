@@ -6,22 +6,12 @@
 
 mod scratch;
 
-use scratch::Scratch;
+use scratch::{Scratch, findings, report};
 use serde_json::Value;
 
 /// Reviews the last commit of `s` with the built-in rules alone.
 fn review_head(s: &Scratch) -> Value {
-    let out = s.review(&["--commit", "HEAD", "--linters", "off", "--fail-on", "never"]);
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not a report ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn findings(r: &Value) -> Vec<&Value> {
-    r["findings"].as_array().into_iter().flatten().collect()
+    report(&s.review(&["--commit", "HEAD", "--linters", "off", "--fail-on", "never"]))
 }
 
 /// `(file, line, rule)` of every BLOCKER.

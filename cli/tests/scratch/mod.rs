@@ -106,3 +106,19 @@ pub fn revu_command(dir: &Path, config: Option<&Path>) -> Command {
     }
     cmd
 }
+
+/// The report a run printed on stdout; a panic with what it wrote on
+/// stderr when it printed none.
+pub fn report(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not a report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The findings of a report.
+pub fn findings(r: &serde_json::Value) -> Vec<&serde_json::Value> {
+    r["findings"].as_array().into_iter().flatten().collect()
+}
