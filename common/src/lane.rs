@@ -199,13 +199,29 @@ pub struct LaneJob {
 }
 
 /// What a lane spent on a model service, over all its attempts so far.
+///
+/// `input_tokens` counts every input token, those read from or written to
+/// the provider's prompt cache included; `output_tokens` every output
+/// token, reasoning included. The kinds within them are counted apart, as
+/// the providers bill them apart.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Usage {
     /// The model that answered (the last one, if several did).
     pub model: String,
     pub requests: u32,
     pub input_tokens: u64,
+    /// Of the input, tokens read from the provider's prompt cache.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
+    /// Of the input, tokens written to the provider's prompt cache (a
+    /// provider that bills writes apart reports them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     pub output_tokens: u64,
+    /// Of the output, tokens the model spent reasoning (or thinking)
+    /// before it answered, where the provider reports them apart.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_tokens: u64,
     /// Time spent waiting for answers, in milliseconds.
     pub latency_ms: u64,
     /// What the tokens cost, where the worker has a price for the model.
@@ -250,7 +266,14 @@ impl Usage {
         }
         self.requests = self.requests.saturating_add(more.requests);
         self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
+        self.cached_input_tokens = self
+            .cached_input_tokens
+            .saturating_add(more.cached_input_tokens);
+        self.cache_write_tokens = self
+            .cache_write_tokens
+            .saturating_add(more.cache_write_tokens);
         self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
+        self.reasoning_tokens = self.reasoning_tokens.saturating_add(more.reasoning_tokens);
         self.latency_ms = self.latency_ms.saturating_add(more.latency_ms);
         self.cost_usd = match (self.cost_usd, more.cost_usd) {
             (Some(a), Some(b)) => Some(Usd(a.0.saturating_add(b.0))),
@@ -258,6 +281,10 @@ impl Usage {
         };
         self
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl LaneJob {

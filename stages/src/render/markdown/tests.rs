@@ -68,7 +68,7 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
         input_tokens: 1200,
         output_tokens: 300,
         latency_ms: 4250,
-        cost_usd: None,
+        ..revu_common::lane::Usage::default()
     });
     let md = markdown(&report);
     assert!(
