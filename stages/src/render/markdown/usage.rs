@@ -1,0 +1,98 @@
+//! What the lanes of model engines spent: a table under the lanes, one row
+//! per lane and one for the review, tokens by kind (a kind gets its column
+//! only when some lane spent tokens of it) and cost (a column only when a
+//! price table priced some lane).
+
+use super::{cell, code, inline};
+use revu_common::lane::Usage;
+use revu_common::report::{Report, ReviewUsage};
+use std::fmt::{self, Write};
+
+/// A column of the table: its head, and a lane's cell.
+type Column = (&'static str, fn(&Usage) -> String);
+
+/// Token columns, each shown when `shown` is true of some lane.
+const TOKENS: [(Column, fn(&Usage) -> bool); 5] = [
+    (("input tokens", |u| u.input_tokens.to_string()), |_| true),
+    (("cached", |u| u.cached_input_tokens.to_string()), |u| {
+        u.cached_input_tokens > 0
+    }),
+    (
+        ("cache writes", |u| u.cache_write_tokens.to_string()),
+        |u| u.cache_write_tokens > 0,
+    ),
+    (("output tokens", |u| u.output_tokens.to_string()), |_| true),
+    (("reasoning", |u| u.reasoning_tokens.to_string()), |u| {
+        u.reasoning_tokens > 0
+    }),
+];
+
+pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
+    let metered: Vec<_> = r
+        .lanes
+        .iter()
+        .filter_map(|l| l.usage.as_ref().map(|u| (l, u)))
+        .collect();
+    if metered.is_empty() {
+        return Ok(());
+    }
+    let columns: Vec<Column> = TOKENS
+        .iter()
+        .filter(|(_, shown)| metered.iter().any(|(_, u)| shown(u)))
+        .map(|(column, _)| *column)
+        .collect();
+    let priced = metered.iter().any(|(_, u)| u.cost_usd.is_some());
+    let heads: String = columns.iter().map(|(h, _)| format!(" {h} |")).collect();
+    let rules = "---:|".repeat(columns.len());
+    let (cost_head, cost_rule) = if priced {
+        (" cost |", "---:|")
+    } else {
+        ("", "")
+    };
+    writeln!(
+        out,
+        "| lane | model | requests |{heads} latency |{cost_head}"
+    )?;
+    writeln!(out, "|---|---|---:|{rules}---:|{cost_rule}")?;
+    let row = |out: &mut String, name: &str, model: &str, u: &Usage| {
+        let cells: String = columns
+            .iter()
+            .map(|(_, c)| format!(" {} |", c(u)))
+            .collect();
+        let cost = match (priced, u.cost_usd) {
+            (false, _) => String::new(),
+            (true, Some(c)) => format!(" ${:.4} |", c.dollars()),
+            (true, None) => " — |".to_owned(),
+        };
+        writeln!(
+            out,
+            "| {name} | {model} | {} |{cells} {:.1} s |{cost}",
+            u.requests,
+            u.latency_ms as f64 / 1000.0
+        )
+    };
+    for (l, u) in &metered {
+        row(out, &cell(&code(&l.id)), &cell(&inline(&u.model)), u)?;
+    }
+    if metered.len() > 1 {
+        let total = metered
+            .iter()
+            .fold(Usage::default(), |sum, (_, u)| sum.plus(u));
+        row(out, "**review**", "", &total)?;
+    }
+    // From the lanes, so that a report written before the review's total
+    // was kept reads the same.
+    let review = ReviewUsage::of(&r.lanes).unwrap_or_default();
+    if let Some(cost) = review.cost_usd {
+        let note = match review.unpriced_lanes {
+            0 => String::new(),
+            n => format!(" ({n} lane(s) not priced: the table has no price for their model)"),
+        };
+        writeln!(
+            out,
+            "\nPriced lanes cost ${:.4} in all{note}.",
+            cost.dollars()
+        )?;
+    }
+    writeln!(out)
+}
