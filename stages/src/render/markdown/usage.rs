@@ -8,23 +8,40 @@ use revu_common::lane::Usage;
 use revu_common::report::{Report, ReviewUsage};
 use std::fmt::{self, Write};
 
-/// A column of the table: its head, and a lane's cell.
-type Column = (&'static str, fn(&Usage) -> String);
+/// A token column: its head, what a lane's cell counts, and whether it
+/// is shown even when no lane counts any.
+struct Column {
+    head: &'static str,
+    count: fn(&Usage) -> u64,
+    always: bool,
+}
 
-/// Token columns, each shown when `shown` is true of some lane.
-const TOKENS: [(Column, fn(&Usage) -> bool); 5] = [
-    (("input tokens", |u| u.input_tokens.to_string()), |_| true),
-    (("cached", |u| u.cached_input_tokens.to_string()), |u| {
-        u.cached_input_tokens > 0
-    }),
-    (
-        ("cache writes", |u| u.cache_write_tokens.to_string()),
-        |u| u.cache_write_tokens > 0,
-    ),
-    (("output tokens", |u| u.output_tokens.to_string()), |_| true),
-    (("reasoning", |u| u.reasoning_tokens.to_string()), |u| {
-        u.reasoning_tokens > 0
-    }),
+const TOKENS: [Column; 5] = [
+    Column {
+        head: "input tokens",
+        count: |u| u.input_tokens,
+        always: true,
+    },
+    Column {
+        head: "cached",
+        count: |u| u.cached_input_tokens,
+        always: false,
+    },
+    Column {
+        head: "cache writes",
+        count: |u| u.cache_write_tokens,
+        always: false,
+    },
+    Column {
+        head: "output tokens",
+        count: |u| u.output_tokens,
+        always: true,
+    },
+    Column {
+        head: "reasoning",
+        count: |u| u.reasoning_tokens,
+        always: false,
+    },
 ];
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
@@ -36,13 +53,12 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
     if metered.is_empty() {
         return Ok(());
     }
-    let columns: Vec<Column> = TOKENS
+    let columns: Vec<&Column> = TOKENS
         .iter()
-        .filter(|(_, shown)| metered.iter().any(|(_, u)| shown(u)))
-        .map(|(column, _)| *column)
+        .filter(|c| c.always || metered.iter().any(|(_, u)| (c.count)(u) > 0))
         .collect();
     let priced = metered.iter().any(|(_, u)| u.cost_usd.is_some());
-    let heads: String = columns.iter().map(|(h, _)| format!(" {h} |")).collect();
+    let heads: String = columns.iter().map(|c| format!(" {} |", c.head)).collect();
     let rules = "---:|".repeat(columns.len());
     let (cost_head, cost_rule) = if priced {
         (" cost |", "---:|")
@@ -57,7 +73,7 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
     let row = |out: &mut String, name: &str, model: &str, u: &Usage| {
         let cells: String = columns
             .iter()
-            .map(|(_, c)| format!(" {} |", c(u)))
+            .map(|c| format!(" {} |", (c.count)(u)))
             .collect();
         let cost = match (priced, u.cost_usd) {
             (false, _) => String::new(),
