@@ -17,32 +17,20 @@ struct Column {
 }
 
 const TOKENS: [Column; 5] = [
-    Column {
-        head: "input tokens",
-        count: |u| u.input_tokens,
-        always: true,
-    },
-    Column {
-        head: "cached",
-        count: |u| u.cached_input_tokens,
-        always: false,
-    },
-    Column {
-        head: "cache writes",
-        count: |u| u.cache_write_tokens,
-        always: false,
-    },
-    Column {
-        head: "output tokens",
-        count: |u| u.output_tokens,
-        always: true,
-    },
-    Column {
-        head: "reasoning",
-        count: |u| u.reasoning_tokens,
-        always: false,
-    },
+    column("input tokens", |u| u.input_tokens, true),
+    column("cached", |u| u.cached_input_tokens, false),
+    column("cache writes", |u| u.cache_write_tokens, false),
+    column("output tokens", |u| u.output_tokens, true),
+    column("reasoning", |u| u.reasoning_tokens, false),
 ];
+
+const fn column(head: &'static str, count: fn(&Usage) -> u64, always: bool) -> Column {
+    Column {
+        head,
+        count,
+        always,
+    }
+}
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
     let metered: Vec<_> = r

@@ -1,70 +1,34 @@
-//! The engine against servers that behave as each model family's API
+//! The engine against servers that answer as each model family's API
 //! does: OpenAI's reasoning models refusing `max_tokens` and any
-//! temperature but the default, and counting reasoning and cached tokens;
-//! Anthropic models thinking before they answer, refusing what a thinking
-//! request may not carry, and reading and writing a prompt cache.
+//! temperature but the default in its words, and counting reasoning and
+//! cached tokens; Anthropic models thinking before they answer, refusing
+//! what a thinking request may not carry, and reading and writing a
+//! prompt cache. (The command-line tests hold a whole review to a server
+//! that refuses as OpenAI does.)
 
 use super::server::{Scripted, Seen, Server, ok, status};
 use super::*;
 use crate::engines::llm::family::{MaxTokensField, ReasoningEffort};
 use revu_common::lane::Usd;
 
-/// Whether a model name is one of OpenAI's reasoning models, as the
-/// server knows it (not as revu's patterns say).
-fn reasons(model: &str) -> bool {
-    ["o1", "o3", "o4", "gpt-5"]
-        .iter()
-        .any(|f| model.starts_with(f))
-}
-
 fn openai_error(message: &str, param: &str, code: &str) -> Scripted {
     let body = json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}});
     status(400, vec![], &body.to_string())
 }
 
-/// What OpenAI's API answers: refusals as it words them, else the report
-/// with `reasoning` of `completion` output tokens spent reasoning and
-/// `cached` of 2,000 input tokens read from its cache.
-fn openai_api(seen: &Seen, completion: u64, reasoning: u64, cached: u64) -> Scripted {
-    let body = &seen.body;
-    let model = body["model"].as_str().unwrap_or_default();
-    if reasons(model) {
-        if body.get("max_tokens").is_some() {
-            return openai_error(
-                "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-                "max_tokens",
-                "unsupported_parameter",
-            );
-        }
-        if body
-            .get("temperature")
-            .is_some_and(|t| t.as_f64() != Some(1.0))
-        {
-            return openai_error(
-                "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
-                "temperature",
-                "unsupported_value",
-            );
-        }
-    } else if body.get("reasoning_effort").is_some() {
-        return openai_error(
-            "Unrecognized request argument supplied: reasoning_effort",
-            "reasoning_effort",
-            "unsupported_parameter",
-        );
-    }
-    let content = if completion == reasoning {
+/// A report as OpenAI's API answers it, `reasoning` of its `completion`
+/// output tokens spent reasoning (all of them: cut before any answer) and
+/// `cached` of its 2,000 input tokens read from the prompt cache.
+fn openai_answer_of(completion: u64, reasoning: u64, cached: u64) -> Scripted {
+    let cut = completion == reasoning;
+    let content = if cut {
         Value::Null
     } else {
         json!(report_json().to_string())
     };
-    let finish = if completion == reasoning {
-        "length"
-    } else {
-        "stop"
-    };
     ok(json!({
-        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": finish}],
+        "choices": [{"message": {"role": "assistant", "content": content},
+            "finish_reason": if cut { "length" } else { "stop" }}],
         "usage": {
             "prompt_tokens": 2000, "completion_tokens": completion,
             "prompt_tokens_details": {"cached_tokens": cached},
@@ -84,7 +48,7 @@ fn openai_engine(server: &Server, model: &str, settings: LlmSettings) -> LlmEngi
 
 #[tokio::test]
 async fn a_reasoning_model_gets_what_it_takes_and_its_reasoning_is_counted() {
-    let server = Server::answering(|seen| Some(openai_api(seen, 900, 700, 1536))).await;
+    let server = Server::start(vec![openai_answer_of(900, 700, 1536)]).await;
     let settings = LlmSettings {
         reasoning_effort: Some(ReasoningEffort::High),
         ..LlmSettings::default()
@@ -126,7 +90,21 @@ async fn a_reasoning_model_gets_what_it_takes_and_its_reasoning_is_counted() {
 
 #[tokio::test]
 async fn a_refused_parameter_is_named_with_the_flag_that_changes_it() {
-    let server = Server::answering(|seen| Some(openai_api(seen, 100, 0, 0))).await;
+    // What OpenAI answers a reasoning model asked with max_tokens, then
+    // with a temperature.
+    let server = Server::start(vec![
+        openai_error(
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+            "max_tokens",
+            "unsupported_parameter",
+        ),
+        openai_error(
+            "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.",
+            "temperature",
+            "unsupported_value",
+        ),
+    ])
+    .await;
     let forced = LlmSettings {
         max_tokens_field: Some(MaxTokensField::MaxTokens),
         ..LlmSettings::default()
@@ -165,7 +143,7 @@ async fn a_refused_parameter_is_named_with_the_flag_that_changes_it() {
 
 #[tokio::test]
 async fn a_plain_model_keeps_its_temperature_and_gets_no_effort() {
-    let server = Server::answering(|seen| Some(openai_api(seen, 100, 0, 0))).await;
+    let server = Server::start(vec![openai_answer_of(100, 0, 0)]).await;
     let settings = LlmSettings {
         temperature: Some(0.2),
         ..LlmSettings::default()
@@ -184,7 +162,7 @@ async fn a_plain_model_keeps_its_temperature_and_gets_no_effort() {
 
 #[tokio::test]
 async fn a_lane_cut_while_reasoning_is_incomplete_with_that_reason() {
-    let server = Server::answering(|seen| Some(openai_api(seen, 512, 512, 0))).await;
+    let server = Server::start(vec![openai_answer_of(512, 512, 0)]).await;
     let settings = LlmSettings {
         max_output_tokens: Some(512),
         reasoning_effort: Some(ReasoningEffort::Medium),
@@ -252,21 +230,23 @@ fn anthropic_api(seen: &Seen, requests: usize, answer: Option<Value>) -> Scripte
     }))
 }
 
-fn thinking_engine(server: &Server, settings: LlmSettings) -> LlmEngine {
+/// A Claude engine thinking 1,024 tokens at most, as `settings` say
+/// otherwise; `Err` says why the flags are refused.
+fn thinking_engine(server: &Server, settings: LlmSettings) -> Result<LlmEngine, String> {
     let settings = LlmSettings {
         thinking_budget: Some(1024),
         timeout_secs: 30,
         ..settings
     };
+    let model = "claude-sonnet-4-5";
     LlmEngine::new(
         "llm",
         Provider::Anthropic,
         &server.base,
-        "claude-sonnet-4-5",
+        model,
         None,
         &settings,
     )
-    .unwrap()
 }
 
 fn lane(dimension: Dimension) -> LaneInput {
@@ -289,7 +269,7 @@ async fn anthropic_thinking_is_read_past_and_the_shared_prefix_is_cached() {
         Some(answer)
     })
     .await;
-    let mut llm = thinking_engine(&server, LlmSettings::default());
+    let mut llm = thinking_engine(&server, LlmSettings::default()).unwrap();
     llm.price = Some(price::Price {
         cached_input_per_mtok: Some(0.30),
         cache_write_per_mtok: Some(3.75),
@@ -344,6 +324,7 @@ async fn anthropic_thinking_is_read_past_and_the_shared_prefix_is_cached() {
 async fn a_lane_cut_while_thinking_is_incomplete_and_bad_thinking_flags_are_refused() {
     let server = Server::answering(|seen| Some(anthropic_api(seen, 0, None))).await;
     let out = thinking_engine(&server, LlmSettings::default())
+        .unwrap()
         .review(input())
         .await
         .unwrap();
@@ -372,18 +353,7 @@ async fn a_lane_cut_while_thinking_is_incomplete_and_bad_thinking_flags_are_refu
             "takes no temperature",
         ),
     ] {
-        let settings = LlmSettings {
-            thinking_budget: Some(1024),
-            ..settings
-        };
-        let made = LlmEngine::new(
-            "llm",
-            Provider::Anthropic,
-            &server.base,
-            "claude-sonnet-4-5",
-            None,
-            &settings,
-        );
+        let made = thinking_engine(&server, settings);
         assert!(made.unwrap_err().contains(refused), "{refused}");
     }
 }

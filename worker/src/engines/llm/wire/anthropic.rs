@@ -17,13 +17,7 @@ use serde_json::{Value, json};
 pub(super) const VERSION: &str = "2023-06-01";
 
 pub(super) fn body(request: &Request<'_>) -> Value {
-    let Request {
-        model,
-        prompt,
-        schema,
-        family,
-        stream,
-    } = *request;
+    let (prompt, family) = (request.prompt, request.family);
     let cached = json!({"type": "ephemeral"});
     let mut user = vec![json!({"type": "text", "text": prompt.data, "cache_control": cached})];
     if !prompt.task.is_empty() {
@@ -36,14 +30,14 @@ pub(super) fn body(request: &Request<'_>) -> Value {
         json!({"type": "tool", "name": TOOL})
     };
     let mut body = json!({
-        "model": model,
+        "model": request.model,
         "max_tokens": family.max_output_tokens,
         "system": [{"type": "text", "text": prompt.system, "cache_control": cached}],
         "messages": [{"role": "user", "content": user}],
         "tools": [{
             "name": TOOL,
             "description": "The lane report: what was reviewed and checked, the findings, a summary.",
-            "input_schema": schema,
+            "input_schema": request.schema,
         }],
         "tool_choice": tool_choice,
     });
@@ -53,7 +47,7 @@ pub(super) fn body(request: &Request<'_>) -> Value {
     if let Some(budget) = family.thinking_budget {
         body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
     }
-    if stream {
+    if request.stream {
         body["stream"] = json!(true);
     }
     body

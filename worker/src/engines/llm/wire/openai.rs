@@ -11,22 +11,16 @@ use super::{Answer, Content, Request, TOOL, count};
 use serde_json::{Value, json};
 
 pub(super) fn body(request: &Request<'_>) -> Value {
-    let Request {
-        model,
-        prompt,
-        schema,
-        family,
-        stream,
-    } = *request;
+    let (prompt, family) = (request.prompt, request.family);
     let mut body = json!({
-        "model": model,
+        "model": request.model,
         "messages": [
             {"role": "system", "content": prompt.system},
             {"role": "user", "content": prompt.user()},
         ],
         "response_format": {
             "type": "json_schema",
-            "json_schema": {"name": TOOL, "strict": true, "schema": schema},
+            "json_schema": {"name": TOOL, "strict": true, "schema": request.schema},
         },
     });
     body[family.max_tokens_field.as_str()] = json!(family.max_output_tokens);
@@ -36,7 +30,7 @@ pub(super) fn body(request: &Request<'_>) -> Value {
     if let Some(effort) = family.reasoning_effort {
         body["reasoning_effort"] = json!(effort.as_str());
     }
-    if stream {
+    if request.stream {
         body["stream"] = json!(true);
         // The token counts come in a last chunk, only when asked.
         body["stream_options"] = json!({"include_usage": true});
