@@ -6,6 +6,8 @@ use crate::finding::{Dimension, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use crate::usage::ReviewUsage;
+
 /// Version of the report JSON; bumped on any incompatible change.
 pub const SCHEMA_VERSION: &str = "1";
 
@@ -262,56 +264,6 @@ pub struct Report {
     /// when no lane used one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<ReviewUsage>,
-}
-
-/// What the lanes of a review spent on model services together, tokens
-/// by kind (each kind within its total, as in a lane's usage) and cost.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewUsage {
-    pub requests: u32,
-    pub input_tokens: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub cached_input_tokens: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub cache_write_tokens: u64,
-    pub output_tokens: u64,
-    #[serde(default, skip_serializing_if = "is_zero_u64")]
-    pub reasoning_tokens: u64,
-    /// What the priced lanes cost together; absent when no lane was priced.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<crate::lane::Usd>,
-    /// Lanes whose model the price table does not price: their tokens
-    /// are counted above, their cost is not.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub unpriced_lanes: usize,
-}
-
-fn is_zero_u64(n: &u64) -> bool {
-    *n == 0
-}
-
-impl ReviewUsage {
-    /// The sum of `lanes`' usage; `None` when no lane used a model.
-    pub fn of(lanes: &[LaneSummary]) -> Option<ReviewUsage> {
-        let used: Vec<&crate::lane::Usage> =
-            lanes.iter().filter_map(|l| l.usage.as_ref()).collect();
-        if used.is_empty() {
-            return None;
-        }
-        let total = used
-            .iter()
-            .fold(crate::lane::Usage::default(), |sum, u| sum.plus(u));
-        Some(ReviewUsage {
-            requests: total.requests,
-            input_tokens: total.input_tokens,
-            cached_input_tokens: total.cached_input_tokens,
-            cache_write_tokens: total.cache_write_tokens,
-            output_tokens: total.output_tokens,
-            reasoning_tokens: total.reasoning_tokens,
-            cost_usd: total.cost_usd,
-            unpriced_lanes: used.iter().filter(|u| u.cost_usd.is_none()).count(),
-        })
-    }
 }
 
 /// What the client's code index read, and what it found downstream.
