@@ -154,12 +154,7 @@ impl LlmEngine {
     /// An error status: rate limits and server errors are transient,
     /// refusals permanent, each with the server's own words; a refusal of
     /// a parameter a flag decides also names the parameter and the flag.
-    pub(super) fn refused(
-        &self,
-        status: u16,
-        body: &str,
-        retry_after: Option<Duration>,
-    ) -> EngineError {
+    fn refused(&self, status: u16, body: &str, retry_after: Option<Duration>) -> EngineError {
         let words = wire::error_message(body);
         let parameter = matches!(status, 400 | 422)
             .then(|| refusal::refused_parameter(body))

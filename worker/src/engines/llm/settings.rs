@@ -242,7 +242,7 @@ impl LlmSettings {
 
     /// The `llm` engine, or `None` when no provider is set. Reads the key
     /// file and the price table when they are named.
-    pub async fn engine(&self) -> Result<Option<LlmEngine>, String> {
+    async fn engine(&self) -> Result<Option<LlmEngine>, String> {
         let Some(provider) = self.provider else {
             return Ok(None);
         };
