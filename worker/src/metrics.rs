@@ -166,17 +166,18 @@ impl WorkerMetrics {
         self.model_requests
             .get_or_create(&model)
             .inc_by(u64::from(spent.requests));
-        let input = spent
+        let t = &spent.tokens;
+        let input = t
             .input_tokens
-            .saturating_sub(spent.cached_input_tokens)
-            .saturating_sub(spent.cache_write_tokens);
-        let output = spent.output_tokens.saturating_sub(spent.reasoning_tokens);
+            .saturating_sub(t.cached_input_tokens)
+            .saturating_sub(t.cache_write_tokens);
+        let output = t.output_tokens.saturating_sub(t.reasoning_tokens);
         for (direction, kind, tokens) in [
             ("input", "input", input),
-            ("input", "cached", spent.cached_input_tokens),
-            ("input", "cache_write", spent.cache_write_tokens),
+            ("input", "cached", t.cached_input_tokens),
+            ("input", "cache_write", t.cache_write_tokens),
             ("output", "output", output),
-            ("output", "reasoning", spent.reasoning_tokens),
+            ("output", "reasoning", t.reasoning_tokens),
         ] {
             self.model_tokens
                 .get_or_create(&TokenLabels {
@@ -214,11 +215,13 @@ mod tests {
         let spent = Usage {
             model: "gpt-5-mini".into(),
             requests: 2,
-            input_tokens: 3000,
-            cached_input_tokens: 2000,
-            cache_write_tokens: 0,
-            output_tokens: 900,
-            reasoning_tokens: 700,
+            tokens: revu_common::usage::Tokens {
+                input_tokens: 3000,
+                cached_input_tokens: 2000,
+                cache_write_tokens: 0,
+                output_tokens: 900,
+                reasoning_tokens: 700,
+            },
             latency_ms: 10,
             cost_usd: Some(Usd(2_500_000)),
         };

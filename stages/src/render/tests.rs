@@ -6,6 +6,7 @@ use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report, syn
 use super::*;
 use revu_common::finding::Dimension;
 use revu_common::report_schema::REPORT_SCHEMA;
+use revu_common::usage::Tokens;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -53,20 +54,25 @@ fn reports() -> Vec<Report> {
     full.lanes[0].usage = Some(revu_common::lane::Usage {
         model: "gpt-5-mini".into(),
         requests: 2,
-        input_tokens: 4000,
-        cached_input_tokens: 1536,
-        cache_write_tokens: 0,
-        output_tokens: 1800,
-        reasoning_tokens: 1200,
+        tokens: Tokens {
+            input_tokens: 4000,
+            cached_input_tokens: 1536,
+            cache_write_tokens: 0,
+            output_tokens: 1800,
+            reasoning_tokens: 1200,
+        },
         latency_ms: 5000,
         cost_usd: Some(revu_common::lane::Usd(3_000_000)),
     });
     full.lanes[1].usage = Some(revu_common::lane::Usage {
         model: "claude-sonnet-4-5".into(),
         requests: 1,
-        input_tokens: 2000,
-        cache_write_tokens: 1800,
-        output_tokens: 500,
+        tokens: Tokens {
+            input_tokens: 2000,
+            cache_write_tokens: 1800,
+            output_tokens: 500,
+            ..Tokens::default()
+        },
         latency_ms: 2000,
         ..revu_common::lane::Usage::default()
     });
@@ -201,7 +207,13 @@ fn a_report_written_before_tokens_had_kinds_still_reads_and_validates() {
     assert_eq!(errors(&report_validator(), &old), Vec::<String>::new());
     let report: Report = serde_json::from_value(old).unwrap();
     let usage = report.lanes[0].usage.clone().unwrap();
-    assert_eq!((usage.cached_input_tokens, usage.reasoning_tokens), (0, 0));
+    assert_eq!(
+        (
+            usage.tokens.cached_input_tokens,
+            usage.tokens.reasoning_tokens
+        ),
+        (0, 0)
+    );
     assert_eq!(report.usage, None);
     // Its Markdown still gives the review's cost, from the lanes.
     assert!(markdown(&report).contains("Priced lanes cost $0.0012 in all."));
@@ -214,11 +226,11 @@ fn the_review_usage_is_the_sum_of_the_lanes_with_unpriced_lanes_counted() {
     assert_eq!(
         (
             usage.requests,
-            usage.input_tokens,
-            usage.cached_input_tokens,
-            usage.cache_write_tokens,
-            usage.output_tokens,
-            usage.reasoning_tokens
+            usage.tokens.input_tokens,
+            usage.tokens.cached_input_tokens,
+            usage.tokens.cache_write_tokens,
+            usage.tokens.output_tokens,
+            usage.tokens.reasoning_tokens
         ),
         (3, 6000, 1536, 1800, 2300, 1200)
     );

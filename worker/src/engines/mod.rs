@@ -85,7 +85,7 @@ impl Meter {
         let request = Usage {
             requests: 1,
             latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
-            cost_usd: price.map(|p| p.cost(&tokens)),
+            cost_usd: price.map(|p| p.cost(&tokens.tokens)),
             ..tokens
         };
         let mut total = self.0.lock().unwrap_or_else(|p| p.into_inner());

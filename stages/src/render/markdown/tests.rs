@@ -65,8 +65,11 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
     report.lanes[0].usage = Some(revu_common::lane::Usage {
         model: "smollm2".into(),
         requests: 2,
-        input_tokens: 1200,
-        output_tokens: 300,
+        tokens: revu_common::usage::Tokens {
+            input_tokens: 1200,
+            output_tokens: 300,
+            ..Default::default()
+        },
         latency_ms: 4250,
         ..revu_common::lane::Usage::default()
     });
@@ -100,13 +103,15 @@ fn cached_and_reasoning_tokens_get_columns_and_the_review_a_total_row() {
     let lane = |cached, reasoning, cost| Usage {
         model: "gpt-5-mini".into(),
         requests: 1,
-        input_tokens: 2000,
-        cached_input_tokens: cached,
-        output_tokens: 900,
-        reasoning_tokens: reasoning,
+        tokens: revu_common::usage::Tokens {
+            input_tokens: 2000,
+            cached_input_tokens: cached,
+            output_tokens: 900,
+            reasoning_tokens: reasoning,
+            ..Default::default()
+        },
         latency_ms: 1000,
         cost_usd: cost,
-        ..Usage::default()
     };
     report.lanes[0].usage = Some(lane(0, 700, Some(Usd(2_300_000))));
     report.lanes[1].usage = Some(lane(1536, 600, Some(Usd(2_000_000))));

@@ -17,11 +17,11 @@ struct Column {
 }
 
 const TOKENS: [Column; 5] = [
-    column("input tokens", |u| u.input_tokens, true),
-    column("cached", |u| u.cached_input_tokens, false),
-    column("cache writes", |u| u.cache_write_tokens, false),
-    column("output tokens", |u| u.output_tokens, true),
-    column("reasoning", |u| u.reasoning_tokens, false),
+    column("input tokens", |u| u.tokens.input_tokens, true),
+    column("cached", |u| u.tokens.cached_input_tokens, false),
+    column("cache writes", |u| u.tokens.cache_write_tokens, false),
+    column("output tokens", |u| u.tokens.output_tokens, true),
+    column("reasoning", |u| u.tokens.reasoning_tokens, false),
 ];
 
 const fn column(head: &'static str, count: fn(&Usage) -> u64, always: bool) -> Column {

@@ -26,7 +26,8 @@
 //! `gpt-4.1-mini-2025-04-14`). A model the table does not name has no cost
 //! in the report: revu never guesses a price.
 
-use revu_common::lane::{Usage, Usd};
+use revu_common::lane::Usd;
+use revu_common::usage::Tokens;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -56,8 +57,8 @@ impl Price {
         }
     }
 
-    /// What the tokens of `usage` cost.
-    pub fn cost(&self, usage: &Usage) -> Usd {
+    /// What `tokens` cost.
+    pub fn cost(&self, usage: &Tokens) -> Usd {
         let cached = usage.cached_input_tokens;
         let written = usage.cache_write_tokens;
         let plain = usage
@@ -170,10 +171,10 @@ output_per_mtok = 1.60
         assert_eq!(table.get("gpt-4.1o"), None);
         assert_eq!(table.get("claude-sonnet-4-5"), None);
         // 1,000 input and 500 output tokens of gpt-4.1: $0.002 + $0.004.
-        let usage = Usage {
+        let usage = Tokens {
             input_tokens: 1000,
             output_tokens: 500,
-            ..Usage::default()
+            ..Tokens::default()
         };
         assert_eq!(table.get("gpt-4.1").unwrap().cost(&usage), Usd(6_000_000));
     }
@@ -188,13 +189,12 @@ output_per_mtok = 1.60
         let price = table.get("m").unwrap();
         // 1,000 input tokens of which 600 read from the cache and 200
         // written to it; 500 output of which 300 reasoning.
-        let usage = Usage {
+        let usage = Tokens {
             input_tokens: 1000,
             cached_input_tokens: 600,
             cache_write_tokens: 200,
             output_tokens: 500,
             reasoning_tokens: 300,
-            ..Usage::default()
         };
         // 200 × $1 + 600 × $0.10 + 200 × $1.25 + 500 × $4, per million.
         assert_eq!(

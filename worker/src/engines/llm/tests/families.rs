@@ -76,10 +76,10 @@ async fn a_reasoning_model_gets_what_it_takes_and_its_reasoning_is_counted() {
     let usage = meter.total().unwrap();
     assert_eq!(
         (
-            usage.input_tokens,
-            usage.cached_input_tokens,
-            usage.output_tokens,
-            usage.reasoning_tokens
+            usage.tokens.input_tokens,
+            usage.tokens.cached_input_tokens,
+            usage.tokens.output_tokens,
+            usage.tokens.reasoning_tokens
         ),
         (2000, 1536, 900, 700)
     );
@@ -304,11 +304,17 @@ async fn anthropic_thinking_is_read_past_and_the_shared_prefix_is_cached() {
     assert_ne!(a[1], b[1]);
     // Written once, then read: 2,000 input tokens each.
     assert_eq!(
-        (costs[0].input_tokens, costs[0].cache_write_tokens),
+        (
+            costs[0].tokens.input_tokens,
+            costs[0].tokens.cache_write_tokens
+        ),
         (2000, 1800)
     );
     assert_eq!(
-        (costs[1].input_tokens, costs[1].cached_input_tokens),
+        (
+            costs[1].tokens.input_tokens,
+            costs[1].tokens.cached_input_tokens
+        ),
         (2000, 1800)
     );
     // 200 plain at $3/M plus 1,800 written at $3.75/M, or read at $0.30/M;

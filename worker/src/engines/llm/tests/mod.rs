@@ -467,7 +467,7 @@ async fn streamed_answers_make_the_same_report_on_both_protocols() {
         assert_eq!(server.requests()[0].body["stream"], true, "{provider:?}");
         let usage = meter.total().unwrap();
         assert_eq!(
-            (usage.input_tokens, usage.output_tokens),
+            (usage.tokens.input_tokens, usage.tokens.output_tokens),
             tokens,
             "{provider:?}"
         );

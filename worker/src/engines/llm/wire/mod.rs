@@ -15,6 +15,7 @@ mod openai;
 use super::family::Family;
 use super::prompt::Prompt;
 use revu_common::lane::Usage;
+use revu_common::usage::Tokens;
 use serde_json::Value;
 
 /// Which protocol a model speaks.
@@ -81,11 +82,13 @@ impl Answer {
     pub fn usage(&self, model: &str) -> Usage {
         Usage {
             model: model.to_owned(),
-            input_tokens: self.input_tokens.unwrap_or(0),
-            cached_input_tokens: self.cached_input_tokens,
-            cache_write_tokens: self.cache_write_tokens,
-            output_tokens: self.output_tokens.unwrap_or(0),
-            reasoning_tokens: self.reasoning_tokens,
+            tokens: Tokens {
+                input_tokens: self.input_tokens.unwrap_or(0),
+                cached_input_tokens: self.cached_input_tokens,
+                cache_write_tokens: self.cache_write_tokens,
+                output_tokens: self.output_tokens.unwrap_or(0),
+                reasoning_tokens: self.reasoning_tokens,
+            },
             ..Usage::default()
         }
     }

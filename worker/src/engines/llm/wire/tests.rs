@@ -144,7 +144,7 @@ fn reasoning_and_cached_tokens_are_counted_within_their_totals() {
     });
     let a = Provider::Openai.answer(&openai).unwrap();
     assert!(a.cut_while_reasoning());
-    let u = a.usage("gpt-5-mini");
+    let u = a.usage("gpt-5-mini").tokens;
     assert_eq!(
         (
             u.input_tokens,
@@ -166,7 +166,7 @@ fn reasoning_and_cached_tokens_are_counted_within_their_totals() {
     });
     let a = Provider::Anthropic.answer(&anthropic).unwrap();
     assert!(a.cut_while_reasoning(), "{a:?}");
-    let u = a.usage("claude");
+    let u = a.usage("claude").tokens;
     assert_eq!(
         (u.input_tokens, u.cached_input_tokens, u.cache_write_tokens),
         (1250, 1000, 200)
