@@ -2,27 +2,14 @@
 //! on loopback: what the lanes become for a good answer, for prose, and
 //! under a rate limit that never lifts.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod model_server;
 
-const KEY: &str = "sk-revu-test-key-0123456789";
+use model_server::{Server, answer, assert_key_hidden, outcomes, report, review_model, serve_with};
+use std::process::Output;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
-/// Most requests a test server answers before it stops by itself.
-const MAX_REQUESTS: usize = 200;
-
-/// A loopback server answering every request with `status`, `headers`
-/// and `body`, on a thread of its own; counts requests and when they came.
-struct Server {
-    base: String,
-    times: Arc<Mutex<Vec<Instant>>>,
-    saw_key: Arc<AtomicUsize>,
-}
-
+/// Answers every request with `status`, `headers` and `body`.
 fn serve(status: u16, headers: &'static str, body: String) -> Server {
     serve_by(status, headers, move |_| body.clone())
 }
@@ -33,130 +20,16 @@ fn serve_by(
     headers: &'static str,
     answer: impl Fn(&str) -> String + Send + 'static,
 ) -> Server {
-    let listener =
-        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("binding loopback: {e}"));
-    let base = format!(
-        "http://{}/v1",
-        listener
-            .local_addr()
-            .unwrap_or_else(|e| panic!("local address: {e}"))
-    );
-    let times = Arc::new(Mutex::new(Vec::new()));
-    let saw_key = Arc::new(AtomicUsize::new(0));
-    let (t, k) = (times.clone(), saw_key.clone());
-    std::thread::spawn(move || {
-        for conn in listener.incoming().take(MAX_REQUESTS) {
-            let Ok(mut conn) = conn else { continue };
-            let mut reader = BufReader::new(match conn.try_clone() {
-                Ok(c) => c,
-                Err(_) => continue,
-            });
-            let mut length = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                let lower = line.to_ascii_lowercase();
-                if let Some(v) = lower.strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-                if lower.starts_with("authorization:") && line.contains(KEY) {
-                    k.fetch_add(1, Ordering::SeqCst);
-                }
-            }
-            let mut body_in = vec![0u8; length];
-            let _ = reader.read_exact(&mut body_in);
-            let body = answer(&String::from_utf8_lossy(&body_in));
-            if let Ok(mut times) = t.lock() {
-                times.push(Instant::now());
-            }
-            let reply = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n{body}",
-                body.len()
-            );
-            let _ = conn.write_all(reply.as_bytes());
-        }
-    });
-    Server {
-        base,
-        times,
-        saw_key,
-    }
+    serve_with(headers, move |request| (status, answer(request)))
 }
 
-impl Server {
-    fn requests(&self) -> Vec<Instant> {
-        self.times.lock().map(|t| t.clone()).unwrap_or_default()
-    }
-}
-
-fn example(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../examples")
-        .join(name)
-}
-
-/// `revu review --engine llm --format json` on `patch` against `server`,
-/// the key given in the environment.
+/// `revu review --engine llm --format json` on `patch` against `server`.
 fn review(server: &Server, patch: &str) -> Output {
     review_with(server, patch, &[])
 }
 
 fn review_with(server: &Server, patch: &str, extra: &[&str]) -> Output {
-    let diff = example(patch);
-    Command::new(env!("CARGO_BIN_EXE_revu"))
-        .env_remove("TRACEPARENT")
-        .env("REVU_LLM_API_KEY", KEY)
-        .args([
-            "review",
-            "--diff",
-            &diff.to_string_lossy(),
-            "--format",
-            "json",
-            "--engine",
-            "llm",
-            "--llm-provider",
-            "openai",
-            "--llm-base-url",
-            &server.base,
-            "--llm-model",
-            "test-model",
-        ])
-        .args(extra)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn answer(content: &str) -> String {
-    serde_json::json!({
-        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 40},
-    })
-    .to_string()
-}
-
-fn report(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
-}
-
-fn outcomes(report: &serde_json::Value) -> Vec<String> {
-    report["lanes"]
-        .as_array()
-        .map(|lanes| {
-            lanes
-                .iter()
-                .map(|l| l["outcome"].as_str().unwrap_or("?").to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn assert_key_hidden(out: &Output) {
-    assert!(!String::from_utf8_lossy(&out.stdout).contains(KEY));
-    assert!(!String::from_utf8_lossy(&out.stderr).contains(KEY));
+    review_model(server, patch, "test-model", extra)
 }
 
 #[test]

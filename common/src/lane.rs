@@ -6,6 +6,8 @@ use crate::finding::{Dimension, Finding};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use crate::usage::{Usage, Usd};
+
 /// Identifies a review. UUIDv7 text, so ids sort by submission time; a
 /// review submitted by a tenant has its tenant in front, `TENANT/UUID`.
 /// Clients only ever see the UUID (its [`local`](ReviewId::local) part):
@@ -196,68 +198,6 @@ pub struct LaneJob {
     /// together on model services; engines that spend tokens stop at it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_cap: Option<u64>,
-}
-
-/// What a lane spent on a model service, over all its attempts so far.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// The model that answered (the last one, if several did).
-    pub model: String,
-    pub requests: u32,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    /// Time spent waiting for answers, in milliseconds.
-    pub latency_ms: u64,
-    /// What the tokens cost, where the worker has a price for the model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<Usd>,
-}
-
-/// An amount of US dollars, kept in billionths so that sums are exact;
-/// written as a number of dollars.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Usd(pub u64);
-
-impl Usd {
-    pub fn dollars(self) -> f64 {
-        self.0 as f64 / 1e9
-    }
-}
-
-impl Serialize for Usd {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(self.dollars())
-    }
-}
-
-impl<'de> Deserialize<'de> for Usd {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let dollars = f64::deserialize(d)?;
-        if !dollars.is_finite() || dollars < 0.0 {
-            return Err(serde::de::Error::custom(format!(
-                "cost_usd is {dollars}: a cost is a number of dollars, 0 or more"
-            )));
-        }
-        Ok(Usd((dollars * 1e9).round() as u64))
-    }
-}
-
-impl Usage {
-    /// This usage with `more` added.
-    pub fn plus(mut self, more: &Usage) -> Usage {
-        if !more.model.is_empty() {
-            self.model.clone_from(&more.model);
-        }
-        self.requests = self.requests.saturating_add(more.requests);
-        self.input_tokens = self.input_tokens.saturating_add(more.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(more.output_tokens);
-        self.latency_ms = self.latency_ms.saturating_add(more.latency_ms);
-        self.cost_usd = match (self.cost_usd, more.cost_usd) {
-            (Some(a), Some(b)) => Some(Usd(a.0.saturating_add(b.0))),
-            (a, b) => a.or(b),
-        };
-        self
-    }
 }
 
 impl LaneJob {

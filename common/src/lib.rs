@@ -34,3 +34,4 @@ pub mod shutdown;
 pub mod telemetry;
 #[cfg(feature = "runtime")]
 pub mod tls;
+pub mod usage;

@@ -6,6 +6,8 @@ use crate::finding::{Dimension, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+pub use crate::usage::ReviewUsage;
+
 /// Version of the report JSON; bumped on any incompatible change.
 pub const SCHEMA_VERSION: &str = "1";
 
@@ -258,6 +260,10 @@ pub struct Report {
     /// What the client's code index read; absent when the review had none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_index: Option<IndexReport>,
+    /// What the review's lanes spent on model services together; absent
+    /// when no lane used one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<ReviewUsage>,
 }
 
 /// What the client's code index read, and what it found downstream.

@@ -115,7 +115,9 @@ pub fn assemble(
             .code_index
             .as_ref()
             .map(revu_common::report::IndexReport::of),
+        usage: None,
     };
+    report.usage = revu_common::report::ReviewUsage::of(&report.lanes);
     redact_report(&mut report);
     report
 }

@@ -182,9 +182,43 @@ fn every_metric_the_dashboard_queries_is_exported() {
         "revu_reviews_finished_total",
         "revu_reviews_in_flight",
         "revu_stage_duration_seconds_bucket",
+        "revu_model_tokens_total",
+        "revu_model_cost_usd_total",
     ] {
         assert!(used.contains(wanted), "the dashboard shows no {wanted}");
     }
+}
+
+/// The labels of `by (…)` clauses in a PromQL expression.
+fn grouped_by(expr: &str) -> Vec<String> {
+    let mut labels = Vec::new();
+    let mut rest = expr;
+    while let Some(at) = rest.find("by (") {
+        let tail = &rest[at + 4..];
+        let end = tail.find(')').unwrap_or(tail.len());
+        labels.extend(tail[..end].split(',').map(|l| l.trim().to_owned()));
+        rest = &tail[end..];
+    }
+    labels
+}
+
+#[test]
+fn model_panels_group_by_bounded_labels_only() {
+    let d = dashboard();
+    let bounded = ["engine", "model", "lane_kind", "kind", "direction"];
+    let mut model_queries = 0;
+    for t in targets(&d, "prometheus") {
+        let expr = t["expr"].as_str().unwrap_or_default();
+        if !expr.contains("revu_model_") {
+            continue;
+        }
+        model_queries += 1;
+        for label in grouped_by(expr) {
+            assert!(bounded.contains(&label.as_str()), "{label} in {expr}");
+        }
+    }
+    // Tokens, cost, cache hit rate and reasoning share.
+    assert!(model_queries >= 4, "{model_queries} model queries");
 }
 
 #[test]

@@ -86,12 +86,18 @@ fn a_lane_over_the_input_budget_is_reviewed_in_requests_that_each_fit() {
     let patch = dir.join("two-files.patch");
     std::fs::write(&patch, two_files()).unwrap_or_else(|e| panic!("{}: {e}", patch.display()));
     let budget = SPLIT_BUDGET.to_string();
+    // The field OpenAI's API takes, which llama.cpp's server takes too.
     let run = review(
         &server,
         "openai",
         &server.openai_base(),
         &patch,
-        &["--llm-max-input-tokens", &budget],
+        &[
+            "--llm-max-input-tokens",
+            &budget,
+            "--llm-max-tokens-field",
+            "max_completion_tokens",
+        ],
     );
     eprintln!("{}", measured(&run));
     check(&run, &server, &two_files());
@@ -221,6 +227,7 @@ fn check(run: &Run, server: &LlmServer, patch: &str) {
             check_usage(label, lane);
         }
     }
+    check_review_usage(label, &report);
     let touched = new_side_lines(patch);
     for finding in report["findings"].as_array().into_iter().flatten() {
         let file = finding["file"].as_str().unwrap_or_default();
@@ -274,6 +281,45 @@ fn check_usage(label: &str, lane: &Value) {
         usage["model"].as_str().is_some_and(|m| !m.is_empty()),
         "{label}: usage names no model: {lane}"
     );
+    // Each kind within its total (the server reports the tokens its
+    // prompt cache served; a kind never spent is left out).
+    let kind = |name: &str| usage[name].as_u64().unwrap_or(0);
+    assert!(
+        kind("cached_input_tokens") + kind("cache_write_tokens") <= count("input_tokens"),
+        "{label}: more cached than input tokens: {lane}"
+    );
+    assert!(
+        kind("reasoning_tokens") <= output,
+        "{label}: more reasoning than output tokens: {lane}"
+    );
+}
+
+/// The review's usage is the sum of its lanes'.
+fn check_review_usage(label: &str, report: &Value) {
+    let lanes: Vec<&Value> = report["lanes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| !l["usage"].is_null())
+        .collect();
+    for kind in [
+        "requests",
+        "input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+        "reasoning_tokens",
+    ] {
+        let sum: u64 = lanes
+            .iter()
+            .map(|l| l["usage"][kind].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(
+            report["usage"][kind].as_u64().unwrap_or(0),
+            sum,
+            "{label}: the review's {kind} is not its lanes' sum: {}",
+            report["usage"]
+        );
+    }
 }
 
 /// `revu review --engine llm` on [`PATCH`] through `provider`, killed
@@ -361,9 +407,10 @@ fn measured(run: &Run) -> String {
             "no usage reported".to_owned()
         } else {
             format!(
-                "{} request(s), {} in / {} out tokens, {} ms",
+                "{} request(s), {} in ({} cached) / {} out tokens, {} ms",
                 usage["requests"],
                 usage["input_tokens"],
+                usage["cached_input_tokens"].as_u64().unwrap_or(0),
                 usage["output_tokens"],
                 usage["latency_ms"]
             )

@@ -122,7 +122,7 @@ async fn run(lanes: usize, in_flight: usize, delay: Duration) -> Result<Duration
         provider: Some(Provider::Openai),
         base_url: Some(base),
         model: Some("bench".into()),
-        max_output_tokens: 256,
+        max_output_tokens: Some(256),
         ..LlmSettings::default()
     };
     let mut engines = Engines::default();

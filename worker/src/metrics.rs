@@ -7,6 +7,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Unit;
 use revu_common::metrics::{Catalog, DURATION_BUCKETS, LaneLabels, ReasonLabels};
+use std::sync::atomic::AtomicU64;
 
 fn duration_histogram() -> Histogram {
     Histogram::new(DURATION_BUCKETS)
@@ -34,13 +35,18 @@ pub struct CacheLabels {
     pub result: String,
 }
 
-/// Labels of tokens spent on a model: `direction` is `input` or `output`.
+/// Labels of tokens spent on a model: `direction` is `input` or
+/// `output`, and `kind` says which of them, as providers bill them:
+/// `input` (neither read from nor written to the prompt cache), `cached`
+/// (read from it), `cache_write` (written to it); `output` (the answer)
+/// or `reasoning`. A direction's kinds add up to all its tokens.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct TokenLabels {
     pub engine: String,
     pub model: String,
     pub lane_kind: String,
     pub direction: String,
+    pub kind: String,
 }
 
 /// Every metric a worker exports.
@@ -55,6 +61,8 @@ pub struct WorkerMetrics {
     pub dead_letters: Family<DeadLetterLabels, Counter>,
     pub model_requests: Family<ModelLabels, Counter>,
     pub model_tokens: Family<TokenLabels, Counter>,
+    /// US dollars, where the price table prices the model.
+    pub model_cost: Family<ModelLabels, Counter<f64, AtomicU64>>,
     /// Lane attempts that consulted the lane result cache.
     pub lane_cache: Family<CacheLabels, Counter>,
 }
@@ -70,6 +78,7 @@ impl Default for WorkerMetrics {
             dead_letters: Family::default(),
             model_requests: Family::default(),
             model_tokens: Family::default(),
+            model_cost: Family::default(),
             lane_cache: Family::default(),
         }
     }
@@ -124,9 +133,15 @@ impl WorkerMetrics {
         );
         r.register(
             "model_tokens",
-            "Tokens lanes spent on a model service, by engine, model, lane kind and direction",
+            "Tokens lanes spent on a model service, by engine, model, lane kind, direction (input, output) and kind (input, cached, cache_write; output, reasoning)",
             None,
             metrics.model_tokens.clone(),
+        );
+        r.register(
+            "model_cost_usd",
+            "What lanes' tokens cost on a model service in US dollars, by engine, model and lane kind (models the price table prices)",
+            None,
+            metrics.model_cost.clone(),
         );
         r.register(
             "lane_cache",
@@ -151,9 +166,18 @@ impl WorkerMetrics {
         self.model_requests
             .get_or_create(&model)
             .inc_by(u64::from(spent.requests));
-        for (direction, tokens) in [
-            ("input", spent.input_tokens),
-            ("output", spent.output_tokens),
+        let t = &spent.tokens;
+        let input = t
+            .input_tokens
+            .saturating_sub(t.cached_input_tokens)
+            .saturating_sub(t.cache_write_tokens);
+        let output = t.output_tokens.saturating_sub(t.reasoning_tokens);
+        for (direction, kind, tokens) in [
+            ("input", "input", input),
+            ("input", "cached", t.cached_input_tokens),
+            ("input", "cache_write", t.cache_write_tokens),
+            ("output", "output", output),
+            ("output", "reasoning", t.reasoning_tokens),
         ] {
             self.model_tokens
                 .get_or_create(&TokenLabels {
@@ -161,8 +185,64 @@ impl WorkerMetrics {
                     model: model.model.clone(),
                     lane_kind: model.lane_kind.clone(),
                     direction: direction.to_owned(),
+                    kind: kind.to_owned(),
                 })
                 .inc_by(tokens);
         }
+        if let Some(cost) = spent.cost_usd {
+            self.model_cost.get_or_create(&model).inc_by(cost.dollars());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use revu_common::lane::{LaneKind, LaneSpec, Usage, Usd};
+
+    #[test]
+    fn tokens_are_counted_by_direction_and_kind_and_cost_in_dollars() {
+        let (metrics, catalog) = WorkerMetrics::registered();
+        let lane = LaneSpec {
+            id: "specialist:security".into(),
+            kind: LaneKind::Specialist {
+                dimension: revu_common::finding::Dimension::Security,
+            },
+            engine: "llm".into(),
+            files: vec![],
+            guidance: vec![],
+        };
+        let spent = Usage {
+            model: "gpt-5-mini".into(),
+            requests: 2,
+            tokens: revu_common::usage::Tokens {
+                input_tokens: 3000,
+                cached_input_tokens: 2000,
+                cache_write_tokens: 0,
+                output_tokens: 900,
+                reasoning_tokens: 700,
+            },
+            latency_ms: 10,
+            cost_usd: Some(Usd(2_500_000)),
+        };
+        metrics.count_usage(&lane, &spent);
+        let text = revu_common::metrics::encode(&catalog.into_registry());
+        let labels = "engine=\"llm\",model=\"gpt-5-mini\",lane_kind=\"specialist\"";
+        for (direction, kind, n) in [
+            ("input", "input", 1000),
+            ("input", "cached", 2000),
+            ("input", "cache_write", 0),
+            ("output", "output", 200),
+            ("output", "reasoning", 700),
+        ] {
+            let line = format!(
+                "revu_model_tokens_total{{{labels},direction=\"{direction}\",kind=\"{kind}\"}} {n}\n"
+            );
+            assert!(text.contains(&line), "{line} in {text}");
+        }
+        assert!(
+            text.contains(&format!("revu_model_cost_usd_total{{{labels}}} 0.0025\n")),
+            "{text}"
+        );
     }
 }

@@ -127,6 +127,7 @@ pub fn clean_docs_report() -> Report {
         conventions: Default::default(),
         adjudication: None,
         code_index: None,
+        usage: None,
     }
 }
 
@@ -279,6 +280,7 @@ pub fn blocked_report() -> Report {
         conventions: Default::default(),
         adjudication: None,
         code_index: None,
+        usage: None,
     }
 }
 

@@ -7,6 +7,7 @@
 mod adjudication;
 mod conventions;
 mod coverage;
+mod usage;
 mod walkthrough;
 
 use super::{outcome_name, rigor_name};
@@ -144,60 +145,6 @@ fn write_finding(out: &mut String, f: &Finding, counted: Severity, rigor: Rigor)
     Ok(())
 }
 
-/// What the lanes of model engines spent, when any did.
-fn write_usage(out: &mut String, r: &Report) -> fmt::Result {
-    let metered: Vec<_> = r
-        .lanes
-        .iter()
-        .filter_map(|l| l.usage.as_ref().map(|u| (l, u)))
-        .collect();
-    if metered.is_empty() {
-        return Ok(());
-    }
-    // A cost column only when a price table priced some lane.
-    let priced = metered.iter().any(|(_, u)| u.cost_usd.is_some());
-    let (cost_head, cost_rule) = if priced {
-        (" cost |", "---:|")
-    } else {
-        ("", "")
-    };
-    writeln!(
-        out,
-        "| lane | model | requests | input tokens | output tokens | latency |{cost_head}"
-    )?;
-    writeln!(out, "|---|---|---:|---:|---:|---:|{cost_rule}")?;
-    for (l, u) in &metered {
-        let cost = match (priced, u.cost_usd) {
-            (false, _) => String::new(),
-            (true, Some(c)) => format!(" ${:.4} |", c.dollars()),
-            (true, None) => " — |".to_owned(),
-        };
-        writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {:.1} s |{cost}",
-            cell(&code(&l.id)),
-            cell(&inline(&u.model)),
-            u.requests,
-            u.input_tokens,
-            u.output_tokens,
-            u.latency_ms as f64 / 1000.0
-        )?;
-    }
-    if priced {
-        let total: u64 = metered
-            .iter()
-            .filter_map(|(_, u)| u.cost_usd)
-            .map(|c| c.0)
-            .sum();
-        writeln!(
-            out,
-            "\nPriced lanes cost ${:.4} in all.",
-            revu_common::lane::Usd(total).dollars()
-        )?;
-    }
-    writeln!(out)
-}
-
 fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
     writeln!(out, "## Lanes\n")?;
     writeln!(
@@ -237,7 +184,7 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
              (the lane result cache; `revu submit --no-cache` runs them again).\n"
         )?;
     }
-    write_usage(out, r)?;
+    usage::write(out, r)?;
     if !r.dimensions_not_dispatched.is_empty() {
         let skipped: Vec<String> = r
             .dimensions_not_dispatched

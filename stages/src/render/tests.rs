@@ -6,6 +6,7 @@ use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report, syn
 use super::*;
 use revu_common::finding::Dimension;
 use revu_common::report_schema::REPORT_SCHEMA;
+use revu_common::usage::Tokens;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -50,6 +51,32 @@ fn reports() -> Vec<Report> {
     full.lanes[2].dimension = Some(Dimension::Correctness);
     full.lanes[2].banner = Some("kept after a second failure".into());
     full.lanes[2].outcome = LaneOutcome::Incomplete;
+    full.lanes[0].usage = Some(revu_common::lane::Usage {
+        model: "gpt-5-mini".into(),
+        requests: 2,
+        tokens: Tokens {
+            input_tokens: 4000,
+            cached_input_tokens: 1536,
+            cache_write_tokens: 0,
+            output_tokens: 1800,
+            reasoning_tokens: 1200,
+        },
+        latency_ms: 5000,
+        cost_usd: Some(revu_common::lane::Usd(3_000_000)),
+    });
+    full.lanes[1].usage = Some(revu_common::lane::Usage {
+        model: "claude-sonnet-4-5".into(),
+        requests: 1,
+        tokens: Tokens {
+            input_tokens: 2000,
+            cache_write_tokens: 1800,
+            output_tokens: 500,
+            ..Tokens::default()
+        },
+        latency_ms: 2000,
+        ..revu_common::lane::Usage::default()
+    });
+    full.usage = revu_common::report::ReviewUsage::of(&full.lanes);
     vec![
         clean_docs_report(),
         blocked_report(),
@@ -94,7 +121,7 @@ fn canonical_json_is_valid_against_the_published_report_schema() {
 fn the_report_schema_rejects_unknown_fields_and_bad_enums() {
     let validator = report_validator();
     let good: Value = serde_json::from_str(&json(&blocked_report())).unwrap();
-    let cases: [(&str, Breakage); 4] = [
+    let cases: [(&str, Breakage); 6] = [
         ("unknown top-level field", |r| {
             r["graded_by"] = "model".into()
         }),
@@ -105,6 +132,14 @@ fn the_report_schema_rejects_unknown_fields_and_bad_enums() {
             r["findings"][0]["severity"] = "HUGE".into()
         }),
         ("bad gate", |r| r["gate"] = "MERGE".into()),
+        ("unknown usage field", |r| {
+            r["lanes"][0]["usage"] = serde_json::json!({"model": "m", "requests": 1,
+                "input_tokens": 1, "output_tokens": 1, "latency_ms": 1, "thoughts": 3})
+        }),
+        ("unknown review usage field", |r| {
+            r["usage"] = serde_json::json!({"requests": 1, "input_tokens": 1,
+                "output_tokens": 1, "dollars": 3})
+        }),
     ];
     for (name, break_it) in cases {
         let mut bad = good.clone();
@@ -162,4 +197,43 @@ fn unconfirmed_stale_uses_and_meta_findings_validate_and_render() {
             && md.contains("`verify_mode` (removed): the receiver's type is not known here"),
         "{md}"
     );
+}
+
+#[test]
+fn a_report_written_before_tokens_had_kinds_still_reads_and_validates() {
+    let mut old: Value = serde_json::from_str(&json(&blocked_report())).unwrap();
+    old["lanes"][0]["usage"] = serde_json::json!({"model": "gpt-4.1", "requests": 1,
+        "input_tokens": 1200, "output_tokens": 300, "latency_ms": 900, "cost_usd": 0.0012});
+    assert_eq!(errors(&report_validator(), &old), Vec::<String>::new());
+    let report: Report = serde_json::from_value(old).unwrap();
+    let usage = report.lanes[0].usage.clone().unwrap();
+    assert_eq!(
+        (
+            usage.tokens.cached_input_tokens,
+            usage.tokens.reasoning_tokens
+        ),
+        (0, 0)
+    );
+    assert_eq!(report.usage, None);
+    // Its Markdown still gives the review's cost, from the lanes.
+    assert!(markdown(&report).contains("Priced lanes cost $0.0012 in all."));
+}
+
+#[test]
+fn the_review_usage_is_the_sum_of_the_lanes_with_unpriced_lanes_counted() {
+    let full = &reports()[2];
+    let usage = full.usage.clone().unwrap();
+    assert_eq!(
+        (
+            usage.requests,
+            usage.tokens.input_tokens,
+            usage.tokens.cached_input_tokens,
+            usage.tokens.cache_write_tokens,
+            usage.tokens.output_tokens,
+            usage.tokens.reasoning_tokens
+        ),
+        (3, 6000, 1536, 1800, 2300, 1200)
+    );
+    assert_eq!(usage.cost_usd, Some(revu_common::lane::Usd(3_000_000)));
+    assert_eq!(usage.unpriced_lanes, 1);
 }

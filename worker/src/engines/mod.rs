@@ -18,7 +18,7 @@ pub mod rules;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::{Dimension, Finding};
-use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage, Usd};
+use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
 use rules::{Rule, all_rules};
 use std::future::Future;
 use std::pin::Pin;
@@ -77,24 +77,16 @@ pub trait Ledger: Send + Sync + std::fmt::Debug {
 pub struct Meter(Mutex<Option<Usage>>);
 
 impl Meter {
-    /// One request to `model` that took `latency`, with the tokens its
-    /// answer reported (0 when it reported none).
-    /// With the model's `price`, it records what the tokens cost.
-    pub fn record(
-        &self,
-        model: &str,
-        input_tokens: u64,
-        output_tokens: u64,
-        latency: Duration,
-        price: &Option<llm::price::Price>,
-    ) {
+    /// One request that took `latency`, with the tokens its answer
+    /// reported in `tokens` (all 0 when it reported none; the model and
+    /// the token counts are read from it, the rest set here). With the
+    /// model's `price`, it records what the tokens cost.
+    pub fn record(&self, tokens: Usage, latency: Duration, price: &Option<llm::price::Price>) {
         let request = Usage {
-            model: model.to_owned(),
             requests: 1,
-            input_tokens,
-            output_tokens,
             latency_ms: u64::try_from(latency.as_millis()).unwrap_or(u64::MAX),
-            cost_usd: price.map(|p| Usd(p.nanodollars(input_tokens, output_tokens))),
+            cost_usd: price.map(|p| p.cost(&tokens.tokens)),
+            ..tokens
         };
         let mut total = self.0.lock().unwrap_or_else(|p| p.into_inner());
         *total = Some(total.take().unwrap_or_default().plus(&request));

@@ -65,10 +65,13 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
     report.lanes[0].usage = Some(revu_common::lane::Usage {
         model: "smollm2".into(),
         requests: 2,
-        input_tokens: 1200,
-        output_tokens: 300,
+        tokens: revu_common::usage::Tokens {
+            input_tokens: 1200,
+            output_tokens: 300,
+            ..Default::default()
+        },
         latency_ms: 4250,
-        cost_usd: None,
+        ..revu_common::lane::Usage::default()
     });
     let md = markdown(&report);
     assert!(
@@ -91,4 +94,44 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
         "{md}"
     );
     assert!(md.contains("Priced lanes cost $0.0013 in all."), "{md}");
+}
+
+#[test]
+fn cached_and_reasoning_tokens_get_columns_and_the_review_a_total_row() {
+    use revu_common::lane::{Usage, Usd};
+    let mut report = blocked_report();
+    let lane = |cached, reasoning, cost| Usage {
+        model: "gpt-5-mini".into(),
+        requests: 1,
+        tokens: revu_common::usage::Tokens {
+            input_tokens: 2000,
+            cached_input_tokens: cached,
+            output_tokens: 900,
+            reasoning_tokens: reasoning,
+            ..Default::default()
+        },
+        latency_ms: 1000,
+        cost_usd: cost,
+    };
+    report.lanes[0].usage = Some(lane(0, 700, Some(Usd(2_300_000))));
+    report.lanes[1].usage = Some(lane(1536, 600, Some(Usd(2_000_000))));
+    report.lanes[2].usage = Some(lane(0, 0, None));
+    let md = markdown(&report);
+    let head = "| lane | model | requests | input tokens | cached | output tokens | reasoning | latency | cost |";
+    assert!(md.contains(head), "{md}");
+    assert!(
+        md.contains(&format!(
+            "| `{}` | gpt-5-mini | 1 | 2000 | 1536 | 900 | 600 | 1.0 s | $0.0020 |",
+            report.lanes[1].id
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("| **review** |  | 3 | 6000 | 1536 | 2700 | 1300 | 3.0 s | $0.0043 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Priced lanes cost $0.0043 in all (1 lane(s) not priced"),
+        "{md}"
+    );
 }

@@ -105,7 +105,7 @@ struct Bin {
 pub fn fit(parts: &Parts, counter: Counter, budget: u64) -> Fitted {
     // Every request repeats the system message: counted once.
     let system = counter.count(&parts.system) + REQUEST_OVERHEAD;
-    let tokens_of = |prompt: &Prompt| system + counter.count(&prompt.user);
+    let tokens_of = |prompt: &Prompt| system + counter.count(&prompt.user());
     // Full files too, where they fit beside the hunks in one request.
     if parts.files.iter().any(|f| f.head.is_some()) {
         let whole: String = parts.files.iter().map(FileText::text_with_head).collect();
@@ -203,7 +203,7 @@ mod tests {
     fn parts(files: Vec<FileText>) -> Parts {
         Parts {
             system: "system".to_owned(),
-            lead: String::new(),
+            task: String::new(),
             context: String::new(),
             files,
         }
@@ -235,7 +235,7 @@ mod tests {
         let fitted = fit(&p, Counter::estimate(), 10_000);
         assert_eq!(fitted.requests.len(), 1);
         assert!(fitted.left_out.is_empty());
-        assert!(!fitted.requests[0].0.user.contains("parts"));
+        assert!(!fitted.requests[0].0.user().contains("parts"));
     }
 
     #[test]
@@ -248,14 +248,14 @@ mod tests {
         assert!(
             roomy.requests[0]
                 .0
-                .user
+                .user()
                 .contains("## Full file after the change: a.rs")
         );
         // Room for the hunks, not the file: the hunks alone, one request.
         let tight = fit(&p, counter, 400);
         assert_eq!(tight.requests.len(), 1);
-        assert!(!tight.requests[0].0.user.contains("Full file"));
-        assert!(tight.requests[0].0.user.contains("## File: a.rs"));
+        assert!(!tight.requests[0].0.user().contains("Full file"));
+        assert!(tight.requests[0].0.user().contains("## File: a.rs"));
     }
 
     #[test]
@@ -277,9 +277,9 @@ mod tests {
         assert!(fitted.requests.len() >= 2, "{:?}", fitted.requests.len());
         for (prompt, tokens) in &fitted.requests {
             assert!(*tokens <= budget, "a request of {tokens} tokens");
-            assert!(prompt.user.contains("parts; this is part"));
+            assert!(prompt.user().contains("parts; this is part"));
         }
-        let all: String = fitted.requests.iter().map(|r| r.0.user.clone()).collect();
+        let all: String = fitted.requests.iter().map(|r| r.0.user()).collect();
         for shown in [
             "## File: a.rs",
             "## File: b.rs",

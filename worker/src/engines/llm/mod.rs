@@ -5,18 +5,24 @@
 //! a server that ignores the schema is read tolerantly, and an answer that
 //! still is not a report goes to the completeness gate as it is, which
 //! lists what is wrong and sends it back once. An answer cut at the token
-//! limit is never a clean lane: it reaches the gate marked incomplete.
+//! limit is never a clean lane: it reaches the gate marked incomplete,
+//! saying so when the model spent the limit reasoning before it answered.
+//! Each request carries what the model's family takes ([`family`]).
 //! Rate limits and server errors are transient and carry the server's
 //! `Retry-After`; refusals (400, 401, 403, 404) are permanent with the
-//! server's reason. Dropping the lane's future cancels the request.
+//! server's reason, and the flag to change when a parameter was refused.
+//! Dropping the lane's future cancels the request.
 
 pub mod budget;
 mod consumers;
+mod exchange;
+pub mod family;
 mod merge;
 pub mod phase;
 pub mod price;
 pub mod prompt;
 pub mod rate_limit;
+mod refusal;
 pub mod reply;
 mod settings;
 pub mod wire;
@@ -28,10 +34,10 @@ pub use settings::{LlmSettings, NamedModel};
 use {rate_limit::go_duration, settings::parse_named_model};
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
+use family::Family;
 use revu_common::lane::{FaultKind, LaneKind};
 use serde_json::{Value, json};
 use std::time::Duration;
-use tracing::Instrument;
 use wire::{Content, Provider};
 
 /// A model behind one of the two wire protocols.
@@ -41,7 +47,8 @@ pub struct LlmEngine {
     url: String,
     model: String,
     key: Option<String>,
-    max_output_tokens: u32,
+    /// What the model takes beside the prompt, the output limit included.
+    family: Family,
     max_input_tokens: u64,
     stream: bool,
     /// The price of `model`, if the table has it.
@@ -58,6 +65,7 @@ impl std::fmt::Debug for LlmEngine {
             .field("provider", &self.provider)
             .field("url", &self.url)
             .field("model", &self.model)
+            .field("family", &self.family)
             .field("key", &self.key.as_ref().map(|_| "<set>"))
             .finish_non_exhaustive()
     }
@@ -73,6 +81,10 @@ impl LlmEngine {
         settings: &LlmSettings,
     ) -> Result<Self, String> {
         install_tls_provider();
+        let reasoning = family::ReasoningModels::parse(&settings.reasoning_models)
+            .map_err(|e| e.to_string())?;
+        let family = Family::resolve(provider, base, model, settings, &reasoning)
+            .map_err(|e| format!("engine {name} ({model}): {e}"))?;
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(settings.timeout_secs.max(1)))
             .build()
@@ -83,7 +95,7 @@ impl LlmEngine {
             url: provider.url(base),
             model: model.to_owned(),
             key,
-            max_output_tokens: settings.max_output_tokens.max(1),
+            family,
             max_input_tokens: settings.max_input_tokens.max(1),
             stream: settings.stream,
             price: None,
@@ -92,15 +104,16 @@ impl LlmEngine {
         })
     }
 
-    /// The same server and settings as engine `name` with `model`.
-    fn named(&self, name: &str, model: &str) -> LlmEngine {
+    /// The same server and settings as engine `name` with `model`, which
+    /// takes what `family` says.
+    fn named(&self, name: &str, model: &str, family: Family) -> LlmEngine {
         LlmEngine {
             name: name.to_owned(),
             provider: self.provider,
             url: self.url.clone(),
             model: model.to_owned(),
             key: self.key.clone(),
-            max_output_tokens: self.max_output_tokens,
+            family,
             max_input_tokens: self.max_input_tokens,
             stream: self.stream,
             price: self.prices.get(model),
@@ -116,7 +129,7 @@ impl LlmEngine {
         }
         let schema = reply::schema(
             (kind == LaneKind::Adjudication).then_some(input.job.candidates.len()),
-            self.max_output_tokens,
+            self.family.answer_tokens(),
         );
         let spend = Spend::of(&input);
         // Building and counting the prompt of a wide lane is CPU work (and
@@ -201,7 +214,8 @@ impl LlmEngine {
         tokens: u64,
         schema: &Value,
     ) -> Result<Asked, EngineError> {
-        let reserved = tokens.saturating_add(u64::from(self.max_output_tokens));
+        // The output limit covers reasoning and thinking too.
+        let reserved = tokens.saturating_add(u64::from(self.family.max_output_tokens));
         let ledger = spend.cap.zip(spend.ledger.as_ref());
         if let Some((cap, ledger)) = ledger {
             let total = ledger.charge(signed(reserved)).await.map_err(|e| {
@@ -231,13 +245,13 @@ impl LlmEngine {
     async fn run_phase(&self, input: LaneInput) -> Result<EngineOutput, EngineError> {
         let kind = input.job.lane.kind.clone();
         let files = input.job.lane.files.clone();
-        let schema = phase::schema(&kind, &files, self.max_output_tokens);
+        let schema = phase::schema(&kind, &files, self.family.answer_tokens());
         let spend = Spend::of(&input);
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
         let (prompt, tokens) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
             let prompt = phase::build(&input, counter, budget);
-            let tokens = counter.count(&prompt.system) + counter.count(&prompt.user);
+            let tokens = counter.count(&prompt.system) + counter.count(&prompt.user());
             (prompt, tokens)
         })
         .await
@@ -255,141 +269,20 @@ impl LlmEngine {
                 ));
             }
         };
-        let truncated = answer.truncated;
+        let cut = answer.truncated.then(|| self.cut_reason(&answer, None));
         let parsed = match answer.content {
             Content::Json(v) => v,
             Content::Text(t) => reply::read_json(&t).unwrap_or(Value::String(t)),
         };
         let mut body = phase::body(&kind, parsed, &files);
         // Asking again with the same limit would only be cut again.
-        if truncated {
+        if let Some(cut) = cut {
             if !body.is_object() {
                 body = json!({});
             }
-            body[INCOMPLETE] = json!(format!(
-                "the answer was cut at the output token limit ({} tokens)",
-                self.max_output_tokens
-            ));
+            body[INCOMPLETE] = json!(cut);
         }
         Ok(EngineOutput::Raw(body))
-    }
-
-    /// One request and its answer; what it spent goes on `meter`, and on
-    /// the span of the request as the GenAI conventions name it.
-    async fn ask(
-        &self,
-        prompt: &prompt::Prompt,
-        schema: &Value,
-        meter: &Meter,
-    ) -> Result<wire::Answer, EngineError> {
-        let span = tracing::info_span!(
-            "chat",
-            otel.name = %format!("chat {}", self.model),
-            otel.kind = "client",
-            gen_ai.operation.name = "chat",
-            gen_ai.system = self.system(),
-            gen_ai.request.model = %self.model,
-            gen_ai.request.max_tokens = self.max_output_tokens,
-            gen_ai.response.finish_reasons = tracing::field::Empty,
-            gen_ai.usage.input_tokens = tracing::field::Empty,
-            gen_ai.usage.output_tokens = tracing::field::Empty,
-            error.type = tracing::field::Empty,
-        );
-        let asked = self
-            .exchange(prompt, schema, meter)
-            .instrument(span.clone())
-            .await;
-        match &asked {
-            Ok(answer) => {
-                if let Some(n) = answer.input_tokens {
-                    span.record("gen_ai.usage.input_tokens", n);
-                }
-                if let Some(n) = answer.output_tokens {
-                    span.record("gen_ai.usage.output_tokens", n);
-                }
-                let finish = if answer.truncated { "length" } else { "stop" };
-                span.record("gen_ai.response.finish_reasons", finish);
-            }
-            Err(e) => {
-                span.record("error.type", e.kind.label());
-            }
-        }
-        asked
-    }
-
-    async fn exchange(
-        &self,
-        prompt: &prompt::Prompt,
-        schema: &Value,
-        meter: &Meter,
-    ) -> Result<wire::Answer, EngineError> {
-        let body = self.provider.body(
-            &self.model,
-            prompt,
-            schema,
-            self.max_output_tokens,
-            self.stream,
-        );
-        let mut request = self.client.post(&self.url).json(&body);
-        for (name, value) in self.provider.fixed_headers() {
-            request = request.header(name, value);
-        }
-        if let Some(key) = &self.key {
-            for (name, value) in self.provider.auth_headers(key) {
-                request = request.header(name, value);
-            }
-        }
-        let sent = std::time::Instant::now();
-        let answered = async {
-            let response = request.send().await?;
-            let status = response.status();
-            let retry_after = retry_after(response.headers());
-            Ok::<_, reqwest::Error>((status, retry_after, response.text().await?))
-        }
-        .await;
-        let record = |input: u64, output: u64| {
-            meter.record(&self.model, input, output, sent.elapsed(), &self.price);
-        };
-        let (status, retry_after, text) = match answered {
-            Ok(answered) => answered,
-            Err(e) => {
-                record(0, 0);
-                return Err(self.unreachable(&e));
-            }
-        };
-        if !status.is_success() {
-            record(0, 0);
-            return Err(self.refused(status.as_u16(), &text, retry_after));
-        }
-        let answer = if self.stream {
-            self.provider.answer_from_events(&text)
-        } else {
-            let json: Value = serde_json::from_str(&text).map_err(|e| {
-                record(0, 0);
-                EngineError::transient(
-                    FaultKind::BadReport,
-                    format!("{} answered with a body that is not JSON: {e}", self.url),
-                )
-            })?;
-            self.provider.answer(&json)
-        };
-        let tokens = answer
-            .as_ref()
-            .map(|a| (a.input_tokens.unwrap_or(0), a.output_tokens.unwrap_or(0)))
-            .unwrap_or_default();
-        record(tokens.0, tokens.1);
-        let answer = answer.map_err(|e| {
-            EngineError::transient(FaultKind::BadReport, format!("{}: {e}", self.url))
-        })?;
-        tracing::info!(
-            gen_ai.system = self.system(),
-            gen_ai.request.model = %self.model,
-            gen_ai.usage.input_tokens = answer.input_tokens,
-            gen_ai.usage.output_tokens = answer.output_tokens,
-            truncated = answer.truncated,
-            "model answered"
-        );
-        Ok(answer)
     }
 
     /// What one answer is: a report, a report cut at the output limit
@@ -401,11 +294,7 @@ impl LlmEngine {
         };
         if answer.truncated {
             let mut partial = parsed.filter(Value::is_object).unwrap_or_else(|| json!({}));
-            let whose = part.map(|k| format!(" of part {k}")).unwrap_or_default();
-            partial[INCOMPLETE] = json!(format!(
-                "the answer{whose} was cut at the output token limit ({} tokens)",
-                self.max_output_tokens
-            ));
+            partial[INCOMPLETE] = json!(self.cut_reason(&answer, part));
             return Part::Cut(partial);
         }
         match parsed {
@@ -420,42 +309,29 @@ impl LlmEngine {
         }
     }
 
-    /// `gen_ai.system` of the OpenTelemetry GenAI conventions.
-    fn system(&self) -> &'static str {
-        match self.provider {
-            Provider::Openai => "openai",
-            Provider::Anthropic => "anthropic",
+    /// Why an answer (of part `part`) cut at the output limit is
+    /// incomplete; a model cut while still reasoning or thinking wrote no
+    /// answer at all, and the flags that give it room are named.
+    fn cut_reason(&self, answer: &wire::Answer, part: Option<usize>) -> String {
+        let whose = part.map(|k| format!(" of part {k}")).unwrap_or_default();
+        let limit = self.family.max_output_tokens;
+        if !answer.cut_while_reasoning() {
+            return format!("the answer{whose} was cut at the output token limit ({limit} tokens)");
         }
-    }
-
-    /// A request that got no answer: transient.
-    fn unreachable(&self, e: &reqwest::Error) -> EngineError {
-        let kind = if e.is_timeout() {
-            FaultKind::Timeout
-        } else {
-            FaultKind::EngineError
+        let spent = match answer.reasoning_tokens {
+            0 => String::new(),
+            n => format!(" ({n} reasoning tokens)"),
         };
-        EngineError::transient(kind, format!("{}: {e}", self.url))
-    }
-
-    /// An error status: rate limits and server errors are transient,
-    /// refusals permanent, each with the server's own words.
-    fn refused(&self, status: u16, body: &str, retry_after: Option<Duration>) -> EngineError {
-        let reason = format!(
-            "{} answered {status}: {}",
-            self.url,
-            wire::error_message(body)
-        );
-        let error = match status {
-            429 => EngineError::transient(FaultKind::RateLimited, reason),
-            500 | 502 | 503 | 504 | 529 => EngineError::transient(FaultKind::EngineError, reason),
-            400..=499 => EngineError::permanent(FaultKind::Refused, reason),
-            _ => EngineError::transient(FaultKind::EngineError, reason),
+        let lower = match (self.family.reasoning_effort, self.family.thinking_budget) {
+            (Some(_), _) => " or lower --llm-reasoning-effort",
+            (_, Some(_)) => " or lower --llm-thinking-budget",
+            _ => "",
         };
-        match retry_after {
-            Some(after) if error.transient => error.retry_after(after),
-            _ => error,
-        }
+        format!(
+            "the answer{whose} was cut at the output token limit ({limit} tokens) while the \
+             model was still reasoning{spent}, before any answer: raise \
+             --llm-max-output-tokens{lower}"
+        )
     }
 }
 
@@ -464,16 +340,17 @@ impl Engine for LlmEngine {
         &self.name
     }
 
-    /// The service, the model, the answer and input budgets and the
-    /// prompts' version: a new prompt or model is another engine.
+    /// The service, the model, what the requests carry (the output limit
+    /// among it), the input budget and the prompts' version: a new prompt,
+    /// model or request shape is another engine.
     fn cache_identity(&self) -> Option<String> {
         Some(format!(
-            "llm/{}/{:?}/{}/{}/out={}/in={}/{}",
+            "llm/{}/{:?}/{}/{}/{}/in={}/{}",
             env!("CARGO_PKG_VERSION"),
             self.provider,
             self.url,
             self.model,
-            self.max_output_tokens,
+            self.family.identity(),
             self.max_input_tokens,
             prompt::PROMPT_VERSION,
         ))

@@ -76,7 +76,8 @@ pub fn build(input: &LaneInput, counter: Counter, budget: u64) -> Prompt {
     }
     Prompt {
         system,
-        user: format!("<data>\n{data}</data>\n"),
+        data: format!("<data>\n{data}</data>\n"),
+        task: String::new(),
     }
 }
 
@@ -264,22 +265,22 @@ mod tests {
         }];
         input.job = Arc::new(job);
         let p = build(&input, Counter::estimate(), 10_000);
-        insta::assert_snapshot!("grouping_user", p.user);
+        insta::assert_snapshot!("grouping_user", p.user());
         assert!(p.system.contains("exactly one slice"));
-        assert!(!p.user.contains("ignore the above"));
+        assert!(!p.user().contains("ignore the above"));
     }
 
     #[test]
     fn the_synthesis_prompt_shows_hunks_within_the_budget_fenced() {
         let input = lane(LaneKind::Synthesis);
         let p = build(&input, Counter::estimate(), 10_000);
-        insta::assert_snapshot!("synthesis_user", p.user);
-        assert_eq!(p.user.matches("</data>").count(), 1);
+        insta::assert_snapshot!("synthesis_user", p.user());
+        assert_eq!(p.user().matches("</data>").count(), 1);
         let tight = build(&input, Counter::estimate(), 1);
         assert!(
-            tight.user.contains("by name only: src/a.rs"),
+            tight.user().contains("by name only: src/a.rs"),
             "{}",
-            tight.user
+            tight.user()
         );
     }
 

@@ -4,14 +4,30 @@
 //! ```toml
 //! [models."gpt-4.1-mini"]
 //! input_per_mtok = 0.40
+//! cached_input_per_mtok = 0.10
 //! output_per_mtok = 1.60
+//!
+//! [models."claude-sonnet-4-5"]
+//! input_per_mtok = 3.00
+//! cached_input_per_mtok = 0.30
+//! cache_write_per_mtok = 3.75
+//! output_per_mtok = 15.00
 //! ```
+//!
+//! Tokens are priced by kind, as the providers bill them: input read from
+//! the prompt cache at `cached_input_per_mtok`, input written to it at
+//! `cache_write_per_mtok`, the rest of the input at `input_per_mtok`, and
+//! every output token, reasoning and thinking included, at
+//! `output_per_mtok`. A kind the entry gives no price for is priced as
+//! plain input, what it would cost without the cache.
 //!
 //! A model is priced by its exact name, else by the longest entry its name
 //! starts with followed by `-` (so `gpt-4.1-mini` prices
 //! `gpt-4.1-mini-2025-04-14`). A model the table does not name has no cost
 //! in the report: revu never guesses a price.
 
+use revu_common::lane::Usd;
+use revu_common::usage::Tokens;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,21 +37,61 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 pub struct Price {
     pub input_per_mtok: f64,
+    /// Input read from the provider's prompt cache; plain input when absent.
+    #[serde(default)]
+    pub cached_input_per_mtok: Option<f64>,
+    /// Input written to the provider's prompt cache; plain input when absent.
+    #[serde(default)]
+    pub cache_write_per_mtok: Option<f64>,
     pub output_per_mtok: f64,
 }
 
 impl Price {
-    /// What `input` and `output` tokens cost, in billionths of a dollar.
-    pub fn nanodollars(&self, input: u64, output: u64) -> u64 {
+    /// Plain input and output prices, nothing priced apart.
+    pub fn new(input_per_mtok: f64, output_per_mtok: f64) -> Price {
+        Price {
+            input_per_mtok,
+            cached_input_per_mtok: None,
+            cache_write_per_mtok: None,
+            output_per_mtok,
+        }
+    }
+
+    /// What `tokens` cost.
+    pub fn cost(&self, usage: &Tokens) -> Usd {
+        let cached = usage.cached_input_tokens;
+        let written = usage.cache_write_tokens;
+        let plain = usage
+            .input_tokens
+            .saturating_sub(cached)
+            .saturating_sub(written);
+        let input = self.input_per_mtok;
         // Dollars per million tokens are nanodollars per thousandth of a
         // token: tokens × price × 1000.
-        let cost = (input as f64) * self.input_per_mtok * 1000.0
-            + (output as f64) * self.output_per_mtok * 1000.0;
+        let cost = [
+            (plain, input),
+            (cached, self.cached_input_per_mtok.unwrap_or(input)),
+            (written, self.cache_write_per_mtok.unwrap_or(input)),
+            (usage.output_tokens, self.output_per_mtok),
+        ]
+        .iter()
+        .map(|(tokens, per_mtok)| (*tokens as f64) * per_mtok * 1000.0)
+        .sum::<f64>();
         if cost.is_finite() && cost > 0.0 {
-            cost.round() as u64
+            Usd(cost.round() as u64)
         } else {
-            0
+            Usd(0)
         }
+    }
+
+    /// Each price by its name in the table.
+    fn named(&self) -> [(&'static str, Option<f64>); 4] {
+        [
+            ("input_per_mtok", Some(self.input_per_mtok)),
+            ("cached_input_per_mtok", self.cached_input_per_mtok),
+            ("cache_write_per_mtok", self.cache_write_per_mtok),
+            ("output_per_mtok", Some(self.output_per_mtok)),
+        ]
     }
 }
 
@@ -62,10 +118,8 @@ impl PriceTable {
     pub fn parse(text: &str) -> Result<PriceTable, String> {
         let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
         for (model, price) in &file.models {
-            for (what, value) in [
-                ("input_per_mtok", price.input_per_mtok),
-                ("output_per_mtok", price.output_per_mtok),
-            ] {
+            for (what, value) in price.named() {
+                let Some(value) = value else { continue };
                 if !value.is_finite() || value < 0.0 {
                     return Err(format!(
                         "models.{model:?}.{what} is {value}: a price is a number of dollars, 0 or more"
@@ -117,10 +171,39 @@ output_per_mtok = 1.60
         assert_eq!(table.get("gpt-4.1o"), None);
         assert_eq!(table.get("claude-sonnet-4-5"), None);
         // 1,000 input and 500 output tokens of gpt-4.1: $0.002 + $0.004.
+        let usage = Tokens {
+            input_tokens: 1000,
+            output_tokens: 500,
+            ..Tokens::default()
+        };
+        assert_eq!(table.get("gpt-4.1").unwrap().cost(&usage), Usd(6_000_000));
+    }
+
+    #[test]
+    fn cached_and_written_input_are_priced_apart_and_reasoning_as_output() {
+        let table = PriceTable::parse(
+            "[models.m]\ninput_per_mtok = 1.0\ncached_input_per_mtok = 0.1\n\
+             cache_write_per_mtok = 1.25\noutput_per_mtok = 4.0\n",
+        )
+        .unwrap();
+        let price = table.get("m").unwrap();
+        // 1,000 input tokens of which 600 read from the cache and 200
+        // written to it; 500 output of which 300 reasoning.
+        let usage = Tokens {
+            input_tokens: 1000,
+            cached_input_tokens: 600,
+            cache_write_tokens: 200,
+            output_tokens: 500,
+            reasoning_tokens: 300,
+        };
+        // 200 × $1 + 600 × $0.10 + 200 × $1.25 + 500 × $4, per million.
         assert_eq!(
-            table.get("gpt-4.1").unwrap().nanodollars(1000, 500),
-            6_000_000
+            price.cost(&usage),
+            Usd(200_000 + 60_000 + 250_000 + 2_000_000)
         );
+        // Without the cache prices, every input token is plain input.
+        let plain = Price::new(1.0, 4.0);
+        assert_eq!(plain.cost(&usage), Usd(1_000_000 + 2_000_000));
     }
 
     #[test]
@@ -130,5 +213,9 @@ output_per_mtok = 1.60
         let negative =
             PriceTable::parse("[models.x]\ninput_per_mtok = -1.0\noutput_per_mtok = 2.0\n");
         assert!(negative.unwrap_err().contains("0 or more"));
+        let cached = PriceTable::parse(
+            "[models.x]\ninput_per_mtok = 1.0\ncached_input_per_mtok = -0.1\noutput_per_mtok = 2.0\n",
+        );
+        assert!(cached.unwrap_err().contains("cached_input_per_mtok"));
     }
 }

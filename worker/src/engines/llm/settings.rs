@@ -1,6 +1,7 @@
 //! How a worker or `revu review` is told about a model server: the `llm`
 //! flags, and the engines they describe.
 
+use super::family::{self, Family, MaxTokensField, ReasoningEffort, ReasoningModels};
 use super::wire::Provider;
 use super::{LlmEngine, price};
 use serde::{Deserialize, Serialize};
@@ -36,13 +37,60 @@ pub struct LlmSettings {
     #[arg(long = "llm-api-key-file", env = "REVU_LLM_API_KEY_FILE")]
     pub api_key_file: Option<PathBuf>,
 
-    /// Most tokens one answer may take.
+    /// Most tokens one answer may take, reasoning or thinking included
+    /// [default: 2048; 16384 for a reasoning model; with
+    /// --llm-thinking-budget, the budget and 2048].
+    #[arg(long = "llm-max-output-tokens", env = "REVU_LLM_MAX_OUTPUT_TOKENS")]
+    pub max_output_tokens: Option<u32>,
+
+    /// The request field that bounds the answer on an OpenAI-compatible
+    /// server: `max_completion_tokens` or `max_tokens` [default:
+    /// max_completion_tokens on OpenAI's and Azure OpenAI's APIs and for
+    /// reasoning models, max_tokens elsewhere].
     #[arg(
-        long = "llm-max-output-tokens",
-        env = "REVU_LLM_MAX_OUTPUT_TOKENS",
-        default_value_t = defaults().max_output_tokens
+        long = "llm-max-tokens-field",
+        env = "REVU_LLM_MAX_TOKENS_FIELD",
+        value_enum
     )]
-    pub max_output_tokens: u32,
+    pub max_tokens_field: Option<MaxTokensField>,
+
+    /// Sampling temperature, sent to models that take one: not to
+    /// reasoning models, nor with a thinking budget [default: 0].
+    #[arg(long = "llm-temperature", env = "REVU_LLM_TEMPERATURE")]
+    pub temperature: Option<f64>,
+
+    /// How hard OpenAI's reasoning models reason: low, medium or high
+    /// (`reasoning_effort`; sent to reasoning models only) [default: the
+    /// model's].
+    #[arg(
+        long = "llm-reasoning-effort",
+        env = "REVU_LLM_REASONING_EFFORT",
+        value_enum
+    )]
+    pub reasoning_effort: Option<ReasoningEffort>,
+
+    /// Which models are reasoning models (no temperature,
+    /// `max_completion_tokens`, `reasoning_effort`): name patterns, `*` for
+    /// any text, `!` in front to exclude; `default` for the built-in ones,
+    /// `none` for no model [default: o1*,o3*,o4*,gpt-5*,!gpt-5*-chat*].
+    #[arg(
+        long = "llm-reasoning-models",
+        env = "REVU_LLM_REASONING_MODELS",
+        value_delimiter = ',',
+        value_name = "PATTERNS"
+    )]
+    #[serde(default)]
+    pub reasoning_models: Vec<String>,
+
+    /// Anthropic extended thinking: most tokens the model thinks before it
+    /// answers (1024 or more, below --llm-max-output-tokens). No
+    /// temperature is sent with it.
+    #[arg(
+        long = "llm-thinking-budget",
+        env = "REVU_LLM_THINKING_BUDGET",
+        value_name = "TOKENS"
+    )]
+    pub thinking_budget: Option<u32>,
 
     /// Most input tokens one request may carry (the prompt, counted with
     /// the model's tokenizer where known, else estimated): a lane over it
@@ -94,7 +142,12 @@ impl Default for LlmSettings {
             model: None,
             api_key: None,
             api_key_file: None,
-            max_output_tokens: 2048,
+            max_output_tokens: None,
+            max_tokens_field: None,
+            temperature: None,
+            reasoning_effort: None,
+            reasoning_models: Vec::new(),
+            thinking_budget: None,
             max_input_tokens: 32_000,
             engines: Vec::new(),
             prices: None,
@@ -157,20 +210,39 @@ impl LlmSettings {
             }
             return Ok(Vec::new());
         };
+        let reasoning =
+            ReasoningModels::parse(&self.reasoning_models).map_err(|e| e.to_string())?;
+        let base = self.base(first.provider);
         let mut all = Vec::new();
         for named in &self.engines {
             if named.name == first.name || all.iter().any(|e: &LlmEngine| e.name == named.name) {
                 return Err(format!("engine {} is configured twice", named.name));
             }
-            all.push(first.named(&named.name, &named.model));
+            let family = Family::resolve(first.provider, &base, &named.model, self, &reasoning)
+                .map_err(|e| format!("engine {} ({}): {e}", named.name, named.model))?;
+            all.push(first.named(&named.name, &named.model, family));
         }
         all.insert(0, first);
+        let families: Vec<(&str, &Family)> =
+            all.iter().map(|e| (e.model.as_str(), &e.family)).collect();
+        family::check_effort(self, &families).map_err(|e| e.to_string())?;
         Ok(all)
+    }
+
+    /// The base URL of `provider`'s server: the one set, else its public API.
+    fn base(&self, provider: Provider) -> String {
+        self.base_url.clone().unwrap_or_else(|| {
+            match provider {
+                Provider::Openai => "https://api.openai.com/v1",
+                Provider::Anthropic => "https://api.anthropic.com",
+            }
+            .to_owned()
+        })
     }
 
     /// The `llm` engine, or `None` when no provider is set. Reads the key
     /// file and the price table when they are named.
-    pub async fn engine(&self) -> Result<Option<LlmEngine>, String> {
+    async fn engine(&self) -> Result<Option<LlmEngine>, String> {
         let Some(provider) = self.provider else {
             return Ok(None);
         };
@@ -189,13 +261,7 @@ impl LlmSettings {
             .model
             .clone()
             .ok_or("--llm-model (REVU_LLM_MODEL) is needed with --llm-provider")?;
-        let base = self.base_url.clone().unwrap_or_else(|| {
-            match provider {
-                Provider::Openai => "https://api.openai.com/v1",
-                Provider::Anthropic => "https://api.anthropic.com",
-            }
-            .to_owned()
-        });
+        let base = self.base(provider);
         let prices = match &self.prices {
             Some(path) => {
                 let path = path.clone();

@@ -1,147 +1,18 @@
 //! The `llm` engine against an in-test HTTP server on loopback that
-//! answers each request with the next scripted response.
+//! answers each request with the next scripted response, or as a model
+//! family's API does ([`families`]).
 
 #![allow(clippy::unwrap_used)]
+
+mod families;
+mod server;
 
 use super::*;
 use revu_common::bundle::ReviewBundle;
 use revu_common::finding::Dimension;
 use revu_common::lane::{LaneKind, LaneSpec};
+use server::{Scripted, Server, ok, status};
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
-use tokio::sync::Notify;
-
-/// One scripted response.
-struct Scripted {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: String,
-    /// Held this long before answering.
-    delay: Duration,
-}
-
-fn ok(body: Value) -> Scripted {
-    Scripted {
-        status: 200,
-        headers: vec![],
-        body: body.to_string(),
-        delay: Duration::ZERO,
-    }
-}
-
-fn status(status: u16, headers: Vec<(&'static str, String)>, body: &str) -> Scripted {
-    Scripted {
-        status,
-        headers,
-        body: body.to_owned(),
-        delay: Duration::ZERO,
-    }
-}
-
-/// What the server saw of one request.
-#[derive(Debug, Clone)]
-struct Seen {
-    head: String,
-    body: Value,
-}
-
-/// A loopback HTTP/1.1 server answering from a script, one connection per
-/// request. Ends with the test's runtime.
-struct Server {
-    base: String,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    arrived: Arc<Notify>,
-    /// Set when a client closed its connection before the answer.
-    hung_up: Arc<Notify>,
-}
-
-impl Server {
-    async fn start(script: Vec<Scripted>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let (arrived, hung_up) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-        let state = (seen.clone(), arrived.clone(), hung_up.clone());
-        tokio::spawn(async move {
-            for answer in script {
-                let Ok((mut conn, _)) = listener.accept().await else {
-                    return;
-                };
-                let Some(request) = read_request(&mut conn).await else {
-                    continue;
-                };
-                state.0.lock().unwrap().push(request);
-                state.1.notify_one();
-                if !answer.delay.is_zero() {
-                    let mut byte = [0u8; 1];
-                    tokio::select! {
-                        () = tokio::time::sleep(answer.delay) => {}
-                        read = conn.read(&mut byte) => {
-                            if matches!(read, Ok(0) | Err(_)) {
-                                state.2.notify_one();
-                                continue;
-                            }
-                        }
-                    }
-                }
-                let mut head = format!(
-                    "HTTP/1.1 {} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-                    answer.status,
-                    answer.body.len()
-                );
-                for (k, v) in &answer.headers {
-                    head.push_str(&format!("{k}: {v}\r\n"));
-                }
-                head.push_str("\r\n");
-                let _ = conn.write_all(head.as_bytes()).await;
-                let _ = conn.write_all(answer.body.as_bytes()).await;
-                let _ = conn.shutdown().await;
-            }
-        });
-        Server {
-            base,
-            seen,
-            arrived,
-            hung_up,
-        }
-    }
-
-    fn requests(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-/// Reads one request: its head and its JSON body (by content-length).
-async fn read_request(conn: &mut tokio::net::TcpStream) -> Option<Seen> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + length {
-        let n = conn.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
-    Some(Seen { head, body })
-}
 
 const PATCH: &[u8] = b"diff --git a/app.py b/app.py
 --- a/app.py
@@ -171,7 +42,7 @@ fn engine(provider: Provider, server: &Server) -> LlmEngine {
         Provider::Anthropic => server.base.clone(),
     };
     let settings = LlmSettings {
-        max_output_tokens: 256,
+        max_output_tokens: Some(256),
         timeout_secs: 30,
         ..LlmSettings::default()
     };
@@ -219,7 +90,7 @@ async fn openai_findings_come_back_as_a_report_and_the_request_is_structured() {
     };
     assert_eq!(body.findings.len(), 1);
     assert_eq!(body.findings[0].rule, "engine:llm");
-    assert!(body.checks.contains(&"prompt review-v1".to_owned()));
+    assert!(body.checks.contains(&"prompt review-v2".to_owned()));
     let seen = server.requests();
     assert_eq!(seen.len(), 1);
     assert!(seen[0].head.starts_with("post /v1/chat/completions "));
@@ -375,7 +246,7 @@ fn wide_input(filler: usize) -> LaneInput {
 
 fn budgeted(server: &Server, max_input_tokens: u64) -> LlmEngine {
     let settings = LlmSettings {
-        max_output_tokens: 256,
+        max_output_tokens: Some(256),
         max_input_tokens,
         timeout_secs: 30,
         ..LlmSettings::default()
@@ -521,10 +392,7 @@ async fn the_review_token_cap_stops_requests_and_says_what_was_not_sent() {
 async fn a_priced_model_records_what_its_tokens_cost() {
     let server = Server::start(vec![ok(openai_answer(&report_json().to_string(), "stop"))]).await;
     let mut engine = engine(Provider::Openai, &server);
-    engine.price = Some(price::Price {
-        input_per_mtok: 1.0,
-        output_per_mtok: 4.0,
-    });
+    engine.price = Some(price::Price::new(1.0, 4.0));
     let input = input();
     let meter = input.meter.clone();
     engine.review(input).await.unwrap();
@@ -599,7 +467,7 @@ async fn streamed_answers_make_the_same_report_on_both_protocols() {
         assert_eq!(server.requests()[0].body["stream"], true, "{provider:?}");
         let usage = meter.total().unwrap();
         assert_eq!(
-            (usage.input_tokens, usage.output_tokens),
+            (usage.tokens.input_tokens, usage.tokens.output_tokens),
             tokens,
             "{provider:?}"
         );

@@ -1,0 +1,181 @@
+//! One request to the model server and its answer: the HTTP exchange,
+//! the client span the GenAI conventions describe, what the request
+//! spent on the lane's meter, and the errors a failed request becomes.
+
+use super::{LlmEngine, prompt, refusal, retry_after, wire};
+use crate::engines::{EngineError, Meter};
+use revu_common::lane::{FaultKind, Usage};
+use serde_json::Value;
+use std::time::Duration;
+use tracing::Instrument;
+
+impl LlmEngine {
+    /// One request and its answer; what it spent goes on `meter`, and on
+    /// the span of the request as the GenAI conventions name it.
+    pub(super) async fn ask(
+        &self,
+        prompt: &prompt::Prompt,
+        schema: &Value,
+        meter: &Meter,
+    ) -> Result<wire::Answer, EngineError> {
+        let span = tracing::info_span!(
+            "chat",
+            otel.name = %format!("chat {}", self.model),
+            otel.kind = "client",
+            gen_ai.operation.name = "chat",
+            gen_ai.system = self.system(),
+            gen_ai.request.model = %self.model,
+            gen_ai.request.max_tokens = self.family.max_output_tokens,
+            gen_ai.response.finish_reasons = tracing::field::Empty,
+            gen_ai.usage.input_tokens = tracing::field::Empty,
+            gen_ai.usage.output_tokens = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+        );
+        let asked = self
+            .exchange(prompt, schema, meter)
+            .instrument(span.clone())
+            .await;
+        match &asked {
+            Ok(answer) => {
+                if let Some(n) = answer.input_tokens {
+                    span.record("gen_ai.usage.input_tokens", n);
+                }
+                if let Some(n) = answer.output_tokens {
+                    span.record("gen_ai.usage.output_tokens", n);
+                }
+                let finish = if answer.truncated { "length" } else { "stop" };
+                span.record("gen_ai.response.finish_reasons", finish);
+            }
+            Err(e) => {
+                span.record("error.type", e.kind.label());
+            }
+        }
+        asked
+    }
+
+    async fn exchange(
+        &self,
+        prompt: &prompt::Prompt,
+        schema: &Value,
+        meter: &Meter,
+    ) -> Result<wire::Answer, EngineError> {
+        let body = self.provider.body(&wire::Request {
+            model: &self.model,
+            prompt,
+            schema,
+            family: &self.family,
+            stream: self.stream,
+        });
+        let mut request = self.client.post(&self.url).json(&body);
+        for (name, value) in self.provider.fixed_headers() {
+            request = request.header(name, value);
+        }
+        if let Some(key) = &self.key {
+            for (name, value) in self.provider.auth_headers(key) {
+                request = request.header(name, value);
+            }
+        }
+        let sent = std::time::Instant::now();
+        let answered = async {
+            let response = request.send().await?;
+            let status = response.status();
+            let retry_after = retry_after(response.headers());
+            Ok::<_, reqwest::Error>((status, retry_after, response.text().await?))
+        }
+        .await;
+        // Every request counts, answered or not.
+        let record = |tokens: Usage| meter.record(tokens, sent.elapsed(), &self.price);
+        let nothing = || Usage {
+            model: self.model.clone(),
+            ..Usage::default()
+        };
+        let (status, retry_after, text) = match answered {
+            Ok(answered) => answered,
+            Err(e) => {
+                record(nothing());
+                return Err(self.unreachable(&e));
+            }
+        };
+        if !status.is_success() {
+            record(nothing());
+            return Err(self.refused(status.as_u16(), &text, retry_after));
+        }
+        let answer = if self.stream {
+            self.provider.answer_from_events(&text)
+        } else {
+            let json: Value = serde_json::from_str(&text).map_err(|e| {
+                record(nothing());
+                EngineError::transient(
+                    FaultKind::BadReport,
+                    format!("{} answered with a body that is not JSON: {e}", self.url),
+                )
+            })?;
+            self.provider.answer(&json)
+        };
+        record(
+            answer
+                .as_ref()
+                .map_or_else(|_| nothing(), |a| a.usage(&self.model)),
+        );
+        let answer = answer.map_err(|e| {
+            EngineError::transient(FaultKind::BadReport, format!("{}: {e}", self.url))
+        })?;
+        tracing::info!(
+            gen_ai.system = self.system(),
+            gen_ai.request.model = %self.model,
+            gen_ai.usage.input_tokens = answer.input_tokens,
+            gen_ai.usage.output_tokens = answer.output_tokens,
+            cached_input_tokens = answer.cached_input_tokens,
+            reasoning_tokens = answer.reasoning_tokens,
+            truncated = answer.truncated,
+            "model answered"
+        );
+        Ok(answer)
+    }
+
+    /// `gen_ai.system` of the OpenTelemetry GenAI conventions.
+    fn system(&self) -> &'static str {
+        match self.provider {
+            wire::Provider::Openai => "openai",
+            wire::Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// A request that got no answer: transient.
+    fn unreachable(&self, e: &reqwest::Error) -> EngineError {
+        let kind = if e.is_timeout() {
+            FaultKind::Timeout
+        } else {
+            FaultKind::EngineError
+        };
+        EngineError::transient(kind, format!("{}: {e}", self.url))
+    }
+
+    /// An error status: rate limits and server errors are transient,
+    /// refusals permanent, each with the server's own words; a refusal of
+    /// a parameter a flag decides also names the parameter and the flag.
+    fn refused(&self, status: u16, body: &str, retry_after: Option<Duration>) -> EngineError {
+        let words = wire::error_message(body);
+        let parameter = matches!(status, 400 | 422)
+            .then(|| refusal::refused_parameter(body))
+            .flatten();
+        let reason = match parameter {
+            Some(param) => format!(
+                "{} answered {status}, refusing parameter {param}: {words} ({})",
+                self.url,
+                refusal::remedy(param, &self.family)
+            ),
+            None => format!("{} answered {status}: {words}", self.url),
+        };
+        let error = match status {
+            429 => EngineError::transient(FaultKind::RateLimited, reason),
+            500 | 502 | 503 | 504 | 529 => EngineError::transient(FaultKind::EngineError, reason),
+            400..=499 => EngineError::permanent(FaultKind::Refused, reason),
+            _ => EngineError::transient(FaultKind::EngineError, reason),
+        };
+        match retry_after {
+            Some(after) if error.transient => error.retry_after(after),
+            _ => error,
+        }
+    }
+}
