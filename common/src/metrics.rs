@@ -6,6 +6,8 @@
 //! this keeps a web framework out of the tree.
 
 use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::{MetricType, TypedMetric};
 use prometheus_client::registry::{Metric, Registry, Unit};
 use std::future::Future;
@@ -14,17 +16,30 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
+pub mod exposition;
+
 /// Prefix of every metric name.
 pub const PREFIX: &str = "revu";
 
-/// Bucket bounds of lane and stage durations, in seconds: lanes run from
-/// milliseconds (rules) to minutes (models, linters on big changes).
+/// Bucket bounds of a lane's duration, in seconds, from submission to
+/// settling: from milliseconds (rules) to minutes (models, linters on big
+/// changes).
 pub const DURATION_BUCKETS: [f64; 14] = [
     0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0,
 ];
 
+/// Bucket bounds of a stage's or one attempt's duration, in seconds: from
+/// 100 µs (a stage of a one-line change, the rules on one file) to
+/// minutes (a model on a big lane).
+pub const FINE_BUCKETS: [f64; 19] = [
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+    10.0, 30.0, 60.0, 180.0, 600.0,
+];
+
 /// Content type of the OpenMetrics text format `prometheus-client` writes.
-const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+/// Content type of the classic Prometheus text format.
+const CLASSIC: &str = "text/plain; version=0.0.4; charset=utf-8";
 /// Longest a client may take to send its request head.
 const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// Largest request head read.
@@ -48,7 +63,7 @@ impl LaneLabels {
         LaneLabels {
             lane_kind: spec.kind.label().to_owned(),
             lane: match &spec.kind {
-                LaneKind::Domain { domain } => domain.clone(),
+                LaneKind::Domain { domain } => domain_label(domain),
                 LaneKind::Specialist { dimension } => dimension.as_str().to_owned(),
                 LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => {
                     spec.kind.label().to_owned()
@@ -58,6 +73,67 @@ impl LaneLabels {
             outcome: outcome.to_owned(),
         }
     }
+}
+
+/// Most distinct domain names one process gives the `lane` label. A
+/// domain is named by the reviewed repository's `revu.toml`, so a
+/// submitter chooses it: past this many, further domains are counted
+/// under [`OTHER_DOMAINS`], and the series a scrape returns stay bounded
+/// whatever is submitted.
+pub const MAX_DOMAIN_LABELS: usize = 32;
+
+/// The `lane` value of domains past [`MAX_DOMAIN_LABELS`]: no domain is
+/// named so (a domain's name is letters, digits, `-`, `_` and `.`).
+pub const OTHER_DOMAINS: &str = "~other";
+
+/// The `lane` label value of `domain`: its name while fewer than
+/// [`MAX_DOMAIN_LABELS`] names have been given, else [`OTHER_DOMAINS`].
+pub fn domain_label(domain: &str) -> String {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<String>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if seen.contains(domain) {
+        return domain.to_owned();
+    }
+    if seen.len() < MAX_DOMAIN_LABELS {
+        seen.insert(domain.to_owned());
+        return domain.to_owned();
+    }
+    OTHER_DOMAINS.to_owned()
+}
+
+/// Most `lane` label values one process gives: the capped domains and
+/// [`OTHER_DOMAINS`], the six dimensions, and the adjudication, grouping
+/// and synthesis lanes. A lane goes to one engine (the routing is the
+/// operator's), so this also bounds the (lane, engine) pairs.
+pub const MAX_LANE_LABELS: usize = MAX_DOMAIN_LABELS + 1 + crate::finding::Dimension::ALL.len() + 3;
+
+/// Series of one label set of a histogram with `buckets` bounds: one per
+/// bound, `+Inf`, `_sum` and `_count`.
+pub const fn histogram_series(buckets: usize) -> usize {
+    buckets + 3
+}
+
+/// Labels of a dead letter: why the lane or job was given up on.
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DeadLetterLabels {
+    /// A [`crate::lane::FaultKind`] label.
+    pub reason: String,
+}
+
+/// The dead letters counted by reason, every reason starting at 0, so
+/// that the first dead letter of each shows as an increase (Prometheus
+/// sees no increase in a series that first appears at 1).
+pub fn dead_letters_by_reason() -> Family<DeadLetterLabels, Counter> {
+    let family = Family::<DeadLetterLabels, Counter>::default();
+    for kind in crate::lane::FaultKind::ALL {
+        family
+            .get_or_create(&DeadLetterLabels {
+                reason: kind.label().to_owned(),
+            })
+            .inc_by(0);
+    }
+    family
 }
 
 /// Labels of something that happened to a lane for a reason.
@@ -194,14 +270,22 @@ pub async fn endpoint_with_readiness(
 const HTTP_ALPN: &[&[u8]] = &[b"http/1.1"];
 
 /// Whether a binary can do its work now (its backend answers), shared
-/// between what checks it and the `/readyz` that reports it. Ready until
-/// told otherwise.
+/// between what checks it, the `/readyz` that reports it and the
+/// `revu_ready` gauge. Ready until told otherwise.
 #[derive(Debug, Clone)]
-pub struct Readiness(Arc<std::sync::atomic::AtomicBool>);
+pub struct Readiness {
+    ready: Arc<std::sync::atomic::AtomicBool>,
+    gauge: prometheus_client::metrics::gauge::Gauge,
+}
 
 impl Default for Readiness {
     fn default() -> Self {
-        Readiness(Arc::new(std::sync::atomic::AtomicBool::new(true)))
+        let r = Readiness {
+            ready: Arc::new(std::sync::atomic::AtomicBool::new(true)),
+            gauge: prometheus_client::metrics::gauge::Gauge::default(),
+        };
+        r.gauge.set(1);
+        r
     }
 }
 
@@ -214,11 +298,23 @@ impl Readiness {
     }
 
     pub fn set(&self, ready: bool) {
-        self.0.store(ready, std::sync::atomic::Ordering::Relaxed);
+        self.ready
+            .store(ready, std::sync::atomic::Ordering::Relaxed);
+        self.gauge.set(i64::from(ready));
     }
 
     pub fn get(&self) -> bool {
-        self.0.load(std::sync::atomic::Ordering::Relaxed)
+        self.ready.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Registers `revu_ready` (1 when ready, 0 when not) in `catalog`.
+    pub fn register(&self, catalog: &mut Catalog) {
+        catalog.register(
+            "ready",
+            "Whether this process can do its work now: 1 while its Redis answers, 0 while not",
+            None,
+            self.gauge.clone(),
+        );
     }
 
     /// Keeps this true to `backend`: not ready while it does not answer (a
@@ -315,11 +411,10 @@ async fn serve_with(
     }
 }
 
-/// The request line of a request head, once the head is complete.
-fn request_line(head: &[u8]) -> Option<&str> {
+/// A request head, once it is complete.
+fn complete_head(head: &[u8]) -> Option<&str> {
     let end = head.windows(4).position(|w| w == b"\r\n\r\n")?;
-    let head = std::str::from_utf8(&head[..end]).ok()?;
-    head.lines().next()
+    std::str::from_utf8(&head[..end]).ok()
 }
 
 async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
@@ -329,7 +424,7 @@ async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
 ) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(512);
     let mut chunk = [0u8; 1024];
-    let line = loop {
+    let request = loop {
         let n = tokio::time::timeout(READ_TIMEOUT, stream.read(&mut chunk))
             .await
             .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
@@ -337,18 +432,28 @@ async fn answer<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
             return Ok(());
         }
         head.extend_from_slice(&chunk[..n]);
-        if let Some(line) = request_line(&head) {
-            break line.to_owned();
+        if let Some(request) = complete_head(&head) {
+            break request.to_owned();
         }
         if head.len() > MAX_HEAD {
             break String::new();
         }
     };
-    let mut parts = line.split_whitespace();
+    let mut lines = request.lines();
+    let mut parts = lines.next().unwrap_or("").split_whitespace();
     let (method, target) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
     let path = target.split('?').next().unwrap_or("");
     let (status, content_type, body) = match (method, path) {
-        ("GET" | "HEAD", "/metrics") => ("200 OK", CONTENT_TYPE, encode(registry)),
+        ("GET" | "HEAD", "/metrics") => {
+            let accept = lines
+                .filter_map(|l| l.split_once(':'))
+                .find(|(name, _)| name.trim().eq_ignore_ascii_case("accept"))
+                .map_or("", |(_, value)| value);
+            match exposition::wants_openmetrics(accept) {
+                true => ("200 OK", OPENMETRICS, encode(registry)),
+                false => ("200 OK", CLASSIC, exposition::classic(&encode(registry))),
+            }
+        }
         ("GET" | "HEAD", "/readyz") if readiness.get() => {
             ("200 OK", "text/plain", "ready\n".to_owned())
         }

@@ -115,6 +115,14 @@ impl TokenTable {
         names.len()
     }
 
+    /// The tenants, each once, sorted.
+    pub fn tenant_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.by_digest.values().cloned().collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+
     fn tenant_of(&self, kind: Credential, secret: &[u8]) -> Option<&str> {
         let digest: [u8; 32] = Sha256::digest(secret).into();
         self.by_digest.get(&(kind, digest)).map(String::as_str)
@@ -171,6 +179,17 @@ impl Authenticator {
         Ok(Authenticator {
             tokens: Some(Arc::new(RwLock::new(Arc::new(table)))),
         })
+    }
+
+    /// The tenants the tokens name now (none without authentication).
+    pub fn tenant_names(&self) -> Vec<String> {
+        let Some(tokens) = &self.tokens else {
+            return Vec::new();
+        };
+        match tokens.read() {
+            Ok(t) => t.tenant_names(),
+            Err(poisoned) => poisoned.into_inner().tenant_names(),
+        }
     }
 
     /// Whether calls must carry a token.

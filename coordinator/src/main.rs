@@ -40,10 +40,11 @@ async fn coordinate(
     config: &CoordinatorConfig,
     tls_files: Option<revu_common::tls::ServerTlsFiles>,
 ) -> anyhow::Result<()> {
-    let (metrics, registry) = CoordinatorMetrics::registered();
+    let (metrics, mut registry) = CoordinatorMetrics::registered();
     // `/readyz` follows Redis, like the gRPC health: the probe to use when
     // the gRPC port speaks TLS, which kubelet gRPC probes cannot.
     let readiness = revu_common::metrics::Readiness::not_yet();
+    readiness.register(&mut registry);
     let _metrics_endpoint = config
         .service
         .metrics_endpoint(registry.into_registry(), readiness.clone())
@@ -67,6 +68,7 @@ async fn coordinate(
             server::ALPN,
         )?);
     }
+    metrics.expect_tenants(&access.auth.tenant_names(), &config.access.quotas().names());
     let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target())

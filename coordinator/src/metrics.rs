@@ -10,12 +10,18 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Unit;
-use revu_common::metrics::{Catalog, DURATION_BUCKETS, LaneLabels, ReasonLabels};
+use revu_common::metrics::{
+    Catalog, DURATION_BUCKETS, DeadLetterLabels, FINE_BUCKETS, LaneLabels, ReasonLabels,
+};
 
 type HistogramFamily<L> = Family<L, Histogram, fn() -> Histogram>;
 
 fn duration_histogram() -> Histogram {
     Histogram::new(DURATION_BUCKETS)
+}
+
+fn fine_histogram() -> Histogram {
+    Histogram::new(FINE_BUCKETS)
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -30,21 +36,18 @@ pub struct VerdictLabels {
     pub gate: String,
 }
 
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct DeadLetterLabels {
-    /// A `revu_common::lane::FaultKind` label.
-    pub reason: String,
-}
-
+/// One engine's job stream in one shard: engines are the operator's
+/// (`--lane-engine`), shards a fixed eight on Redis (one in memory).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct StreamLabels {
-    /// `jobs`.
-    pub stream: String,
+    pub engine: String,
+    pub shard: String,
 }
 
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct GroupLabels {
-    pub stream: String,
+    pub engine: String,
+    pub shard: String,
     pub group: String,
 }
 
@@ -82,8 +85,12 @@ pub struct CoordinatorMetrics {
     pub stream_length: Family<StreamLabels, Gauge>,
     pub consumer_lag: Family<GroupLabels, Gauge>,
     pub pending: Family<GroupLabels, Gauge>,
+    /// Seconds, of the oldest entry not yet acknowledged.
+    pub oldest_age: Family<StreamLabels, Gauge<f64, std::sync::atomic::AtomicU64>>,
     pub dead_letter_length: Gauge,
-    pub delayed: Gauge,
+    pub delayed: Family<StreamLabels, Gauge>,
+    /// Reviews whose deadline passed before every lane reported.
+    pub past_deadline: Counter,
 }
 
 impl Default for CoordinatorMetrics {
@@ -92,20 +99,22 @@ impl Default for CoordinatorMetrics {
             lane_duration: Family::new_with_constructor(duration_histogram),
             lane_retries: Family::default(),
             lane_faults: Family::default(),
-            dead_letters: Family::default(),
+            dead_letters: revu_common::metrics::dead_letters_by_reason(),
             reports_discarded: Counter::default(),
             reviews_submitted: Counter::default(),
             tenant_reviews_submitted: Family::default(),
             quota_refusals: Family::default(),
             unauthenticated: Counter::default(),
             reviews_finished: Family::default(),
-            stage_duration: Family::new_with_constructor(duration_histogram),
+            stage_duration: Family::new_with_constructor(fine_histogram),
             reviews_in_flight: Gauge::default(),
             stream_length: Family::default(),
             consumer_lag: Family::default(),
             pending: Family::default(),
+            oldest_age: Family::default(),
             dead_letter_length: Gauge::default(),
-            delayed: Gauge::default(),
+            delayed: Family::default(),
+            past_deadline: Counter::default(),
         }
     }
 }
@@ -175,6 +184,12 @@ impl CoordinatorMetrics {
             self.unauthenticated.clone(),
         );
         r.register(
+            "reviews_past_deadline",
+            "Reviews whose deadline passed before every lane reported (their lanes left are faulted, reason deadline)",
+            None,
+            self.past_deadline.clone(),
+        );
+        r.register(
             "reviews_finished",
             "Reviews finished, by verdict and merge gate",
             None,
@@ -194,25 +209,31 @@ impl CoordinatorMetrics {
         );
         r.register(
             "queue_stream_length",
-            "Entries on a stream not yet acknowledged by every group: undelivered plus pending (sampled)",
+            "Entries on an engine's job stream in a shard not yet acknowledged: undelivered plus pending (sampled)",
             None,
             self.stream_length.clone(),
         );
         r.register(
             "queue_consumer_lag",
-            "Entries on a stream not yet delivered to the consumer group (sampled)",
+            "Entries on an engine's job stream in a shard not yet delivered to the workers' group (sampled)",
             None,
             self.consumer_lag.clone(),
         );
         r.register(
             "queue_pending",
-            "Entries delivered to the consumer group and not yet acknowledged (sampled)",
+            "Entries of an engine's job stream in a shard delivered to the workers' group and not yet acknowledged (sampled)",
             None,
             self.pending.clone(),
         );
         r.register(
+            "queue_oldest_age",
+            "Age of the oldest entry of an engine's job stream in a shard not yet acknowledged, 0 when there is none (sampled)",
+            Some(Unit::Seconds),
+            self.oldest_age.clone(),
+        );
+        r.register(
             "queue_delayed",
-            "Retries waiting out a backoff or a server's Retry-After before they join a job stream (sampled)",
+            "Retries of an engine in a shard waiting out a backoff or a server's Retry-After before they join its job stream (sampled)",
             None,
             self.delayed.clone(),
         );
@@ -222,6 +243,51 @@ impl CoordinatorMetrics {
             None,
             self.dead_letter_length.clone(),
         );
+    }
+
+    /// The most series one coordinator's `/metrics` returns, with
+    /// `engines` engines routed to and `tenants` tenants in its tokens
+    /// file: every label a request can influence is capped (the `lane`
+    /// label by [`revu_common::metrics::MAX_DOMAIN_LABELS`]), and the rest
+    /// are fixed sets or the operator's configuration.
+    pub fn max_series(engines: usize, tenants: usize) -> usize {
+        use revu_common::metrics::{MAX_LANE_LABELS, histogram_series};
+        let reasons = revu_common::lane::FaultKind::ALL.len();
+        let shards = usize::from(revu_common::queue::redis::layout::SHARDS);
+        let lane_outcomes = 4; // complete, incomplete, pipeline_fault, cancelled
+        let stages = 4; // prepare, dispatch, verify, render
+        let verdicts_and_gates = 3 * 2;
+        let quotas = 3;
+        let scalars = 7;
+        MAX_LANE_LABELS * lane_outcomes * histogram_series(DURATION_BUCKETS.len())
+            + 2 * engines * reasons // retries, faults
+            + reasons // dead letters
+            + tenants * (1 + quotas)
+            + verdicts_and_gates
+            + stages * histogram_series(FINE_BUCKETS.len())
+            + 5 * engines * shards // length, lag, pending, oldest age, delayed
+            + scalars
+    }
+
+    /// Starts each tenant's submission count and each of its quotas'
+    /// refusals at 0, so that the first of each shows as an increase
+    /// (Prometheus sees no increase in a series that starts at 1).
+    pub fn expect_tenants(&self, tenants: &[String], quotas: &[&str]) {
+        for tenant in tenants {
+            self.tenant_reviews_submitted
+                .get_or_create(&TenantLabels {
+                    tenant: tenant.clone(),
+                })
+                .inc_by(0);
+            for quota in quotas {
+                self.quota_refusals
+                    .get_or_create(&QuotaLabels {
+                        tenant: tenant.clone(),
+                        quota: (*quota).to_owned(),
+                    })
+                    .inc_by(0);
+            }
+        }
     }
 
     /// Counts an accepted review, and its tenant's.
@@ -261,29 +327,40 @@ fn gauge_value(v: u64) -> i64 {
 }
 
 impl CoordinatorMetrics {
-    /// Stores one sample of the job stream's depth and the active reviews.
+    /// Stores one sample of the job streams' depth and the active reviews.
     pub fn sample_queue(
         &self,
-        depth: revu_common::queue::QueueDepth,
+        depth: &revu_common::queue::QueueDepth,
         group: &str,
         in_flight: usize,
     ) {
-        let stream = "jobs".to_owned();
-        let by_group = GroupLabels {
-            stream: stream.clone(),
-            group: group.to_owned(),
-        };
-        self.stream_length
-            .get_or_create(&StreamLabels { stream })
-            .set(gauge_value(depth.undelivered.saturating_add(depth.pending)));
-        self.consumer_lag
-            .get_or_create(&by_group)
-            .set(gauge_value(depth.undelivered));
-        self.pending
-            .get_or_create(&by_group)
-            .set(gauge_value(depth.pending));
+        for stream in &depth.streams {
+            let at = StreamLabels {
+                engine: stream.engine.clone(),
+                shard: stream.shard.to_string(),
+            };
+            let by_group = GroupLabels {
+                engine: at.engine.clone(),
+                shard: at.shard.clone(),
+                group: group.to_owned(),
+            };
+            self.stream_length.get_or_create(&at).set(gauge_value(
+                stream.undelivered.saturating_add(stream.pending),
+            ));
+            self.consumer_lag
+                .get_or_create(&by_group)
+                .set(gauge_value(stream.undelivered));
+            self.pending
+                .get_or_create(&by_group)
+                .set(gauge_value(stream.pending));
+            self.delayed
+                .get_or_create(&at)
+                .set(gauge_value(stream.delayed));
+            self.oldest_age
+                .get_or_create(&at)
+                .set(stream.oldest_age_ms as f64 / 1000.0);
+        }
         self.dead_letter_length.set(gauge_value(depth.dead));
-        self.delayed.set(gauge_value(depth.delayed));
         self.reviews_in_flight
             .set(i64::try_from(in_flight).unwrap_or(i64::MAX));
     }

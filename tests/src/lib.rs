@@ -6,10 +6,12 @@
 pub mod bins;
 pub mod certs;
 pub mod client;
+pub mod fake_openai;
 pub mod history;
 pub mod llm_server;
 pub mod otlp;
 pub mod procs;
+pub mod prometheus;
 pub mod queue_fixtures;
 pub mod redis_cluster;
 pub mod redis_docker;

@@ -6,13 +6,15 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 /// `GET {path}` from `addr` (`127.0.0.1:port`): the status code and body.
-fn get(addr: &str, path: &str) -> Result<(u16, String), String> {
+/// HTTP/1.0, so that the body is whole (never chunked) and ends with the
+/// connection.
+pub(crate) fn get(addr: &str, path: &str) -> Result<(u16, String), String> {
     let mut stream = TcpStream::connect(addr).map_err(|e| format!("connect {addr}: {e}"))?;
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .map_err(|e| format!("timeout: {e}"))?;
     stream
-        .write_all(format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\n\r\n").as_bytes())
+        .write_all(format!("GET {path} HTTP/1.0\r\nhost: {addr}\r\n\r\n").as_bytes())
         .map_err(|e| format!("write: {e}"))?;
     let mut response = String::new();
     stream
@@ -95,6 +97,8 @@ pub fn declared_names(body: &str) -> Vec<String> {
             continue;
         };
         match kind {
+            // OpenMetrics names the family, the classic format the sample.
+            "counter" if name.ends_with("_total") => names.push(name.to_owned()),
             "counter" => names.push(format!("{name}_total")),
             "histogram" => {
                 for suffix in ["_bucket", "_sum", "_count"] {

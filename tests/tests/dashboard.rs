@@ -4,6 +4,7 @@
 //! registries of coordinator and worker, and the span name and attribute
 //! constants.
 
+use revu_common::metrics::Readiness;
 use revu_common::telemetry::names::{attr, span};
 use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_tests::scrape::declared_names;
@@ -36,11 +37,15 @@ fn yaml(path: &str) -> Yaml {
 }
 
 /// Every metric name the binaries export, as samples are named: from the
-/// catalogs their registries are built with, checked against what the
-/// registries encode once every family has a sample.
+/// catalogs their registries are built with (each binary adds its
+/// readiness gauge to its own), checked against what the registries
+/// encode once every family has a sample.
 fn emitted_metrics() -> BTreeSet<String> {
-    let (_, coordinator) = CoordinatorMetrics::registered();
-    let (_, worker) = WorkerMetrics::registered();
+    let (_, mut coordinator) = CoordinatorMetrics::registered();
+    let (_, mut worker) = WorkerMetrics::registered();
+    for catalog in [&mut coordinator, &mut worker] {
+        Readiness::default().register(catalog);
+    }
     let names: BTreeSet<String> = [&coordinator, &worker]
         .iter()
         .flat_map(|c| c.sample_names().iter().cloned())
@@ -77,19 +82,29 @@ fn targets<'a>(d: &'a Value, ds_type: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-/// Identifiers starting with `revu_` in a PromQL expression.
-fn metric_names(expr: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut rest = expr;
-    while let Some(at) = rest.find("revu_") {
-        let tail = &rest[at..];
+/// Identifiers starting with `revu_` in a PromQL expression, with the
+/// byte offset each starts at.
+fn metric_refs(expr: &str) -> Vec<(usize, String)> {
+    let mut refs = Vec::new();
+    let mut from = 0;
+    while let Some(found) = expr[from..].find("revu_") {
+        let at = from + found;
+        let tail = &expr[at..];
         let end = tail
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(tail.len());
-        names.push(tail[..end].to_owned());
-        rest = &tail[end..];
+        refs.push((at, tail[..end].to_owned()));
+        from = at + end;
     }
-    names
+    refs
+}
+
+/// Identifiers starting with `revu_` in a PromQL expression.
+fn metric_names(expr: &str) -> Vec<String> {
+    metric_refs(expr)
+        .into_iter()
+        .map(|(_, name)| name)
+        .collect()
 }
 
 /// `(scope, attribute)` pairs a TraceQL query reads (`span.revu.lane.id`),
@@ -179,11 +194,23 @@ fn every_metric_the_dashboard_queries_is_exported() {
         "revu_dead_letters_total",
         "revu_queue_consumer_lag",
         "revu_queue_pending",
+        "revu_queue_stream_length",
+        "revu_queue_oldest_age_seconds",
+        "revu_queue_delayed",
+        "revu_queue_dead_letter_length",
+        "revu_ready",
         "revu_reviews_finished_total",
         "revu_reviews_in_flight",
+        "revu_reviews_past_deadline_total",
         "revu_stage_duration_seconds_bucket",
+        "revu_tenant_reviews_submitted_total",
+        "revu_tenant_quota_refusals_total",
+        "revu_unauthenticated_calls_total",
+        "revu_lane_cache_total",
         "revu_model_tokens_total",
         "revu_model_cost_usd_total",
+        "revu_model_requests_total",
+        "revu_model_request_failures_total",
     ] {
         assert!(used.contains(wanted), "the dashboard shows no {wanted}");
     }
@@ -205,7 +232,14 @@ fn grouped_by(expr: &str) -> Vec<String> {
 #[test]
 fn model_panels_group_by_bounded_labels_only() {
     let d = dashboard();
-    let bounded = ["engine", "model", "lane_kind", "kind", "direction"];
+    let bounded = [
+        "engine",
+        "model",
+        "lane_kind",
+        "kind",
+        "direction",
+        "reason",
+    ];
     let mut model_queries = 0;
     for t in targets(&d, "prometheus") {
         let expr = t["expr"].as_str().unwrap_or_default();
@@ -217,8 +251,119 @@ fn model_panels_group_by_bounded_labels_only() {
             assert!(bounded.contains(&label.as_str()), "{label} in {expr}");
         }
     }
-    // Tokens, cost, cache hit rate and reasoning share.
-    assert!(model_queries >= 4, "{model_queries} model queries");
+    // Tokens, cost, prompt cache hit rate, reasoning share, requests,
+    // rate-limited requests and failures by reason.
+    assert!(model_queries >= 7, "{model_queries} model queries");
+}
+
+/// Gauges every coordinator samples from the same Redis: each replica
+/// exports the same value, so a sum over replicas counts it once per
+/// replica.
+const SAMPLED: [&str; 7] = [
+    "revu_queue_stream_length",
+    "revu_queue_consumer_lag",
+    "revu_queue_pending",
+    "revu_queue_oldest_age_seconds",
+    "revu_queue_delayed",
+    "revu_queue_dead_letter_length",
+    "revu_reviews_in_flight",
+];
+
+/// Whether `text` ends with the PromQL word `word`, not with a longer
+/// identifier (`max`, not `max_over_time` or `xmax`).
+fn ends_with_word(text: &str, word: &str) -> bool {
+    text.strip_suffix(word).is_some_and(|before| {
+        !before
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The `max` applied first to the metric that starts at byte `at` of
+/// `expr`: where it starts and the labels of its `by` clause (none for a
+/// plain `max(…)`). `None` when something else applies to it first.
+fn max_over(expr: &str, at: usize) -> Option<(usize, Vec<String>)> {
+    let before = expr[..at].trim_end().strip_suffix('(')?.trim_end();
+    if ends_with_word(before, "max") {
+        return Some((before.len() - 3, Vec::new()));
+    }
+    let clause = before.strip_suffix(')')?;
+    let open = clause.rfind('(')?;
+    let labels = clause[open + 1..]
+        .split(',')
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+        .collect();
+    let by = clause[..open].trim_end();
+    if !ends_with_word(by, "by") {
+        return None;
+    }
+    let aggregation = by[..by.len() - 2].trim_end();
+    ends_with_word(aggregation, "max").then(|| (aggregation.len() - 3, labels))
+}
+
+#[test]
+fn queue_gauges_are_per_engine_and_shard_and_taken_as_max_over_coordinators() {
+    let d = dashboard();
+    let mut checked = BTreeSet::new();
+    let mut per_shard = BTreeSet::new();
+    for t in targets(&d, "prometheus") {
+        let expr = t["expr"].as_str().unwrap_or_default();
+        let refs = metric_refs(expr);
+        if !refs
+            .iter()
+            .any(|(_, name)| SAMPLED.contains(&name.as_str()))
+        {
+            continue;
+        }
+        // The job streams are labelled by engine and shard: the `stream`
+        // label is gone, in groupings, matchers and legends alike.
+        let mut labels_only = expr.to_owned();
+        for (_, name) in &refs {
+            labels_only = labels_only.replace(name.as_str(), "");
+        }
+        assert!(!labels_only.contains("stream"), "stream label in {expr}");
+        let legend = t["legendFormat"].as_str().unwrap_or_default();
+        assert!(
+            !legend.contains("{{stream}}"),
+            "stream label in legend {legend}"
+        );
+        for (at, name) in refs {
+            if !SAMPLED.contains(&name.as_str()) {
+                continue;
+            }
+            let (start, by) = max_over(expr, at)
+                .unwrap_or_else(|| panic!("{name} is not taken as max over coordinators: {expr}"));
+            // A sum may follow, over shards or engines, once each stream
+            // has its one value: never straight over replicas.
+            if expr[..start].contains("sum") {
+                for label in ["engine", "shard"] {
+                    assert!(
+                        by.iter().any(|l| l == label),
+                        "{name} summed before a max by (engine, shard): {expr}"
+                    );
+                }
+            }
+            if by.iter().any(|l| l == "engine") && by.iter().any(|l| l == "shard") {
+                per_shard.insert(name.clone());
+            }
+            checked.insert(name);
+        }
+    }
+    for name in SAMPLED {
+        assert!(checked.contains(name), "the dashboard shows no {name}");
+    }
+    for name in [
+        "revu_queue_consumer_lag",
+        "revu_queue_pending",
+        "revu_queue_oldest_age_seconds",
+    ] {
+        assert!(
+            per_shard.contains(name),
+            "{name} is not shown per engine and shard"
+        );
+    }
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //! the values to `values.schema.json`) and `helm template` with the
 //! defaults and with every option on (`tests/helm/every-option.yaml`), the
 //! rendered manifests validated against the Kubernetes schemas by
-//! `kubernetes-validate`. Both tools come from the package registries;
-//! `scripts/test` installs them.
+//! `kubernetes-validate`; and the PrometheusRule, which must hold the
+//! canonical rules file (`files/alerts.yml`) unchanged. Both tools come
+//! from the package registries; `scripts/test` installs them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -68,17 +69,17 @@ fn text(out: &Output) -> String {
 
 /// The manifests `helm template` renders with `values`.
 fn render(values: Option<&Path>) -> String {
+    render_with(values, &[])
+}
+
+/// The manifests `helm template` renders with `values` and `extra`
+/// arguments (`--set`s).
+fn render_with(values: Option<&Path>, extra: &[&str]) -> String {
     let chart = chart();
-    let out = helm(
-        &[
-            "template",
-            "revu",
-            &chart.to_string_lossy(),
-            "--namespace",
-            "review",
-        ],
-        values,
-    );
+    let chart = chart.to_string_lossy();
+    let mut args = vec!["template", "revu", &chart, "--namespace", "review"];
+    args.extend_from_slice(extra);
+    let out = helm(&args, values);
     assert!(out.status.success(), "helm template: {}", text(&out));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -218,4 +219,68 @@ fn rendered_manifests_are_valid_kubernetes_objects() {
         assert!(every.contains(file), "{file} not set: {every}");
     }
     assert!(!every.contains("REVU_ALLOW_UNAUTHENTICATED"), "{every}");
+}
+
+#[test]
+fn the_prometheus_rule_holds_the_canonical_rules_file_and_is_off_by_default() {
+    let defaults = kinds(&render(None));
+    assert_eq!(count(&defaults, "PrometheusRule"), 0, "{defaults:?}");
+
+    let manifests = render_with(
+        None,
+        &[
+            "--set",
+            "prometheusRule.enabled=true",
+            "--set",
+            "prometheusRule.labels.release=prometheus",
+        ],
+    );
+    validate("prometheus-rule", &manifests);
+    let docs = YamlLoader::load_from_str(&manifests)
+        .unwrap_or_else(|e| panic!("rendered manifests are not YAML: {e}"));
+    let rules: Vec<&Yaml> = docs
+        .iter()
+        .filter(|d| d["kind"].as_str() == Some("PrometheusRule"))
+        .collect();
+    assert_eq!(rules.len(), 1, "{manifests}");
+    let rule = rules[0];
+    assert_eq!(
+        rule["apiVersion"].as_str(),
+        Some("monitoring.coreos.com/v1"),
+        "{rule:?}"
+    );
+    // The chart's own labels, and the ones the values add.
+    let labels = &rule["metadata"]["labels"];
+    assert_eq!(
+        labels["app.kubernetes.io/instance"].as_str(),
+        Some("revu"),
+        "{rule:?}"
+    );
+    assert_eq!(labels["release"].as_str(), Some("prometheus"), "{rule:?}");
+
+    let file = chart().join("files/alerts.yml");
+    let canonical =
+        std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let canonical = YamlLoader::load_from_str(&canonical)
+        .unwrap_or_else(|e| panic!("{} is not YAML: {e}", file.display()));
+    assert_eq!(canonical.len(), 1, "{}: one document", file.display());
+    let groups = &canonical[0]["groups"];
+    assert!(
+        groups.as_vec().is_some_and(|g| !g.is_empty()),
+        "{}: no groups",
+        file.display()
+    );
+    assert_eq!(
+        &rule["spec"]["groups"],
+        groups,
+        "the PrometheusRule's groups are not those of {}",
+        file.display()
+    );
+    // Not templated by helm: Prometheus fills these in.
+    for placeholder in ["{{ $labels.engine }}", "{{ $value"] {
+        assert!(
+            manifests.contains(placeholder),
+            "{placeholder}: {manifests}"
+        );
+    }
 }

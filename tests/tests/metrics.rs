@@ -146,17 +146,29 @@ fn lane_histograms_and_counters_carry_lane_engine_outcome_and_reason() {
         |b| sample(b, "revu_queue_dead_letter_length", &[]).is_some_and(|d| d >= 1.0),
     );
     assert_eq!(sample(&c, "revu_reviews_in_flight", &[]), Some(0.0), "{c}");
-    let workers = [("stream", "jobs"), ("group", "workers")];
-    assert_eq!(sample(&c, "revu_queue_pending", &workers), Some(0.0), "{c}");
+    // Per engine and shard: the flaky engine's stream in every shard,
+    // summed.
+    let flaky_queue = [("engine", "flaky"), ("group", "workers")];
     assert_eq!(
-        sample(&c, "revu_queue_consumer_lag", &workers),
+        sample(&c, "revu_queue_pending", &flaky_queue),
         Some(0.0),
         "{c}"
     );
     assert_eq!(
-        sample(&c, "revu_queue_stream_length", &[("stream", "jobs")]),
+        sample(&c, "revu_queue_consumer_lag", &flaky_queue),
+        Some(0.0),
+        "{c}"
+    );
+    assert_eq!(
+        sample(&c, "revu_queue_stream_length", &[("engine", "flaky")]),
         Some(0.0)
     );
+    assert_eq!(
+        sample(&c, "revu_queue_oldest_age_seconds", &[("engine", "rules")]),
+        Some(0.0),
+        "{c}"
+    );
+    assert_eq!(sample(&c, "revu_ready", &[]), Some(1.0), "{c}");
 
     // The worker: two failed attempts of the flaky lane, two reported ones.
     let w = scrape(&worker_metrics).unwrap_or_else(|e| panic!("worker metrics: {e}"));
@@ -181,4 +193,5 @@ fn lane_histograms_and_counters_carry_lane_engine_outcome_and_reason() {
         "{w}"
     );
     assert_eq!(sample(&w, "revu_worker_lanes_running", &[]), Some(0.0));
+    assert_eq!(sample(&w, "revu_ready", &[]), Some(1.0), "{w}");
 }

@@ -419,6 +419,60 @@ async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b:
     assert_eq!(b.job_backlog().await.or_fail().pending, 1, "the rules job");
 }
 
+async fn each_engine_stream_says_its_depth_and_oldest_entry<B: JobQueue + ReviewStore>(b: B) {
+    let id = ReviewId::new();
+    let mut model = job(&id, "specialist:security");
+    model.lane.engine = "llm".into();
+    b.publish_job(&model).await.or_fail();
+    b.publish_job(&job(&id, "domain:core")).await.or_fail();
+    b.publish_job(&job(&id, "domain:api")).await.or_fail();
+    let waited = Duration::from_millis(30);
+    tokio::time::sleep(waited).await;
+    let got = b.take_jobs("rules-worker", &rules(), SHORT).await.or_fail();
+    assert_eq!(got.len(), 1, "one job a read");
+    let depth = b.job_backlog().await.or_fail();
+    let of = |engine: &str| -> (u64, u64, u64) {
+        depth
+            .streams
+            .iter()
+            .filter(|s| s.engine == engine)
+            .fold((0, 0, 0), |(p, u, age), s| {
+                (p + s.pending, u + s.undelivered, age.max(s.oldest_age_ms))
+            })
+    };
+    let (pending, undelivered, rules_age) = of("rules");
+    assert_eq!((pending, undelivered), (1, 1), "{depth:?}");
+    let (pending, undelivered, llm_age) = of("llm");
+    assert_eq!((pending, undelivered), (0, 1), "{depth:?}");
+    // Both have waited at least as long as the sleep above; the clocks
+    // (Redis's, this process's) count whole milliseconds.
+    let at_least = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX) - 1;
+    assert!(rules_age >= at_least && llm_age >= at_least, "{depth:?}");
+    // The totals are the streams' sums.
+    let sum =
+        |f: fn(&revu_common::queue::StreamDepth) -> u64| depth.streams.iter().map(f).sum::<u64>();
+    assert_eq!(depth.pending, sum(|s| s.pending));
+    assert_eq!(depth.undelivered, sum(|s| s.undelivered));
+    // Once every job is acknowledged, nothing is old.
+    let mut all = got;
+    all.extend(b.take_jobs("rules-worker", &rules(), SHORT).await.or_fail());
+    let both = ["llm".to_owned()];
+    all.extend(b.take_jobs("model-worker", &both, SHORT).await.or_fail());
+    for d in &all {
+        b.complete_job(&d.entry, &report(d.payload.as_ref().or_fail()))
+            .await
+            .or_fail();
+    }
+    let depth = b.job_backlog().await.or_fail();
+    assert!(
+        depth
+            .streams
+            .iter()
+            .all(|s| s.oldest_age_ms == 0 && s.pending == 0),
+        "{depth:?}"
+    );
+}
+
 async fn tenants_have_their_own_reviews_and_idempotency_keys<B: JobQueue + ReviewStore>(b: B) {
     let bundle = Arc::new(ReviewBundle::default());
     let mine = b.new_review_id(Some("team-a"), Some("ci-42"));
@@ -635,6 +689,7 @@ conformance!(
     a_delayed_retry_is_held_back_until_due,
     a_lane_is_added_once_and_only_to_an_active_review,
     jobs_reach_only_consumers_of_their_engine,
+    each_engine_stream_says_its_depth_and_oldest_entry,
     tenants_have_their_own_reviews_and_idempotency_keys,
     quotas_charge_within_a_window_and_refuse_past_the_limit,
     the_lane_cache_keeps_a_body_until_it_expires,

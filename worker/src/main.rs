@@ -29,9 +29,10 @@ async fn run() -> anyhow::Result<()> {
 }
 
 async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
-    let (metrics, registry) = WorkerMetrics::registered();
+    let (metrics, mut registry) = WorkerMetrics::registered();
     // Ready once Redis has answered, not before.
     let readiness = revu_common::metrics::Readiness::not_yet();
+    readiness.register(&mut registry);
     let _metrics_endpoint = config
         .service
         .metrics_endpoint(registry.into_registry(), readiness.clone())
@@ -39,6 +40,9 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let backend = config.service.connect_redis().await?;
     let checker = tokio::spawn(readiness.follow(backend.clone()));
     let engines = config.engines().await.map_err(anyhow::Error::msg)?;
+    for (engine, model) in engines.models() {
+        metrics.expect_model(&engine, &model);
+    }
     let worker = Worker::new(backend.clone(), engines, config.lease())
         .with_lane_timeout(config.lane_timeout())
         .with_lane_cache(std::time::Duration::from_secs(config.lane_cache_ttl_secs))

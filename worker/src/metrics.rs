@@ -6,17 +6,11 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Unit;
-use revu_common::metrics::{Catalog, DURATION_BUCKETS, LaneLabels, ReasonLabels};
+use revu_common::metrics::{Catalog, DeadLetterLabels, FINE_BUCKETS, LaneLabels, ReasonLabels};
 use std::sync::atomic::AtomicU64;
 
 fn duration_histogram() -> Histogram {
-    Histogram::new(DURATION_BUCKETS)
-}
-
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct DeadLetterLabels {
-    /// A `revu_common::lane::FaultKind` label.
-    pub reason: String,
+    Histogram::new(FINE_BUCKETS)
 }
 
 /// Labels of what a lane spent on a model.
@@ -26,6 +20,16 @@ pub struct ModelLabels {
     pub model: String,
     /// `domain`, `specialist` or `adjudication`.
     pub lane_kind: String,
+}
+
+/// Labels of a failed request to a model: `reason` is a
+/// `revu_common::lane::FaultKind` label (`rate_limited` for a 429).
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ModelFailureLabels {
+    pub engine: String,
+    pub model: String,
+    pub lane_kind: String,
+    pub reason: String,
 }
 
 /// Labels of the lane result cache: `result` is `hit` or `miss`.
@@ -52,7 +56,8 @@ pub struct TokenLabels {
 /// Every metric a worker exports.
 #[derive(Debug, Clone)]
 pub struct WorkerMetrics {
-    /// One attempt on this worker; outcome `reported` or `failed`.
+    /// One attempt on this worker that ran its engine; outcome `reported`
+    /// or `failed` (an attempt served from the cache is no attempt here).
     pub attempt_duration: Family<LaneLabels, Histogram, fn() -> Histogram>,
     pub attempt_failures: Family<ReasonLabels, Counter>,
     pub lanes_running: Gauge,
@@ -60,6 +65,7 @@ pub struct WorkerMetrics {
     pub leases_lost: Counter,
     pub dead_letters: Family<DeadLetterLabels, Counter>,
     pub model_requests: Family<ModelLabels, Counter>,
+    pub model_request_failures: Family<ModelFailureLabels, Counter>,
     pub model_tokens: Family<TokenLabels, Counter>,
     /// US dollars, where the price table prices the model.
     pub model_cost: Family<ModelLabels, Counter<f64, AtomicU64>>,
@@ -75,8 +81,9 @@ impl Default for WorkerMetrics {
             lanes_running: Gauge::default(),
             jobs_reclaimed: Counter::default(),
             leases_lost: Counter::default(),
-            dead_letters: Family::default(),
+            dead_letters: revu_common::metrics::dead_letters_by_reason(),
             model_requests: Family::default(),
+            model_request_failures: Family::default(),
             model_tokens: Family::default(),
             model_cost: Family::default(),
             lane_cache: Family::default(),
@@ -91,7 +98,7 @@ impl WorkerMetrics {
         let mut r = Catalog::default();
         r.register(
             "lane_attempt_duration",
-            "Time one lane attempt ran on a worker, by lane, engine and outcome",
+            "Time one lane attempt ran its engine on a worker, by lane, engine and outcome (cache hits are not attempts)",
             Some(Unit::Seconds),
             metrics.attempt_duration.clone(),
         );
@@ -132,6 +139,12 @@ impl WorkerMetrics {
             metrics.model_requests.clone(),
         );
         r.register(
+            "model_request_failures",
+            "Requests to a model service that failed, by engine, model, lane kind and reason class (rate_limited: the service answered 429)",
+            None,
+            metrics.model_request_failures.clone(),
+        );
+        r.register(
             "model_tokens",
             "Tokens lanes spent on a model service, by engine, model, lane kind, direction (input, output) and kind (input, cached, cache_write; output, reasoning)",
             None,
@@ -152,11 +165,61 @@ impl WorkerMetrics {
         (metrics, r)
     }
 
-    /// Counts what one attempt of `lane` spent.
+    /// The most series one worker's `/metrics` returns, with `engines`
+    /// engines of which `models` ask a model: every label a request can
+    /// influence is capped (the `lane` label by
+    /// [`revu_common::metrics::MAX_DOMAIN_LABELS`]), and the rest are fixed
+    /// sets or the operator's configuration.
+    pub fn max_series(engines: usize, models: usize) -> usize {
+        use revu_common::metrics::{MAX_LANE_LABELS, histogram_series};
+        let reasons = revu_common::lane::FaultKind::ALL.len();
+        let outcomes = 2; // reported, failed
+        let lane_kinds = 5;
+        let token_kinds = 5;
+        let scalars = 4;
+        MAX_LANE_LABELS * outcomes * histogram_series(FINE_BUCKETS.len())
+            + engines * reasons // attempt failures
+            + reasons // dead letters
+            + models * lane_kinds * (1 + reasons + token_kinds + 1) // requests, failures, tokens, cost
+            + engines * 2 // lane cache hit, miss
+            + scalars
+    }
+
+    /// Starts the request and rate-limit counts of `model` on `engine` at
+    /// 0 for every lane kind, so that the first of each shows as an
+    /// increase (Prometheus sees no increase in a series that starts at 1).
+    pub fn expect_model(&self, engine: &str, model: &str) {
+        for lane_kind in [
+            "domain",
+            "specialist",
+            "adjudication",
+            "grouping",
+            "synthesis",
+        ] {
+            let labels = ModelLabels {
+                engine: engine.to_owned(),
+                model: model.to_owned(),
+                lane_kind: lane_kind.to_owned(),
+            };
+            self.model_requests.get_or_create(&labels).inc_by(0);
+            self.model_request_failures
+                .get_or_create(&ModelFailureLabels {
+                    engine: labels.engine,
+                    model: labels.model,
+                    lane_kind: labels.lane_kind,
+                    reason: revu_common::lane::FaultKind::RateLimited.label().to_owned(),
+                })
+                .inc_by(0);
+        }
+    }
+
+    /// Counts what one attempt of `lane` spent, and the requests that
+    /// failed (`failures`, by fault class).
     pub fn count_usage(
         &self,
         lane: &revu_common::lane::LaneSpec,
         spent: &revu_common::lane::Usage,
+        failures: &[revu_common::lane::FaultKind],
     ) {
         let model = ModelLabels {
             engine: lane.engine.clone(),
@@ -192,13 +255,23 @@ impl WorkerMetrics {
         if let Some(cost) = spent.cost_usd {
             self.model_cost.get_or_create(&model).inc_by(cost.dollars());
         }
+        for kind in failures {
+            self.model_request_failures
+                .get_or_create(&ModelFailureLabels {
+                    engine: model.engine.clone(),
+                    model: model.model.clone(),
+                    lane_kind: model.lane_kind.clone(),
+                    reason: kind.label().to_owned(),
+                })
+                .inc();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::lane::{LaneKind, LaneSpec, Usage, Usd};
+    use revu_common::lane::{FaultKind, LaneKind, LaneSpec, Usage, Usd};
 
     #[test]
     fn tokens_are_counted_by_direction_and_kind_and_cost_in_dollars() {
@@ -225,7 +298,7 @@ mod tests {
             latency_ms: 10,
             cost_usd: Some(Usd(2_500_000)),
         };
-        metrics.count_usage(&lane, &spent);
+        metrics.count_usage(&lane, &spent, &[FaultKind::RateLimited]);
         let text = revu_common::metrics::encode(&catalog.into_registry());
         let labels = "engine=\"llm\",model=\"gpt-5-mini\",lane_kind=\"specialist\"";
         for (direction, kind, n) in [
@@ -242,6 +315,12 @@ mod tests {
         }
         assert!(
             text.contains(&format!("revu_model_cost_usd_total{{{labels}}} 0.0025\n")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "revu_model_request_failures_total{{{labels},reason=\"rate_limited\"}} 1\n"
+            )),
             "{text}"
         );
     }

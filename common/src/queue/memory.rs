@@ -6,7 +6,7 @@ mod stream;
 
 use super::{
     CreateOutcome, Delivery, EntryId, JobQueue, QueueDepth, QueueError, QuotaCharge, ReviewStore,
-    decode, encode, job_entry, split_job_entry,
+    StreamDepth, decode, encode, job_entry, split_job_entry,
 };
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, LaneReport, ReviewId};
@@ -346,16 +346,21 @@ impl JobQueue for MemoryBackend {
 
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
         let s = self.lock();
-        Ok(QueueDepth {
-            pending: s.jobs.values().map(|e| e.jobs.pending_len()).sum(),
-            undelivered: s.jobs.values().map(|e| e.jobs.undelivered_len()).sum(),
+        let mut depth = QueueDepth {
             dead: u64::try_from(s.dead.len()).unwrap_or(u64::MAX),
-            delayed: s
-                .jobs
-                .values()
-                .map(|e| u64::try_from(e.delayed.len()).unwrap_or(u64::MAX))
-                .sum(),
-        })
+            ..QueueDepth::default()
+        };
+        for (engine, e) in &s.jobs {
+            depth.add(StreamDepth {
+                engine: engine.clone(),
+                shard: 0,
+                pending: e.jobs.pending_len(),
+                undelivered: e.jobs.undelivered_len(),
+                delayed: u64::try_from(e.delayed.len()).unwrap_or(u64::MAX),
+                oldest_age_ms: e.jobs.oldest_age_ms(),
+            });
+        }
+        Ok(depth)
     }
 }
 

@@ -246,8 +246,9 @@ pub trait JobQueue: Clone + Send + Sync + 'static {
     }
 }
 
-/// How much work sits on a stream's consumer group.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How much work sits on the job streams' consumer group: the totals, and
+/// each stream apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueueDepth {
     /// Delivered but not acknowledged.
     pub pending: u64,
@@ -258,6 +259,33 @@ pub struct QueueDepth {
     /// Retries waiting out their delay (a backoff, or a server's
     /// `Retry-After`) before they join a job stream.
     pub delayed: u64,
+    /// Each engine's job stream in each shard, in engine then shard order.
+    pub streams: Vec<StreamDepth>,
+}
+
+impl QueueDepth {
+    /// Adds one stream to the totals and the list.
+    pub fn add(&mut self, stream: StreamDepth) {
+        self.pending += stream.pending;
+        self.undelivered += stream.undelivered;
+        self.delayed += stream.delayed;
+        self.streams.push(stream);
+    }
+}
+
+/// How much work sits on one engine's job stream in one shard.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StreamDepth {
+    pub engine: String,
+    /// The shard (always 0 in memory).
+    pub shard: u16,
+    pub pending: u64,
+    pub undelivered: u64,
+    /// Retries of this engine in this shard waiting out their delay.
+    pub delayed: u64,
+    /// How long the oldest entry not yet acknowledged (pending or
+    /// undelivered) has been on the stream; 0 when there is none.
+    pub oldest_age_ms: u64,
 }
 
 pub(crate) fn encode<T: serde::Serialize>(what: &'static str, v: &T) -> Result<String, QueueError> {

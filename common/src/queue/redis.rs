@@ -35,6 +35,7 @@
 //! that expire with their window). Its id in the `active` set and in lane
 //! jobs is `{tenant}/{uuid}`.
 
+mod backlog;
 mod conn;
 mod cover;
 pub use conn::Conn;

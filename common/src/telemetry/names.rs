@@ -83,8 +83,13 @@ pub mod attr {
     /// The lane attempt (1 for the first delivery).
     pub const ATTEMPT: &str = "revu.attempt";
     pub const WORKER: &str = "revu.worker";
-    /// How an attempt, a report or a review ended.
+    /// How an attempt, a report or a review ended: an attempt served from
+    /// the lane result cache ends `cached`, not `reported`.
     pub const OUTCOME: &str = "revu.outcome";
+    /// What the lane result cache did for an attempt: `hit` (the stored
+    /// report reused, no engine ran) or `miss` (the engine ran and its
+    /// report was stored).
+    pub const CACHE: &str = "revu.lane.cache";
     /// What the coordinator did with a report: settle, retry, gate_retry, discard.
     pub const STEP: &str = "revu.step";
     /// Why an attempt failed or a lane faulted, as the worker said it.
@@ -128,6 +133,7 @@ pub mod attr {
         ATTEMPT,
         WORKER,
         OUTCOME,
+        CACHE,
         STEP,
         FAULT_REASON,
         FAULT_CLASS,

@@ -21,6 +21,18 @@ pub struct Quotas {
 }
 
 impl Quotas {
+    /// The names of the quotas set, as metrics and errors give them.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.inflight, "max-inflight"),
+            (self.submissions_per_minute, SUBMISSIONS.quota),
+            (self.diff_bytes_per_day, DIFF_BYTES.quota),
+        ]
+        .into_iter()
+        .filter_map(|(limit, name)| limit.map(|_| name))
+        .collect()
+    }
+
     fn any(&self) -> bool {
         self.inflight.is_some()
             || self.submissions_per_minute.is_some()

@@ -192,7 +192,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 .inc();
             self.metrics
                 .dead_letters
-                .get_or_create(&crate::metrics::DeadLetterLabels {
+                .get_or_create(&revu_common::metrics::DeadLetterLabels {
                     reason: class.to_owned(),
                 })
                 .inc();
@@ -217,7 +217,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         match (depth, active) {
             (Ok(depth), Ok(active)) => {
                 self.metrics
-                    .sample_queue(depth, &self.messaging.group, active)
+                    .sample_queue(&depth, &self.messaging.group, active)
             }
             (Err(e), _) | (_, Err(e)) => {
                 tracing::debug!(error = %e, "queue gauges not sampled");

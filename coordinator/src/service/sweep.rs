@@ -106,19 +106,20 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         if record.state.is_terminal() {
             return Ok(());
         }
-        if now >= record.deadline_ms {
-            self.fault_unsettled(&record, Fault::Deadline).await?;
+        if now >= record.deadline_ms && self.fault_unsettled(&record, Fault::Deadline).await? > 0 {
+            self.metrics.past_deadline.inc();
         }
         self.try_finalize(id).await
     }
 
     /// Settles every lane of `record` that has no result yet as a pipeline
-    /// fault (finalizing the review once the last one is).
+    /// fault (finalizing the review once the last one is); says how many.
     async fn fault_unsettled(
         &self,
         record: &ReviewRecord,
         fault: Fault<'_>,
-    ) -> Result<(), ServiceError> {
+    ) -> Result<usize, ServiceError> {
+        let mut faulted = 0;
         let settled = self.backend.lane_results(&record.id).await?;
         let attempts = self.backend.lane_attempts(&record.id).await?;
         for lane in record
@@ -152,8 +153,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 duration_ms: 0,
             };
             self.settle(record, result).await?;
+            faulted += 1;
         }
-        Ok(())
+        Ok(faulted)
     }
 
     /// Faults a review the sweeper could not handle, for `reason`: its
@@ -171,7 +173,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         }
         let mut banner = format!("review faulted: {reason}");
         let faulted = match self.fault_unsettled(&record, Fault::Review(&banner)).await {
-            Ok(()) => self.try_finalize(id).await,
+            Ok(_) => self.try_finalize(id).await,
             Err(e) => Err(e),
         };
         match faulted {

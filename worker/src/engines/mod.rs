@@ -72,9 +72,13 @@ pub trait Ledger: Send + Sync + std::fmt::Debug {
 }
 
 /// What a lane's engine spent on a model service, recorded as it goes, so
-/// that what a failed or abandoned attempt spent still counts.
+/// that what a failed or abandoned attempt spent still counts; and which
+/// of its requests failed, by fault class.
 #[derive(Debug, Default)]
-pub struct Meter(Mutex<Option<Usage>>);
+pub struct Meter {
+    spent: Mutex<Option<Usage>>,
+    failed: Mutex<Vec<FaultKind>>,
+}
 
 impl Meter {
     /// One request that took `latency`, with the tokens its answer
@@ -88,13 +92,29 @@ impl Meter {
             cost_usd: price.map(|p| p.cost(&tokens.tokens)),
             ..tokens
         };
-        let mut total = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut total = self.spent.lock().unwrap_or_else(|p| p.into_inner());
         *total = Some(total.take().unwrap_or_default().plus(&request));
+    }
+
+    /// One recorded request failed, for a reason of class `kind`.
+    pub fn failed(&self, kind: FaultKind) {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(kind);
     }
 
     /// Everything recorded, if anything was.
     pub fn total(&self) -> Option<Usage> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The fault classes of the requests that failed, in order.
+    pub fn failures(&self) -> Vec<FaultKind> {
+        self.failed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 }
 
@@ -218,6 +238,11 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     /// prompt and settings, for the lane result cache. `None` (the
     /// default) keeps its lanes out of the cache: an engine whose
     /// behaviour revu cannot pin down (an external command) always runs.
+    /// The model this engine asks, for an engine that asks one.
+    fn model(&self) -> Option<&str> {
+        None
+    }
+
     fn cache_identity(&self) -> Option<String> {
         None
     }
@@ -409,6 +434,14 @@ impl Engines {
     /// The names of the engines, the job streams this worker reads.
     pub fn names(&self) -> Vec<String> {
         self.engines.iter().map(|e| e.name().to_owned()).collect()
+    }
+
+    /// `(engine, model)` of each engine that asks a model.
+    pub fn models(&self) -> Vec<(String, String)> {
+        self.engines
+            .iter()
+            .filter_map(|e| e.model().map(|m| (e.name().to_owned(), m.to_owned())))
+            .collect()
     }
 
     pub fn get(&self, name: &str) -> Option<Arc<dyn Engine>> {

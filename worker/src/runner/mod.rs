@@ -281,7 +281,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 let reason = format!("undecodable job: {poison}");
                 self.metrics
                     .dead_letters
-                    .get_or_create(&crate::metrics::DeadLetterLabels {
+                    .get_or_create(&revu_common::metrics::DeadLetterLabels {
                         reason: FaultKind::Undecodable.label().to_owned(),
                     })
                     .inc();
@@ -329,7 +329,8 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         self.metrics.lanes_running.dec();
         observe::attempt_done(&span, &self.metrics, &job, &report);
         if let Some(spent) = meter.total() {
-            self.metrics.count_usage(&job.lane, &spent);
+            self.metrics
+                .count_usage(&job.lane, &spent, &meter.failures());
         }
         if self.failpoint == Some(Failpoint::ExitAfterEngine) {
             std::process::exit(86);

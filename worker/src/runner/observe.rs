@@ -3,7 +3,7 @@
 //! metrics.
 
 use crate::metrics::WorkerMetrics;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_common::lane::{CacheUse, LaneAttemptOutcome, LaneJob, LaneReport};
 use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::telemetry::MessagingTarget;
 use revu_common::telemetry::names::{attr, span};
@@ -36,6 +36,7 @@ pub(super) fn attempt_span(
         { attr::ATTEMPT } = job.attempt,
         { attr::WORKER } = worker,
         { attr::OUTCOME } = Empty,
+        { attr::CACHE } = Empty,
         { attr::FAULT_REASON } = Empty,
         { attr::FAULT_CLASS } = Empty,
         { attr::FINDINGS } = Empty,
@@ -44,13 +45,18 @@ pub(super) fn attempt_span(
     s
 }
 
-/// Records how the attempt ended on its span and in the metrics.
+/// Records how the attempt ended on its span and in the metrics. An
+/// attempt served from the lane result cache ran no engine: it is counted
+/// by the cache's metric alone, and its span says `cached`.
 pub(super) fn attempt_done(
     span: &tracing::Span,
     metrics: &WorkerMetrics,
     job: &LaneJob,
     report: &LaneReport,
 ) {
+    if let Some(cache) = report.cache {
+        span.record(attr::CACHE, cache.label());
+    }
     let outcome = match &report.outcome {
         LaneAttemptOutcome::Reported { body } => {
             let findings = body
@@ -58,6 +64,10 @@ pub(super) fn attempt_done(
                 .and_then(|f| f.as_array())
                 .map_or(0, Vec::len);
             span.record(attr::FINDINGS, findings);
+            if report.cache == Some(CacheUse::Hit) {
+                span.record(attr::OUTCOME, "cached");
+                return;
+            }
             "reported"
         }
         LaneAttemptOutcome::Failed { reason, kind, .. } => {

@@ -19,6 +19,8 @@ pub(super) struct MemStream {
     /// Highest sequence delivered so far (the group's last-delivered id).
     cursor: u64,
     pending: BTreeMap<u64, Pending>,
+    /// When each entry not yet acknowledged was added.
+    added: BTreeMap<u64, Instant>,
 }
 
 fn entry_id(seq: u64) -> EntryId {
@@ -33,6 +35,7 @@ impl MemStream {
     pub(super) fn add(&mut self, payload: String) -> EntryId {
         self.next_seq += 1;
         self.entries.insert(self.next_seq, payload);
+        self.added.insert(self.next_seq, Instant::now());
         entry_id(self.next_seq)
     }
 
@@ -102,7 +105,15 @@ impl MemStream {
         if let Some(seq) = seq_of(entry) {
             self.pending.remove(&seq);
             self.entries.remove(&seq);
+            self.added.remove(&seq);
         }
+    }
+
+    /// How long the oldest entry not yet acknowledged has waited.
+    pub(super) fn oldest_age_ms(&self) -> u64 {
+        self.added.values().next().map_or(0, |at| {
+            u64::try_from(at.elapsed().as_millis()).unwrap_or(u64::MAX)
+        })
     }
 
     pub(super) fn pending_len(&self) -> u64 {

@@ -271,63 +271,6 @@ impl JobQueue for RedisBackend {
     }
 
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
-        let mut conn = self.conn.clone();
-        let mut depth = QueueDepth::default();
-        let engines = self.job_engines().await?;
-        for shard in layout::shards() {
-            for engine in &engines {
-                let stream = self.layout.jobs(shard, engine);
-                let groups: Result<Value, _> = redis::cmd("XINFO")
-                    .arg("GROUPS")
-                    .arg(&stream)
-                    .query_async(&mut conn)
-                    .await;
-                match groups
-                    .as_ref()
-                    .ok()
-                    .and_then(|g| group_counts(g, WORKER_GROUP))
-                {
-                    Some((pending, lag)) => {
-                        depth.pending += pending;
-                        depth.undelivered += lag;
-                    }
-                    // No worker has read this stream yet (or it does not
-                    // exist): all of it waits.
-                    None => {
-                        depth.undelivered += redis::cmd("XLEN")
-                            .arg(&stream)
-                            .query_async::<u64>(&mut conn)
-                            .await?;
-                    }
-                }
-                depth.delayed += redis::cmd("ZCARD")
-                    .arg(self.layout.delayed(shard, engine))
-                    .query_async::<u64>(&mut conn)
-                    .await?;
-            }
-            depth.dead += redis::cmd("XLEN")
-                .arg(self.layout.sharded(shard, "dead"))
-                .query_async::<u64>(&mut conn)
-                .await?;
-        }
-        Ok(depth)
+        self.backlog().await
     }
-}
-
-/// `pending` and `lag` of `group` in an `XINFO GROUPS` reply, if the
-/// group is there.
-fn group_counts(reply: &Value, group: &str) -> Option<(u64, u64)> {
-    let Value::Array(groups) = reply else {
-        return None;
-    };
-    groups
-        .iter()
-        .map(info_fields)
-        .find(|f| field::<String>(f, "name").as_deref() == Some(group))
-        .map(|f| {
-            (
-                field(&f, "pending").unwrap_or(0),
-                field(&f, "lag").unwrap_or(0),
-            )
-        })
 }

@@ -89,37 +89,42 @@ impl LlmEngine {
             model: self.model.clone(),
             ..Usage::default()
         };
+        // A request that failed counts by its fault class too.
+        let fail = |error: EngineError| {
+            record(nothing());
+            meter.failed(error.kind);
+            error
+        };
         let (status, retry_after, text) = match answered {
             Ok(answered) => answered,
-            Err(e) => {
-                record(nothing());
-                return Err(self.unreachable(&e));
-            }
+            Err(e) => return Err(fail(self.unreachable(&e))),
         };
         if !status.is_success() {
-            record(nothing());
-            return Err(self.refused(status.as_u16(), &text, retry_after));
+            return Err(fail(self.refused(status.as_u16(), &text, retry_after)));
         }
         let answer = if self.stream {
             self.provider.answer_from_events(&text)
         } else {
             let json: Value = serde_json::from_str(&text).map_err(|e| {
-                record(nothing());
-                EngineError::transient(
+                fail(EngineError::transient(
                     FaultKind::BadReport,
                     format!("{} answered with a body that is not JSON: {e}", self.url),
-                )
+                ))
             })?;
             self.provider.answer(&json)
         };
-        record(
-            answer
-                .as_ref()
-                .map_or_else(|_| nothing(), |a| a.usage(&self.model)),
-        );
-        let answer = answer.map_err(|e| {
-            EngineError::transient(FaultKind::BadReport, format!("{}: {e}", self.url))
-        })?;
+        let answer = match answer {
+            Ok(answer) => {
+                record(answer.usage(&self.model));
+                answer
+            }
+            Err(e) => {
+                return Err(fail(EngineError::transient(
+                    FaultKind::BadReport,
+                    format!("{}: {e}", self.url),
+                )));
+            }
+        };
         tracing::info!(
             gen_ai.system = self.system(),
             gen_ai.request.model = %self.model,

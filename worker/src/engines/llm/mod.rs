@@ -340,6 +340,10 @@ impl Engine for LlmEngine {
         &self.name
     }
 
+    fn model(&self) -> Option<&str> {
+        Some(&self.model)
+    }
+
     /// The service, the model, what the requests carry (the output limit
     /// among it), the input budget and the prompts' version: a new prompt,
     /// model or request shape is another engine.
