@@ -7,10 +7,12 @@
 //! every alert expression is evaluated through Prometheus's API.
 
 use revu_coordinator::auth::token_digest;
+use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_tests::fake_openai::FakeOpenai;
 use revu_tests::prometheus::Prometheus;
 use revu_tests::scrape::{sample, scrape};
 use revu_tests::{Client, Cluster, RedisServer, example, fault_engine};
+use revu_worker::metrics::WorkerMetrics;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -85,6 +87,15 @@ fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("revu-prometheus-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
+}
+
+/// The series `/metrics` of `addr` returns now.
+fn series(addr: &str) -> usize {
+    scrape(addr)
+        .unwrap_or_else(|e| panic!("{addr}: {e}"))
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .count()
 }
 
 fn scrape_until(addr: &str, what: &str, ready: impl Fn(&str) -> bool) {
@@ -203,6 +214,7 @@ fn every_dashboard_and_alert_expression_evaluates_on_a_real_prometheus() {
         &[repo("deploy/helm/revu/files/alerts.yml")],
     );
     prometheus.wait_scraped(&["coordinator", "worker"], 2);
+    let idle = [series(&coordinator), series(&worker)];
 
     // The workload.
     let endpoint = cluster.endpoint();
@@ -247,6 +259,21 @@ fn every_dashboard_and_alert_expression_evaluates_on_a_real_prometheus() {
     std::thread::sleep(Duration::from_secs(3));
 
     let mut failures = Vec::new();
+    // Four engines (flaky, llm, ghost, rules), two tenants, one model.
+    let loaded = [series(&coordinator), series(&worker)];
+    let bounds = [
+        CoordinatorMetrics::max_series(4, 2),
+        WorkerMetrics::max_series(4, 1),
+    ];
+    for (i, what) in ["coordinator", "worker"].into_iter().enumerate() {
+        println!(
+            "{what}: {} series at idle, {} after the workload (at most {})",
+            idle[i], loaded[i], bounds[i]
+        );
+        if loaded[i] > bounds[i] {
+            failures.push(format!("{what}: {} series, over {}", loaded[i], bounds[i]));
+        }
+    }
     // Both endpoints in the classic format, as `promtool` reads it.
     for (what, addr) in [("coordinator", &coordinator), ("worker", &worker)] {
         let body = scrape(addr).unwrap_or_else(|e| panic!("{what}: {e}"));
