@@ -52,17 +52,12 @@ pub fn check_engines(settings: &ReviewSettings, engines: &Engines) -> Result<(),
              --llm-provider and --llm-model, or a name given by --llm-engine)"
         ))
     };
-    if engines.get(&settings.engine).is_none() {
-        return Err(unknown("--engine", &settings.engine));
+    let choices = &settings.choices;
+    if engines.get(&choices.engine).is_none() {
+        return Err(unknown("--engine", &choices.engine));
     }
-    for (flag, engine) in [
-        ("--adjudicate", &settings.adjudicate),
-        ("--refine-grouping", &settings.refine_grouping),
-        ("--synthesize", &settings.synthesize),
-    ] {
-        if let Some(engine) = engine
-            && engines.get(engine).is_none()
-        {
+    for (flag, engine) in choices.optional_engines() {
+        if engines.get(engine).is_none() {
             return Err(unknown(flag, engine));
         }
     }
@@ -85,7 +80,8 @@ pub async fn review(
         .map_err(|e| CliError::Internal(format!("grouping rules: {e}")))?
         .with_parse_ahead()
         .with_report_handoff(Arc::clone(&handoff));
-    let worker = Worker::new(backend.clone(), engines, Duration::from_secs(60))
+    let lease = Duration::from_secs(revu_worker::config::defaults::LEASE_SECS);
+    let worker = Worker::new(backend.clone(), engines, lease)
         .with_poll(Duration::from_millis(50))
         .with_stoppable_reads();
     let (stop_tx, stop_rx) = watch::channel(false);

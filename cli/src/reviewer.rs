@@ -10,9 +10,8 @@ use crate::error::CliError;
 use crate::head::{HeadLimits, say_left_out};
 use crate::repo_files::RepoFiles;
 use crate::source::Change;
-use revu_common::facts::SkipFiles;
 use revu_common::report::Rigor;
-use revu_coordinator::config::ReviewSettings;
+use revu_coordinator::config::{ReviewChoices, ReviewSettings};
 use revu_coordinator::service::Submission;
 use revu_worker::engines::Engines;
 use revu_worker::engines::lint::LintSettings;
@@ -29,39 +28,10 @@ pub struct ReviewOptions {
     #[arg(long, value_parser = parse_rigor)]
     pub rigor: Option<Rigor>,
     /// Lanes run at once.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = revu_worker::config::defaults::CONCURRENCY)]
     pub workers: usize,
-    /// Re-try every verified BLOCKER and IMPORTANT finding in an
-    /// adjudication lane run by this engine (`rules`: confirm a finding if
-    /// its rule still fires, else drop it; `llm`: a model confirms,
-    /// downgrades or drops each, with reasons).
-    #[arg(long, value_name = "ENGINE")]
-    pub adjudicate: Option<String>,
-    /// Refine the domain slices in a grouping lane run by this engine
-    /// before the domain lanes start (`rules`: keep the deterministic
-    /// slices; `llm`: a model moves, splits, merges and renames them);
-    /// slices that are not an exact cover of the change are refused.
-    #[arg(long, value_name = "ENGINE")]
-    pub refine_grouping: Option<String>,
-    /// Write the report's walkthrough and a line per changed file in a
-    /// synthesis lane run by this engine (`rules`: from the diff and the
-    /// findings; `llm`: a model); it has no say over findings or verdict.
-    #[arg(long, value_name = "ENGINE")]
-    pub synthesize: Option<String>,
-    /// Changed files left out of the lanes and listed in the report's
-    /// coverage: `generated`, `vendored`, `lock`, comma-separated, or
-    /// `none` to review every file.
-    #[arg(long, env = "REVU_SKIP_FILES", value_name = "KINDS", default_value_t = SkipFiles::default())]
-    pub skip_files: SkipFiles,
-    /// Engine of every lane: `rules` (built in, offline) or `llm` (a model,
-    /// with `--llm-provider` and `--llm-model`).
-    #[arg(long, value_name = "ENGINE", default_value = "rules")]
-    pub engine: String,
-    /// Most tokens (input and output) the review's lanes may spend together
-    /// on model services; a lane that would go over stops, and is
-    /// INCOMPLETE with what it did not send. No cap when unset.
-    #[arg(long, env = "REVU_REVIEW_TOKEN_CAP", value_name = "TOKENS")]
-    pub review_token_cap: Option<u64>,
+    #[command(flatten)]
+    pub choices: ReviewChoices,
     #[command(flatten)]
     pub llm: LlmSettings,
     #[command(flatten)]
@@ -121,12 +91,7 @@ impl ReviewOptions {
 
     fn settings(&self) -> ReviewSettings {
         ReviewSettings {
-            adjudicate: self.adjudicate.clone(),
-            refine_grouping: self.refine_grouping.clone(),
-            synthesize: self.synthesize.clone(),
-            skip_files: self.skip_files.clone(),
-            engine: self.engine.clone(),
-            review_token_cap: self.review_token_cap,
+            choices: self.choices.clone(),
             ..ReviewSettings::default()
         }
     }

@@ -18,6 +18,9 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// The Redis a binary reaches when none is named: one on this host.
+pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379";
+
 /// Settings both service binaries take.
 #[derive(Debug, Clone, clap::Args, Serialize, serde::Deserialize)]
 pub struct ServiceSettings {
@@ -25,7 +28,7 @@ pub struct ServiceSettings {
     /// password go in it (`rediss://USER:PASSWORD@HOST:PORT`) or the
     /// password in `--redis-password-file`. With `--redis-cluster`, a
     /// comma-separated list of seed nodes.
-    #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
+    #[arg(long, env = "REVU_REDIS_URL", default_value = DEFAULT_REDIS_URL)]
     pub redis: String,
 
     /// Redis is a Redis Cluster: `--redis` names seed nodes, and the rest
@@ -217,8 +220,6 @@ where
     })
 }
 
-/// Lays the settings of a TOML `text` under those `matches` gave
-/// explicitly (by flag or environment).
 /// `url` with the password of its user info, if any, replaced by `***`
 /// (`redis://user:***@host:6379`), for logs, errors and `--dump-config`.
 pub fn redact_url(url: &str) -> String {
@@ -229,13 +230,7 @@ pub fn redact_url(url: &str) -> String {
     let (authority, tail) = rest.split_at(authority_end);
     match authority.rsplit_once('@') {
         Some((userinfo, host)) => {
-            let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-            let masked = if userinfo.contains(':') {
-                format!("{user}:***")
-            } else {
-                // `redis://PASSWORD@host` is a password alone.
-                "***".to_owned()
-            };
+            let masked = crate::redact::masked_userinfo(userinfo);
             format!("{scheme}://{masked}@{host}{tail}")
         }
         None => url.to_owned(),
@@ -258,6 +253,8 @@ pub fn dump<T: Serialize>(config: &T) -> Result<String, serde_json::Error> {
     serde_json::to_string_pretty(&value)
 }
 
+/// Lays the settings of a TOML `text` under those `matches` gave
+/// explicitly (by flag or environment).
 fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result<T, String> {
     let file: toml::Table = toml::from_str(text).map_err(|e| {
         let line = e

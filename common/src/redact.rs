@@ -50,8 +50,18 @@ static PRIVATE_KEY: Pattern = pattern!(
     r"(-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----)[\s\S]*?(-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|\z)",
 );
 
-/// `scheme://user:PASSWORD@host`.
-static URL_PASSWORD: Pattern = pattern!(r"([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)");
+/// `scheme://USERINFO@host`: `user:PASSWORD`, or a password alone.
+static URL_PASSWORD: Pattern = pattern!(r"([a-z][a-z0-9+.-]*://)([^/@\s]+)(@)");
+
+/// A URL's user info with its password masked: `user:***` for
+/// `user:PASSWORD`, `***` for a password alone (`redis://PASSWORD@host`).
+/// The one mask of URL passwords, in free text and in `--dump-config`.
+pub fn masked_userinfo(userinfo: &str) -> String {
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{user}:***"),
+        None => "***".to_owned(),
+    }
+}
 
 /// `Bearer TOKEN` and `NAME=VALUE` / `NAME: VALUE` for credential names.
 static ASSIGNED: Pattern = pattern!(concat!(
@@ -65,7 +75,8 @@ static ASSIGNED: Pattern = pattern!(concat!(
 enum Mask {
     /// The whole match (group 1) is the secret.
     Whole,
-    /// Group 2 is a URL's password: `***`, as `--dump-config` shows it.
+    /// Group 2 is a URL's user info: its password masked, as
+    /// `--dump-config` shows it.
     UrlPassword,
     /// Group 2 is the value assigned to group 1.
     Value,
@@ -106,7 +117,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
         let replaced = re
             .replace_all(&out, |c: &Captures| match how {
                 Mask::Whole => mask(&c[1]),
-                Mask::UrlPassword => format!("{}***{}", &c[1], &c[3]),
+                Mask::UrlPassword => format!("{}{}{}", &c[1], masked_userinfo(&c[2]), &c[3]),
                 Mask::Value if c[2].contains('*') => c[0].to_owned(),
                 Mask::Value => format!("{}{}", &c[1], mask(&c[2])),
             })
@@ -136,6 +147,12 @@ mod tests {
                 "redis://ci:hunter2-very-long@redis:6379",
                 "redis://ci:***@redis:6379",
             ),
+            // A password alone, as `--dump-config` masks it too.
+            (
+                "connect rediss://hunter2-very-long@redis:6380/0 failed",
+                "connect rediss://***@redis:6380/0 failed",
+            ),
+            ("see https://example.com/a@b", "see https://example.com/a@b"),
             (
                 "failed: password=S3cr3tPassw0rd!x",
                 "failed: password=**************!x",

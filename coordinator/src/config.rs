@@ -10,12 +10,85 @@ use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
 
+/// What a review is asked to do, the same on a coordinator and in `revu
+/// review`: the engines of its lanes, which files it leaves out and what
+/// it may spend.
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct ReviewChoices {
+    /// Engine of the lanes (on a coordinator, of those no `--lane-engine`
+    /// names): `rules` (built in, offline), `llm` (a model, with
+    /// `--llm-provider` and `--llm-model`), or another engine the workers
+    /// offer.
+    #[arg(long, env = "REVU_ENGINE", value_name = "ENGINE", default_value_t = ReviewChoices::default().engine)]
+    pub engine: String,
+
+    /// Engine of the adjudication lane, which re-tries every verified
+    /// BLOCKER and IMPORTANT finding before the verdict (`rules`: confirm a
+    /// finding if its rule still fires, else drop it; `llm`: a model
+    /// confirms, downgrades or drops each, with reasons); off when unset.
+    #[arg(long, env = "REVU_ADJUDICATE", value_name = "ENGINE")]
+    pub adjudicate: Option<String>,
+
+    /// Most tokens (input and output) the lanes of one review may spend
+    /// together on model services; a lane that would go over stops, and is
+    /// INCOMPLETE with what it did not send. No cap when unset.
+    #[arg(long, env = "REVU_REVIEW_TOKEN_CAP", value_name = "TOKENS")]
+    pub review_token_cap: Option<u64>,
+
+    /// Changed files left out of the lanes (and listed in the report's
+    /// coverage): `generated`, `vendored`, `lock` (dependency lock files),
+    /// comma-separated, or `none` to review every file.
+    #[arg(long, env = "REVU_SKIP_FILES", value_name = "KINDS", default_value_t = SkipFiles::default())]
+    pub skip_files: SkipFiles,
+
+    /// Engine of the grouping lane, which refines the deterministic domain
+    /// slices (move, split, merge, rename files between them) before the
+    /// domain lanes start (`rules`: keep the deterministic slices; `llm`: a
+    /// model proposes); slices that are not an exact cover of the change
+    /// are refused and the proposal used. Off when unset.
+    #[arg(long, env = "REVU_REFINE_GROUPING", value_name = "ENGINE")]
+    pub refine_grouping: Option<String>,
+
+    /// Engine of the synthesis lane, which writes the report's walkthrough
+    /// and a line per changed file once every other lane settled (`rules`:
+    /// from the diff and the findings; `llm`: a model); it has no say over
+    /// findings or verdict. Off when unset.
+    #[arg(long, env = "REVU_SYNTHESIZE", value_name = "ENGINE")]
+    pub synthesize: Option<String>,
+}
+
+impl Default for ReviewChoices {
+    fn default() -> Self {
+        ReviewChoices {
+            engine: "rules".into(),
+            adjudicate: None,
+            review_token_cap: None,
+            skip_files: SkipFiles::default(),
+            refine_grouping: None,
+            synthesize: None,
+        }
+    }
+}
+
+impl ReviewChoices {
+    /// The engines of the optional lanes that are on, with their flags.
+    pub fn optional_engines(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            ("--adjudicate", &self.adjudicate),
+            ("--refine-grouping", &self.refine_grouping),
+            ("--synthesize", &self.synthesize),
+        ]
+        .into_iter()
+        .filter_map(|(flag, engine)| engine.as_deref().map(|e| (flag, e)))
+    }
+}
+
 /// How reviews run, independent of where the backend lives.
 #[derive(Debug, Clone, Args, Serialize, Deserialize)]
 pub struct ReviewSettings {
-    /// Engine that runs lanes no `--lane-engine` names.
-    #[arg(long, env = "REVU_ENGINE", default_value_t = defaults().engine)]
-    pub engine: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub choices: ReviewChoices,
 
     /// Engine for matching lanes, as `LANE=ENGINE`; `LANE` is a lane id
     /// (`specialist:security`) or a prefix ending in `*` (`domain:*`).
@@ -86,37 +159,6 @@ pub struct ReviewSettings {
     /// Reviews running at once before submissions get RESOURCE_EXHAUSTED.
     #[arg(long, env = "REVU_MAX_INFLIGHT", default_value_t = defaults().max_inflight)]
     pub max_inflight: usize,
-
-    /// Engine of the adjudication lane, which re-tries every verified
-    /// BLOCKER and IMPORTANT finding (confirm, downgrade or drop) before the
-    /// verdict; off when unset.
-    #[arg(long, env = "REVU_ADJUDICATE")]
-    pub adjudicate: Option<String>,
-
-    /// Most tokens (input and output) the lanes of one review may spend
-    /// together on model services; a lane that would go over stops, and is
-    /// INCOMPLETE with what it did not send. No cap when unset.
-    #[arg(long, env = "REVU_REVIEW_TOKEN_CAP")]
-    pub review_token_cap: Option<u64>,
-
-    /// Changed files left out of the lanes (and listed in the report's
-    /// coverage): `generated`, `vendored`, `lock` (dependency lock files),
-    /// comma-separated, or `none` to review every file.
-    #[arg(long, env = "REVU_SKIP_FILES", default_value_t = defaults().skip_files)]
-    pub skip_files: SkipFiles,
-
-    /// Engine of the grouping lane, which refines the deterministic domain
-    /// slices (move, split, merge, rename files between them) before the
-    /// domain lanes are dispatched; slices that are not an exact cover of
-    /// the change are refused and the proposal used. Off when unset.
-    #[arg(long, env = "REVU_REFINE_GROUPING")]
-    pub refine_grouping: Option<String>,
-
-    /// Engine of the synthesis lane, which writes the report's walkthrough
-    /// and a line per changed file once every other lane settled; it has
-    /// no say over findings or verdict. Off when unset.
-    #[arg(long, env = "REVU_SYNTHESIZE")]
-    pub synthesize: Option<String>,
 }
 
 impl ReviewSettings {
@@ -150,7 +192,7 @@ impl ReviewSettings {
                 None => lane_id == l.lane,
             })
             .map(|l| l.engine.as_str())
-            .unwrap_or(&self.engine)
+            .unwrap_or(&self.choices.engine)
     }
 
     pub fn reclaim_idle(&self) -> Duration {
@@ -185,18 +227,12 @@ impl ReviewSettings {
                 return Err(format!("{flag} must be at least 1"));
             }
         }
-        valid_engine_name(&self.engine).map_err(|e| format!("--engine: {e}"))?;
+        valid_engine_name(&self.choices.engine).map_err(|e| format!("--engine: {e}"))?;
         if self.reclaim_idle_secs == 0 {
             return Err("--reclaim-idle-secs must be at least 1".into());
         }
-        for (flag, engine) in [
-            ("--adjudicate", &self.adjudicate),
-            ("--refine-grouping", &self.refine_grouping),
-            ("--synthesize", &self.synthesize),
-        ] {
-            if let Some(engine) = engine {
-                valid_engine_name(engine).map_err(|e| format!("{flag}: {e}"))?;
-            }
+        for (flag, engine) in self.choices.optional_engines() {
+            valid_engine_name(engine).map_err(|e| format!("{flag}: {e}"))?;
         }
         Ok(())
     }
@@ -210,7 +246,7 @@ fn defaults() -> ReviewSettings {
 impl Default for ReviewSettings {
     fn default() -> Self {
         ReviewSettings {
-            engine: "rules".into(),
+            choices: ReviewChoices::default(),
             lane_engines: Vec::new(),
             engine_retries: Vec::new(),
             reclaim_idle_secs: 10,
@@ -227,11 +263,6 @@ impl Default for ReviewSettings {
             retry_base_ms: 500,
             review_timeout_secs: 600,
             max_inflight: 1000,
-            adjudicate: None,
-            review_token_cap: None,
-            refine_grouping: None,
-            synthesize: None,
-            skip_files: SkipFiles::default(),
         }
     }
 }
@@ -559,9 +590,12 @@ mod tests {
 
     #[test]
     fn adjudication_is_off_by_default_and_needs_an_engine_name() {
-        assert_eq!(ReviewSettings::default().adjudicate, None);
+        assert_eq!(ReviewSettings::default().choices.adjudicate, None);
         let on = |engine: &str| ReviewSettings {
-            adjudicate: Some(engine.into()),
+            choices: ReviewChoices {
+                adjudicate: Some(engine.into()),
+                ..ReviewChoices::default()
+            },
             ..ReviewSettings::default()
         };
         assert!(on("rules").validate().is_ok());

@@ -115,7 +115,7 @@ pub fn prepare(
         .files
         .iter()
         .filter_map(|f| {
-            let kind = settings.skip_files.skips(&f.path)?;
+            let kind = settings.choices.skip_files.skips(&f.path)?;
             Some(SkippedFile {
                 path: f.path.clone(),
                 kind,
@@ -144,7 +144,7 @@ pub fn prepare(
             facts.risk_tier,
             &facts.signals,
             source_changed,
-            &settings.engine,
+            &settings.choices.engine,
         )
     });
     for lane in &mut lane_plan.lanes {
@@ -179,20 +179,28 @@ pub fn prepare(
         signals: facts.signals.clone(),
         cover_fallback: outcome.fallback,
         labels: request.labels.clone(),
-        adjudication: settings.adjudicate.as_ref().map(|engine| AdjudicationPlan {
-            engine: engine.clone(),
-            candidates: Vec::new(),
-        }),
-        token_cap: settings.review_token_cap,
+        adjudication: settings
+            .choices
+            .adjudicate
+            .as_ref()
+            .map(|engine| AdjudicationPlan {
+                engine: engine.clone(),
+                candidates: Vec::new(),
+            }),
+        token_cap: settings.choices.review_token_cap,
         grouping: None,
-        synthesis: settings.synthesize.as_ref().map(|engine| SynthesisPlan {
-            engine: engine.clone(),
-            findings: Vec::new(),
-        }),
+        synthesis: settings
+            .choices
+            .synthesize
+            .as_ref()
+            .map(|engine| SynthesisPlan {
+                engine: engine.clone(),
+                findings: Vec::new(),
+            }),
         skipped_files,
         no_cache: request.no_cache,
     };
-    match &settings.refine_grouping {
+    match &settings.choices.refine_grouping {
         // The grouping lane runs first, beside the specialists; the
         // domain lanes wait for its slices.
         Some(engine) => {
@@ -240,7 +248,7 @@ pub fn place_domain_lanes(
     settings: &ReviewSettings,
     repo: &RepoContext,
 ) {
-    let mut lanes = plan::domain_lanes(slices, &settings.engine);
+    let mut lanes = plan::domain_lanes(slices, &settings.choices.engine);
     for lane in &mut lanes {
         lane.engine = settings.engine_for(&lane.id).to_owned();
         lane.guidance = repo.guidance_for(&lane.files);

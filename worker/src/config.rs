@@ -7,6 +7,26 @@ use revu_common::config::{ConfigSource, Layered, ServiceSettings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+/// The worker's defaults, written once: its flags, the embedded mode's
+/// worker and the documentation all read them from here.
+pub mod defaults {
+    /// Lanes run at once (`--concurrency`).
+    pub const CONCURRENCY: usize = 4;
+    /// Seconds before a silent worker's job is reclaimed (`--lease-secs`).
+    pub const LEASE_SECS: u64 = 60;
+    /// Seconds to finish the lanes in hand after SIGTERM (`--drain-secs`).
+    pub const DRAIN_SECS: u64 = 30;
+    /// Longest a lane may run, in seconds (`--lane-timeout-secs`).
+    pub const LANE_TIMEOUT_SECS: u64 = 600;
+    /// Seconds a lane's report stays in the lane result cache, a week
+    /// (`--lane-cache-ttl-secs`).
+    pub const LANE_CACHE_TTL_SECS: u64 = 7 * 24 * 60 * 60;
+    /// Seconds an exec engine's command may run (`--exec-timeout-secs`).
+    pub const EXEC_TIMEOUT_SECS: u64 = 300;
+    /// Seconds one linter may run on a lane (`--lint-timeout-secs`).
+    pub const LINT_TIMEOUT_SECS: u64 = 60;
+}
+
 #[derive(Debug, Clone, clap::Parser, Serialize, Deserialize)]
 #[command(
     name = "revu-worker",
@@ -19,20 +39,20 @@ pub struct WorkerConfig {
     pub service: ServiceSettings,
 
     /// Lanes run at once.
-    #[arg(long, env = "REVU_CONCURRENCY", default_value_t = 4)]
+    #[arg(long, env = "REVU_CONCURRENCY", default_value_t = defaults::CONCURRENCY)]
     pub concurrency: usize,
 
     /// Seconds a job may stay unacknowledged on a silent worker before
     /// another worker reclaims it.
-    #[arg(long, env = "REVU_LEASE_SECS", default_value_t = 60)]
+    #[arg(long, env = "REVU_LEASE_SECS", default_value_t = defaults::LEASE_SECS)]
     pub lease_secs: u64,
 
     /// Seconds to finish the lanes in hand after SIGTERM.
-    #[arg(long, env = "REVU_DRAIN_SECS", default_value_t = 30)]
+    #[arg(long, env = "REVU_DRAIN_SECS", default_value_t = defaults::DRAIN_SECS)]
     pub drain_secs: u64,
 
     /// Longest a lane may run before it is reported as a transient failure.
-    #[arg(long, env = "REVU_LANE_TIMEOUT_SECS", default_value_t = 600)]
+    #[arg(long, env = "REVU_LANE_TIMEOUT_SECS", default_value_t = defaults::LANE_TIMEOUT_SECS)]
     pub lane_timeout_secs: u64,
 
     /// An external command as a review engine, `NAME=COMMAND` (the lane as
@@ -57,11 +77,11 @@ pub struct WorkerConfig {
     /// lane whose input is identical (same engine version and settings,
     /// files, patches, head contents, guidance and intent); `0` turns the
     /// cache off. Exec engines never use it.
-    #[arg(long, env = "REVU_LANE_CACHE_TTL_SECS", default_value_t = 7 * 24 * 60 * 60)]
+    #[arg(long, env = "REVU_LANE_CACHE_TTL_SECS", default_value_t = defaults::LANE_CACHE_TTL_SECS)]
     pub lane_cache_ttl_secs: u64,
 
     /// Seconds an exec engine's command may run before it is killed.
-    #[arg(long, env = "REVU_EXEC_TIMEOUT_SECS", default_value_t = 300)]
+    #[arg(long, env = "REVU_EXEC_TIMEOUT_SECS", default_value_t = defaults::EXEC_TIMEOUT_SECS)]
     pub exec_timeout_secs: u64,
 
     /// Fault injection for tests: `exit-before-engine` or

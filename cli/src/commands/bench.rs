@@ -25,7 +25,7 @@ pub struct Args {
     coordinator: String,
     /// The fleet's Redis, for the baseline round trips (`rediss://` for
     /// TLS).
-    #[arg(long, env = "REVU_REDIS_URL", default_value = "redis://127.0.0.1:6379")]
+    #[arg(long, env = "REVU_REDIS_URL", default_value = revu_common::config::DEFAULT_REDIS_URL)]
     redis: String,
     /// PEM CA certificates of a `rediss://` Redis, instead of the system
     /// roots.

@@ -26,29 +26,52 @@ impl SkipKind {
         }
     }
 
-    /// What the file is, when it is one of the kinds.
+    /// What the file is, when it is one of the kinds: the one test of
+    /// "content nobody writes by hand", which the review's coverage and
+    /// the rules both ask. Sphinx's `_build/` output is generated, and the
+    /// `_static/` assets of a documentation tree are vendored (the theme's
+    /// copies of jQuery, Underscore and its own search scripts).
     pub fn of(path: &str) -> Option<SkipKind> {
         // Compared without case and without a lowercased copy: asked of
         // every changed file before the review is planned.
         use crate::paths::{contains_ignore_case, ends_with_ignore_case, file_name, has_dir};
         let name = file_name(path);
-        if LOCK_FILES.iter().any(|f| name.eq_ignore_ascii_case(f)) {
+        let ends = |suffix: &str| ends_with_ignore_case(name, suffix);
+        if LOCK_FILES.iter().any(|f| name.eq_ignore_ascii_case(f)) || ends(".lock") {
             return Some(SkipKind::Lock);
         }
-        if has_dir(path, &["vendor", "third_party", "node_modules"]) {
+        if has_dir(
+            path,
+            &[
+                "vendor",
+                "_vendor",
+                "vendored",
+                "third_party",
+                "node_modules",
+            ],
+        ) || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
+        {
             return Some(SkipKind::Vendored);
         }
-        let ends = |suffix: &str| ends_with_ignore_case(name, suffix);
-        let generated = has_dir(path, &["generated"])
+        let generated = has_dir(path, &["generated", "gen", "dist", "_build"])
             || contains_ignore_case(name, ".generated.")
-            || ends(".pb.go")
-            || ends("_pb2.py")
-            || ends("_pb2_grpc.py")
-            || ends(".min.js")
-            || ends(".min.css");
+            || GENERATED_SUFFIXES.iter().any(|s| ends(s));
         generated.then_some(SkipKind::Generated)
     }
 }
+
+/// File name endings of generated files: protocol buffers' and Dart's
+/// generated code, minified assets, source maps, test snapshots.
+const GENERATED_SUFFIXES: [&str; 8] = [
+    ".pb.go",
+    "_pb2.py",
+    "_pb2_grpc.py",
+    ".g.dart",
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".snap",
+];
 
 impl fmt::Display for SkipKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -177,6 +200,21 @@ mod tests {
             Some(SkipKind::Generated)
         );
         assert_eq!(SkipKind::of("generated"), None, "a file, not a directory");
+        // What the rules also treat as nobody's handiwork.
+        assert_eq!(SkipKind::of("flake.lock"), Some(SkipKind::Lock));
+        assert_eq!(
+            SkipKind::of("docs/_static/underscore-1.13.1.js"),
+            Some(SkipKind::Vendored)
+        );
+        assert_eq!(SkipKind::of("web/_static/app.js"), None);
+        assert_eq!(
+            SkipKind::of("docs/_build/html/searchindex.js"),
+            Some(SkipKind::Generated)
+        );
+        assert_eq!(
+            SkipKind::of("tests/__snapshots__/view.test.js.snap"),
+            Some(SkipKind::Generated)
+        );
     }
 
     #[test]

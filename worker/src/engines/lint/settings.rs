@@ -20,7 +20,7 @@ pub struct LintSettings {
 
     /// Seconds one linter may run on a lane before it is killed (and the
     /// lane's checks say so).
-    #[arg(long, env = "REVU_LINT_TIMEOUT_SECS", default_value_t = 60)]
+    #[arg(long, env = "REVU_LINT_TIMEOUT_SECS", default_value_t = crate::config::defaults::LINT_TIMEOUT_SECS)]
     pub lint_timeout_secs: u64,
 
     /// Another linter, as `NAME:GLOB[,GLOB…]=COMMAND`: run on the changed

@@ -4,7 +4,6 @@
 pub(crate) use revu_common::paths::{
     MigrationPath, file_name, has_dir, in_migration_dir, is_test_path, migration_path, split,
 };
-use revu_common::paths::{contains_ignore_case, ends_with_ignore_case};
 
 /// Whether `path` is test code, an example, a benchmark or a build script:
 /// code where panicking and printing are normal.
@@ -99,34 +98,10 @@ impl KeyPlacement {
 }
 
 /// Whether `path` is a lock file, vendored or generated code: content nobody
-/// writes by hand. That includes a Sphinx site's `_build/` output and the
-/// `_static/` assets of a documentation tree, which Sphinx fills with the
-/// theme's copies of jQuery, Underscore and its own search scripts.
+/// writes by hand, as the review's coverage tells it
+/// ([`revu_common::facts::SkipKind::of`]).
 pub(crate) fn is_generated_path(path: &str) -> bool {
-    let name = file_name(path);
-    has_dir(path, &["_build"])
-        || (has_dir(path, &["_static"]) && has_dir(path, &["docs", "doc"]))
-        || has_dir(
-            path,
-            &[
-                "vendor",
-                "_vendor",
-                "vendored",
-                "third_party",
-                "node_modules",
-                "dist",
-                "generated",
-                "gen",
-            ],
-        )
-        || ends_with_ignore_case(name, ".lock")
-        || name.eq_ignore_ascii_case("package-lock.json")
-        || name.eq_ignore_ascii_case("pnpm-lock.yaml")
-        || name.eq_ignore_ascii_case("go.sum")
-        || [".min.js", ".map", "_pb2.py", ".pb.go", ".g.dart", ".snap"]
-            .iter()
-            .any(|s| ends_with_ignore_case(name, s))
-        || contains_ignore_case(name, ".generated.")
+    revu_common::facts::SkipKind::of(path).is_some()
 }
 
 #[cfg(test)]
