@@ -35,12 +35,25 @@ pub struct ReviewBundle {
     /// The repo's `revu.toml`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo_config: Option<String>,
+    /// `REVIEW.md` files below the root, by their directory (`pkg/api`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub nested_conventions: BTreeMap<String, String>,
+    /// The repo's `CODEOWNERS`, when sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codeowners: Option<OwnersFile>,
     /// The client's code index of the change, when it built one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_index: Option<CodeIndex>,
     /// [`ReviewBundle::diff`] parsed, once per process: never stored.
     #[serde(skip)]
     pub parsed: ParsedDiff,
+}
+
+/// A `CODEOWNERS` file and where it was found (`.github/CODEOWNERS`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OwnersFile {
+    pub path: String,
+    pub text: String,
 }
 
 /// The smallest diff whose work (checking that it is text, parsing it

@@ -192,6 +192,10 @@ pub struct Finding {
     /// never elevates it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub meta: bool,
+    /// Who owns the cited file by the repository's `CODEOWNERS`, set on a
+    /// BLOCKER (the people a CI job asks to review it); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
 }
 
 impl Finding {
@@ -273,6 +277,7 @@ mod tests {
             blast_radius: BlastRadius::Local,
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         };
         assert_eq!(f.citation(), "src/a.rs:3");
         f.end_line = Some(5);

@@ -264,6 +264,11 @@ pub struct Report {
     /// when no lane used one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<ReviewUsage>,
+    /// The owners, by the repository's `CODEOWNERS`, of every changed file
+    /// that carries a BLOCKER or an always-human signal: who a CI job asks
+    /// to review. Empty without a `CODEOWNERS` file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<FileOwners>,
 }
 
 /// What the client's code index read, and what it found downstream.
@@ -420,6 +425,18 @@ pub struct GuidanceGiven {
     pub lanes: Vec<String>,
 }
 
+/// The owners of one changed file, and why the report names them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileOwners {
+    pub file: String,
+    /// Users, teams (`@org/team`) or e-mail addresses, as `CODEOWNERS`
+    /// writes them; empty when no line of it matches the file.
+    pub owners: Vec<String>,
+    /// `blocker`, and the always-human signals of the file
+    /// (`auth_surface`, `destructive_migration`).
+    pub because: Vec<String>,
+}
+
 /// The repository's own review settings and what they changed. Both sources
 /// are always stated, `null` when the submission carried none.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,6 +447,13 @@ pub struct ConventionsReport {
     /// The `revu.toml` used.
     #[serde(default)]
     pub repo_config: Option<SourceFile>,
+    /// The `REVIEW.md` files below the root that applied to changed files
+    /// (`pkg/api/REVIEW.md`), each on top of those above it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nested_review_md: Vec<SourceFile>,
+    /// The `CODEOWNERS` file that named owners (`.github/CODEOWNERS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codeowners: Option<SourceFile>,
     /// Every path guidance bullet, with the lanes it went to.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub path_guidance: Vec<GuidanceGiven>,

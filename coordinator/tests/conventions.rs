@@ -40,6 +40,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, summary: &str)
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

@@ -116,6 +116,7 @@ pub fn assemble(
             .as_ref()
             .map(revu_common::report::IndexReport::of),
         usage: None,
+        owners: Vec::new(),
     };
     report.usage = revu_common::report::ReviewUsage::of(&report.lanes);
     redact_report(&mut report);

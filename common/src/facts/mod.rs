@@ -11,7 +11,7 @@ mod signals;
 mod skip;
 
 pub use risk::{RiskTier, risk_tier};
-pub use signals::{Signal, detect_signals};
+pub use signals::{Signal, always_human_files, detect_signals};
 pub use skip::{SkipFiles, SkipKind};
 
 use crate::diff::{Diff, FilePatch, FileStatus, LineKind};

@@ -51,6 +51,27 @@ pub fn detect_signals(diff: &Diff) -> Vec<Signal> {
     }))
 }
 
+/// The always-human signals each changed file raises on its own, for the
+/// files that raise any.
+pub fn always_human_files(diff: &Diff) -> Vec<(String, Vec<Signal>)> {
+    diff.files
+        .iter()
+        .filter_map(|f| {
+            let surface = Surface {
+                path: f.path(),
+                status: f.status,
+                adds_drop: is_migration_path(f.path())
+                    && f.added_lines().any(|(_, text)| drops_data(text.as_bytes())),
+            };
+            let signals: Vec<Signal> = signals_of(std::iter::once(surface))
+                .into_iter()
+                .filter(|s| s.always_human())
+                .collect();
+            (!signals.is_empty()).then(|| (f.path().to_owned(), signals))
+        })
+        .collect()
+}
+
 /// The signals of a change, from each file's [`Surface`].
 pub(crate) fn signals_of<'a>(files: impl Iterator<Item = Surface<'a>>) -> Vec<Signal> {
     let mut out = Vec::new();

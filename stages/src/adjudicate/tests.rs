@@ -22,6 +22,7 @@ fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

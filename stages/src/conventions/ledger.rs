@@ -117,6 +117,7 @@ impl LedgerEntry {
             blast_radius: self.blast_radius.clone(),
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         }
     }
 }

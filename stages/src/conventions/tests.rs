@@ -22,6 +22,7 @@ fn finding(rule: &str, severity: Severity, file: &str) -> Finding {
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

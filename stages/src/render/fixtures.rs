@@ -77,6 +77,7 @@ pub fn finding(
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 
@@ -128,6 +129,7 @@ pub fn clean_docs_report() -> Report {
         adjudication: None,
         code_index: None,
         usage: None,
+        owners: Vec::new(),
     }
 }
 
@@ -281,6 +283,7 @@ pub fn blocked_report() -> Report {
         adjudication: None,
         code_index: None,
         usage: None,
+        owners: Vec::new(),
     }
 }
 

@@ -89,6 +89,7 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, dimension: Dim
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

@@ -279,6 +279,7 @@ fn finding(tool: &str, r: Raw) -> Finding {
         blast_radius: BlastRadius::Local,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

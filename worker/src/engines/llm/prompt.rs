@@ -348,6 +348,7 @@ mod tests {
             blast_radius: BlastRadius::System,
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         };
         let mut job = (*lane.job).clone();
         job.candidates = vec![candidate];

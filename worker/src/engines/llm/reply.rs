@@ -188,6 +188,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
                 .map_or(BlastRadius::Local, BlastRadius::parse),
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         })
         .collect();
     Ok(LaneReportBody {

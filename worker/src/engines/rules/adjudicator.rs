@@ -127,6 +127,7 @@ mod tests {
             blast_radius: revu_common::finding::BlastRadius::Local,
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         });
         f.line = line;
         f

@@ -233,6 +233,7 @@ pub(crate) fn finding(
         blast_radius,
         pre_existing: false,
         meta: false,
+        owners: Vec::new(),
     }
 }
 

@@ -105,6 +105,7 @@ mod tests {
             blast_radius: BlastRadius::Local,
             pre_existing: false,
             meta: false,
+            owners: Vec::new(),
         }
     }
 
