@@ -1,5 +1,5 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {

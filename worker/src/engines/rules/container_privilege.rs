@@ -1,4 +1,4 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {

@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 
 pub(crate) mod adjudicator;
 mod behaviour;
-mod catalogue;
 mod falsify;
 mod interpolation;
 mod lang;
@@ -25,6 +24,7 @@ pub(crate) mod phases;
 pub(crate) mod same_root;
 mod scope;
 mod secrets;
+mod table;
 #[cfg(test)]
 mod testing;
 mod view;

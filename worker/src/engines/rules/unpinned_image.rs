@@ -1,6 +1,6 @@
-use super::catalogue::{Files, is_dockerfile};
 use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, each_head_line};
+use super::table::{Files, is_dockerfile};
 use super::{Message, Reads, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;

@@ -16,8 +16,8 @@
 //! alone.
 
 use super::RuleContext;
-use super::catalogue::Kind;
 use super::lines::{FileLines, View};
+use super::table::Kind;
 use revu_common::diff::FilePatch;
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;

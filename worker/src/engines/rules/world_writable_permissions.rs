@@ -1,5 +1,5 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 /// An octal mode whose last digit lets others write (2, 3, 6 or 7).

@@ -294,14 +294,14 @@ macro_rules! table_rule {
                 $confidence
             }
             fn reads(&self) -> super::Reads {
-                super::catalogue::reads(&$checks)
+                super::table::reads(&$checks)
             }
             fn check(
                 &self,
                 ctx: &super::RuleContext<'_>,
                 out: &mut Vec<revu_common::finding::Finding>,
             ) {
-                super::catalogue::report(self, ctx, &$checks, &$wording, out);
+                super::table::report(self, ctx, &$checks, &$wording, out);
             }
         }
     };
