@@ -40,6 +40,16 @@ impl Reads {
     pub(crate) fn index(self) -> usize {
         self as usize
     }
+
+    /// How `docs/engines.md` and the catalogue say it: `code`, `code and
+    /// strings` or `everything`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reads::Code => "code",
+            Reads::CodeAndStrings => "code and strings",
+            Reads::Everything => "everything",
+        }
+    }
 }
 
 /// The `i`th of `masks` ([`RuleContext::production_masks`],
