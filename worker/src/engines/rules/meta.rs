@@ -1,6 +1,7 @@
 //! What a built-in rule is, as people read it. Every rule has one
 //! [`RuleMeta`], a `static` beside its code: the engine reads its code,
-//! severity and confidence from it.
+//! severity and confidence from it, and its cache identity digests it
+//! ([`super::identity`]).
 
 use revu_common::finding::{Dimension, Severity};
 

@@ -16,6 +16,7 @@ mod behaviour;
 #[cfg(test)]
 mod examples;
 mod falsify;
+mod identity;
 mod interpolation;
 mod lang;
 mod lexical;
@@ -30,9 +31,10 @@ mod scope;
 mod secrets;
 mod table;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod view;
 
+pub(crate) use identity::digest;
 pub(crate) use lines::{FileLines, SharedLines};
 pub use meta::{Example, RuleMeta};
 pub use view::Reads;
