@@ -47,7 +47,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     dimension: Dimension::Security,
     severity: Severity::Blocker,
     confidence: 85,
-    languages: &["any"],
+    languages: &["any text file"],
     catches: "Flags credentials written into the code: AWS access key ids and secret keys, \
               GitHub and Slack tokens, private key blocks, and string literals assigned to \
               names like `password`, `secret`, `api_key` or `token` (ignoring placeholders such \

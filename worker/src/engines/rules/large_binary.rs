@@ -24,7 +24,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     dimension: Dimension::Operability,
     severity: Severity::Important,
     confidence: 85,
-    languages: &["any"],
+    languages: &["binary files"],
     catches: "Flags a binary file of 1 MiB or more added or modified by the change, and any \
               added archive, executable, library or media file (`.zip`, `.jar`, `.exe`, `.so`, \
               `.mp4`, `.iso` …) whose size the diff does not show. Test fixtures of unknown \
@@ -35,7 +35,7 @@ pub(crate) static META: RuleMeta = RuleMeta {
     example: Example {
         path: "dist/app-1.4.2.jar",
         code: "",
-        context: "A binary file: the diff shows its name and, when git knows it, its size.",
+        context: "added as a binary file, of a size the diff does not show.",
     },
     instead: "publish artifacts to a package or artifact registry, and keep large media in Git \
               LFS or object storage.",

@@ -1,7 +1,8 @@
 //! What a built-in rule is, as people read it. Every rule has one
 //! [`RuleMeta`], a `static` beside its code: the engine reads its code,
-//! severity and confidence from it, and its cache identity digests it
-//! ([`super::identity`]).
+//! severity and confidence from it, its cache identity digests it
+//! ([`super::identity`]), and `revu rules` prints it (`docs/rules.md` is
+//! that command's output).
 
 use revu_common::finding::{Dimension, Severity};
 
@@ -54,10 +55,11 @@ impl RuleMeta {
         match self.review_md() {
             None => format!(
                 "Not silenced: `REVIEW.md` never lowers or suppresses a BLOCKER. A severity \
-                 override or an allowed nit naming `{code}` is refused, and the report lists \
-                 it under `conventions.blockers_protected`: fix the code instead. A finding \
-                 the rule itself reports lower (its `why` starts with \"Downgraded from \
-                 BLOCKER\") is silenced like any finding of its severity."
+                 override that would lower `{code}` is refused (the report lists it under \
+                 `conventions.blockers_protected`), and an allowed nit never matches a \
+                 BLOCKER: fix the code instead. A finding the rule itself reports lower (its \
+                 `why` starts with \"Downgraded from BLOCKER\") is silenced like any finding \
+                 of its severity."
             ),
             Some(snippet) => {
                 let how = match self.severity {
