@@ -1,10 +1,12 @@
-//! `revu rules` as a user runs it, and the silencing each rule's entry
-//! advises, held to what the conventions stage does with it.
+//! `revu rules` as a user runs it, `docs/rules.md` as the command writes
+//! it, and the silencing each rule's entry advises, held to what the
+//! conventions stage does with it.
 
 use revu_common::finding::{Finding, Severity};
 use revu_stages::conventions::ReviewMd;
 use revu_stages::conventions::apply::Outcome;
 use revu_worker::engines::rules::{Rule, all_rules};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn revu(args: &[&str]) -> Output {
@@ -16,6 +18,27 @@ fn revu(args: &[&str]) -> Output {
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_rules_page_is_what_revu_rules_writes() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/rules.md");
+    let page = std::fs::read_to_string(&path).unwrap_or_default();
+    let out = revu(&["rules", "--format", "md"]);
+    assert_eq!(out.status.code(), Some(0));
+    let written = stdout(&out);
+    if page != written {
+        let diff = similar::TextDiff::from_lines(&page, &written)
+            .unified_diff()
+            .context_radius(1)
+            .header("docs/rules.md", "revu rules --format md")
+            .to_string();
+        let shown: String = diff.lines().take(40).collect::<Vec<_>>().join("\n");
+        panic!(
+            "docs/rules.md is not what the rules' catalogue says; write it again with\n\n    \
+             cargo run -p revu-cli -- rules --format md > docs/rules.md\n\n{shown}"
+        );
+    }
 }
 
 #[test]
