@@ -4,8 +4,6 @@
 //! rule, so that a rule that stops flagging its example, or starts
 //! flagging it at another line or severity, fails here.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::testing::{added_file, binary};
 use super::{Rule, RuleContext, RuleMeta, all_rules};
 use revu_common::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
