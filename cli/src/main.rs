@@ -1,5 +1,5 @@
 //! `revu`: review a diff in one process, submit it to a coordinator, print
-//! its facts, or measure the reviewer (`revu eval`).
+//! its facts or the built-in rules, or measure the reviewer (`revu eval`).
 //!
 //! Exit codes: 0 MERGE-READY, 1 NEEDS-HUMAN (or, with `--fail-on`, a
 //! finding at or above the threshold or a lane that did not complete; for
@@ -53,6 +53,8 @@ enum Command {
     Verdict(commands::verdict::Args),
     /// Print the JSON Schema of the canonical report.
     Schema(commands::schema::Args),
+    /// Print the built-in rules: one line each, or one rule in full.
+    Rules(commands::rules::Args),
     /// Load a running fleet with synthetic reviews and measure it.
     Bench(Box<commands::bench::Args>),
     /// Measure the reviewer before gating on it: on a repository's history,
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => commands::bench::run(*args),
         Command::Verdict(args) => commands::verdict::run(args),
         Command::Schema(args) => commands::schema::run(args),
+        Command::Rules(args) => commands::rules::run(args),
         Command::Eval(args) => commands::eval::run(args),
     };
     match result {

@@ -234,15 +234,16 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
     /// Reviews a lane without blocking the async runtime. Dropping the
     /// future abandons the lane and must stop whatever it started.
     fn review(&self, input: LaneInput) -> Review<'_>;
-    /// What decides this engine's answers besides the lane: its version,
-    /// prompt and settings, for the lane result cache. `None` (the
-    /// default) keeps its lanes out of the cache: an engine whose
-    /// behaviour revu cannot pin down (an external command) always runs.
     /// The model this engine asks, for an engine that asks one.
     fn model(&self) -> Option<&str> {
         None
     }
 
+    /// What decides this engine's answers besides the lane: its version,
+    /// prompt and settings (the rules engine: what its rules are), for the
+    /// lane result cache. `None` (the default) keeps its lanes out of the
+    /// cache: an engine whose behaviour revu cannot pin down (an external
+    /// command) always runs.
     fn cache_identity(&self) -> Option<String> {
         None
     }
@@ -254,6 +255,9 @@ pub trait Engine: Send + Sync + std::fmt::Debug {
 /// [`rules::adjudicator`]).
 pub struct RulesEngine {
     rules: Arc<Vec<Box<dyn Rule>>>,
+    /// What the rules are, digested ([`rules::digest`]): their part of the
+    /// engine's cache identity.
+    digest: String,
     /// The linters run on domain lanes beside the rules, when on.
     linters: Option<Arc<lint::Linters>>,
 }
@@ -269,14 +273,26 @@ impl std::fmt::Debug for RulesEngine {
 
 impl Default for RulesEngine {
     fn default() -> Self {
-        RulesEngine {
-            rules: Arc::new(all_rules()),
-            linters: None,
-        }
+        RulesEngine::of(all_rules())
     }
 }
 
 impl RulesEngine {
+    /// The engine over `rules`, without linters.
+    fn of(rules: Vec<Box<dyn Rule>>) -> Self {
+        RulesEngine {
+            digest: rules::digest(&rules),
+            rules: Arc::new(rules),
+            linters: None,
+        }
+    }
+
+    /// The engine over a catalogue of the tests' own.
+    #[cfg(test)]
+    pub(crate) fn with_rules(rules: Vec<Box<dyn Rule>>) -> Self {
+        RulesEngine::of(rules)
+    }
+
     /// The rules, with the linters `settings` turn on.
     pub fn with_linters(settings: &lint::LintSettings) -> Self {
         RulesEngine {
@@ -312,9 +328,9 @@ impl Engine for RulesEngine {
             .as_ref()
             .map_or_else(|| "off".to_owned(), |l| l.identity());
         Some(format!(
-            "rules/{}/{} rules/linters {linters}",
+            "rules/{}/{}/linters {linters}",
             env!("CARGO_PKG_VERSION"),
-            self.rules.len()
+            self.digest
         ))
     }
 

@@ -155,4 +155,18 @@ mod tests {
         // The stale use fixed elsewhere: the lane must run again.
         assert_ne!(stale, key(&engine, &input(Some(stale_in("other.py")))));
     }
+
+    #[test]
+    fn a_rule_described_otherwise_is_another_key() {
+        use crate::engines::rules::RuleMeta;
+        use crate::engines::rules::testing::altered;
+        let plain = key(&RulesEngine::default(), &input(None));
+        let same = RulesEngine::with_rules(altered(0, |m| m));
+        assert_eq!(key(&same, &input(None)), plain);
+        let reworded = RulesEngine::with_rules(altered(0, |m| RuleMeta {
+            why: "a reason put another way",
+            ..m
+        }));
+        assert_ne!(key(&reworded, &input(None)), plain);
+    }
 }

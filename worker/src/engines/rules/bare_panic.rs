@@ -1,49 +1,50 @@
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static BARE: Pattern = pattern!(r"\b(panic|unreachable)!\(\s*\)");
 
-/// ## What it does
-/// Flags `panic!()` and `unreachable!()` without a message, added to
-/// non-test Rust code.
-///
-/// ## Why is this bad?
-/// When it fires in production, the only clue is "explicit panic" or
-/// "entered unreachable code" and a line number. A message that states the
-/// violated invariant and the offending value makes the crash diagnosable
-/// from the logs alone.
-///
-/// ## Example
-/// ```text
-/// match state {
-///     State::Open => open(),
-///     _ => unreachable!(),
-/// }
-/// ```
-///
-/// Use instead:
-/// ```text
-///     other => unreachable!("state {other:?} is filtered out by poll()"),
-/// ```
+/// The `bare-panic` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BarePanic;
 
+/// The `bare-panic` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-002",
+    name: "bare-panic",
+    dimension: Dimension::Correctness,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["Rust"],
+    catches: "Flags `panic!()` and `unreachable!()` without a message, added to non-test Rust \
+              code.",
+    why: "When it fires in production, the only clue is \"explicit panic\" or \"entered \
+          unreachable code\" and a line number. A message that states the violated invariant \
+          and the offending value makes the crash diagnosable from the logs alone.",
+    example: Example {
+        path: "src/state.rs",
+        code: concat!(
+            "match state {\n",
+            "    State::Open => open(),\n",
+            "    _ => unreachable!(),\n",
+            "}",
+        ),
+        context: "",
+    },
+    instead: concat!(
+        "```rust\n",
+        "match state {\n",
+        "    State::Open => open(),\n",
+        "    other => unreachable!(\"state {other:?} is filtered out by poll()\"),\n",
+        "}\n",
+        "```",
+    ),
+};
+
 impl Rule for BarePanic {
-    fn code(&self) -> &'static str {
-        "RV-COR-002"
-    }
-    fn name(&self) -> &'static str {
-        "bare-panic"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -23,31 +25,34 @@ static WORDING: Wording = Wording {
           configuration where the service must be reachable.",
 };
 
+/// The `bind-all-interfaces` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-016",
+    name: "bind-all-interfaces",
+    dimension: Dimension::Security,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["Python", "Go", "JavaScript/TypeScript"],
+    catches: "Flags a server bound to every network interface in program code: \
+              `app.run(host=\"0.0.0.0\")`, `sock.bind((\"0.0.0.0\", port))`, \
+              `net.Listen(\"tcp\", \"0.0.0.0:8080\")`, `server.listen(port, \"0.0.0.0\")`. The \
+              class of bandit's B104 and gosec's G102.",
+    why: "Outside a container the service then answers on every network the machine is on, \
+          public ones included, which is rarely what a development server or an admin endpoint \
+          means to do.",
+    example: Example {
+        path: "app/server.py",
+        code: "app.run(host=\"0.0.0.0\", port=8080)",
+        context: "",
+    },
+    instead: "bind to `127.0.0.1` by default and take the address from configuration where the \
+              service must be reachable.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags a server bound to every network interface in program code:
-    /// `app.run(host="0.0.0.0")`, `sock.bind(("0.0.0.0", port))`,
-    /// `net.Listen("tcp", "0.0.0.0:8080")`, `server.listen(port, "0.0.0.0")`.
-    /// The class of bandit's B104 and gosec's G102.
-    ///
-    /// ## Why is this bad?
-    /// Outside a container the service then answers on every network the
-    /// machine is on, public ones included, which is rarely what a
-    /// development server or an admin endpoint means to do.
-    ///
-    /// ## Example
-    /// ```text
-    /// app.run(host="0.0.0.0", port=8080)
-    /// ```
-    ///
-    /// Use instead: bind to `127.0.0.1` by default and take the address from
-    /// configuration where the service must be reachable.
+    /// The `bind-all-interfaces` rule: [`META`].
     BindAllInterfaces {
-        code: "RV-SEC-016",
-        name: "bind-all-interfaces",
-        dimension: Security,
-        severity: Suggestion,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,6 +1,7 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, HunkLines, indent};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -11,45 +12,44 @@ static ASYNC: Pattern = pattern!(r"\basync\s+(?:fn|def)\b|\basync\s+(?:move\s+)?
 /// A synchronous function or closure boundary: the sleep is not in async code.
 static SYNC_FN: Pattern = pattern!(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:const\s+|unsafe\s+)?(?:fn|def)\b|spawn_blocking\(|\bthread::spawn\(");
 
-/// ## What it does
-/// Flags a blocking sleep inside async code: `std::thread::sleep` within an
-/// `async fn` or `async` block in Rust, and `time.sleep` within an
-/// `async def` in Python.
-///
-/// ## Why is this bad?
-/// A blocking sleep parks the executor thread, not just the task: every
-/// other task scheduled on that thread stalls for the whole duration, which
-/// shows up as latency spikes and timeouts under load.
-///
-/// ## Example
-/// ```python
-/// async def poll(job):
-///     while not job.done():
-///         time.sleep(1)
-/// ```
-///
-/// Use instead:
-/// ```python
-///         await asyncio.sleep(1)
-/// ```
+/// The `blocking-sleep-in-async` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BlockingSleepInAsync;
 
+/// The `blocking-sleep-in-async` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-PERF-003",
+    name: "blocking-sleep-in-async",
+    dimension: Dimension::Performance,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["Rust", "Python"],
+    catches: "Flags a blocking sleep inside async code: `std::thread::sleep` within an `async \
+              fn` or `async` block in Rust, and `time.sleep` within an `async def` in Python.",
+    why: "A blocking sleep parks the executor thread, not just the task: every other task \
+          scheduled on that thread stalls for the whole duration, which shows up as latency \
+          spikes and timeouts under load.",
+    example: Example {
+        path: "app/jobs.py",
+        code: concat!(
+            "async def poll(job):\n",
+            "    while not job.done():\n",
+            "        time.sleep(1)",
+        ),
+        context: "",
+    },
+    instead: concat!(
+        "```python\n",
+        "async def poll(job):\n",
+        "    while not job.done():\n",
+        "        await asyncio.sleep(1)\n",
+        "```",
+    ),
+};
+
 impl Rule for BlockingSleepInAsync {
-    fn code(&self) -> &'static str {
-        "RV-PERF-003"
-    }
-    fn name(&self) -> &'static str {
-        "blocking-sleep-in-async"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Performance
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
@@ -35,35 +37,40 @@ static WORDING: Wording = Wording {
           and the Docker socket out.",
 };
 
+/// The `container-privilege` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-014",
+    name: "container-privilege",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["YAML", "Dockerfile"],
+    catches: "Flags containers given the host's powers: `privileged: true`, \
+              `allowPrivilegeEscalation: true`, `hostNetwork`/`hostPID`/`hostIPC`, Compose's \
+              `network_mode: host`, `runAsUser: 0`, `runAsNonRoot: false`, added capabilities \
+              such as `SYS_ADMIN` or `ALL`, the Docker socket mounted, and in Dockerfiles `USER \
+              root` and `sudo`. The classes of checkov's CKV_K8S_16/17/18/19/20/23/27/39 and \
+              hadolint's DL3002/DL3004.",
+    why: "A compromised process in such a container is root on the node, or a step from it: it \
+          can read other pods' traffic and secrets, load kernel modules or start containers of \
+          its own through the socket.",
+    example: Example {
+        path: "k8s/deployment.yaml",
+        code: concat!(
+            "securityContext:\n",
+            "  privileged: true",
+        ),
+        context: "",
+    },
+    instead: "run as a non-root user (`runAsNonRoot: true`, `USER app`), \
+              `allowPrivilegeEscalation: false`, `capabilities: { drop: [ALL] }` adding back \
+              only what is needed, and no host namespaces.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags containers given the host's powers: `privileged: true`,
-    /// `allowPrivilegeEscalation: true`, `hostNetwork`/`hostPID`/`hostIPC`,
-    /// Compose's `network_mode: host`, `runAsUser: 0`, `runAsNonRoot: false`,
-    /// added capabilities such as `SYS_ADMIN` or `ALL`, the Docker socket
-    /// mounted, and in Dockerfiles `USER root` and `sudo`. The classes of
-    /// checkov's CKV_K8S_16/17/18/19/20/23/27/39 and hadolint's DL3002/DL3004.
-    ///
-    /// ## Why is this bad?
-    /// A compromised process in such a container is root on the node, or a
-    /// step from it: it can read other pods' traffic and secrets, load kernel
-    /// modules or start containers of its own through the socket.
-    ///
-    /// ## Example
-    /// ```text
-    /// securityContext:
-    ///   privileged: true
-    /// ```
-    ///
-    /// Use instead: run as a non-root user (`runAsNonRoot: true`,
-    /// `USER app`), `allowPrivilegeEscalation: false`, `capabilities: { drop:
-    /// [ALL] }` adding back only what is needed, and no host namespaces.
+    /// The `container-privilege` rule: [`META`].
     ContainerPrivilege {
-        code: "RV-SEC-014",
-        name: "container-privilege",
-        dimension: Security,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,50 +1,44 @@
 use super::lang::Lang;
 use super::paths::{is_script_path, is_test_path};
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static DJANGO_DEBUG: Pattern = pattern!(r"^\s*DEBUG\s*=\s*True\b");
 static FLASK_DEBUG: Pattern = pattern!(r"\.run\(.*\bdebug\s*=\s*True\b");
 
-/// ## What it does
-/// Flags framework debug mode switched on in code that ships: Django
-/// `DEBUG = True` in a settings module that is not a dev/local/test one,
-/// and Flask/Werkzeug `app.run(debug=True)`.
-///
-/// ## Why is this bad?
-/// Debug mode shows stack traces, settings and source to anyone who
-/// triggers an error; the Werkzeug debugger even offers an interactive
-/// Python console, which is remote code execution if it is reachable.
-///
-/// ## Example
-/// ```python
-/// # settings/production.py
-/// DEBUG = True
-/// ```
-///
-/// Use instead:
-/// ```python
-/// DEBUG = env.bool("DJANGO_DEBUG", default=False)
-/// ```
+/// The `debug-mode-enabled` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DebugModeEnabled;
 
+/// The `debug-mode-enabled` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-007",
+    name: "debug-mode-enabled",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["Python"],
+    catches: "Flags framework debug mode switched on in code that ships: Django `DEBUG = True` \
+              in a settings module that is not a dev/local/test one, and Flask/Werkzeug \
+              `app.run(debug=True)`.",
+    why: "Debug mode shows stack traces, settings and source to anyone who triggers an error; \
+          the Werkzeug debugger even offers an interactive Python console, which is remote code \
+          execution if it is reachable.",
+    example: Example {
+        path: "settings/production.py",
+        code: "DEBUG = True",
+        context: "",
+    },
+    instead: "```python\n\
+              DEBUG = env.bool(\"DJANGO_DEBUG\", default=False)\n\
+              ```",
+};
+
 impl Rule for DebugModeEnabled {
-    fn code(&self) -> &'static str {
-        "RV-SEC-007"
-    }
-    fn name(&self) -> &'static str {
-        "debug-mode-enabled"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -2,6 +2,7 @@ use super::lang::Lang;
 use super::paths::{is_non_production_path, is_script_path};
 use super::pattern::{Pattern, pattern};
 use super::scope::each_head_line;
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::diff::FilePatch;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -13,43 +14,37 @@ static GO: Pattern = pattern!(r#"\b(fmt\.Print(?:f|ln)?)\(\s*"\s*\[?(?i:debug)\b
 static PY_MAIN: Pattern = pattern!(r#"^if\s+__name__\s*==\s*["']__main__["']"#);
 static PHP: Pattern = pattern!(r"\b(var_dump|print_r)\(");
 
-/// ## What it does
-/// Flags debug output added to production code: `console.log`/`debug`/
-/// `trace`/`dir` (JavaScript), `print(…)` (Python), `dbg!(…)` and
-/// `println!("DEBUG …")` (Rust), `fmt.Println("debug …")` (Go),
-/// `var_dump`/`print_r` (PHP). Tests, examples, scripts and command-line
-/// entry points, where printing is the point, are skipped.
-///
-/// ## Why is this bad?
-/// Stray prints bypass the logging pipeline: they have no level, no
-/// structure and no request context, they cannot be turned off, and they can
-/// spill internal data to stdout of a server or a user's browser console.
-///
-/// ## Example
-/// ```js
-/// console.log("cart", cart);
-/// ```
-///
-/// Use instead: remove it, or log through the application logger at debug
-/// level (`logger.debug({ cartId: cart.id }, "cart loaded")`).
+/// The `debug-print` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DebugPrint;
 
+/// The `debug-print` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-OPS-001",
+    name: "debug-print",
+    dimension: Dimension::Operability,
+    severity: Severity::Suggestion,
+    confidence: 85,
+    languages: &["JavaScript/TypeScript", "Python", "Rust", "Go", "PHP"],
+    catches: "Flags debug output added to production code: `console.log`/`debug`/`trace`/`dir` \
+              (JavaScript), `print(…)` (Python), `dbg!(…)` and `println!(\"DEBUG …\")` (Rust), \
+              `fmt.Println(\"debug …\")` (Go), `var_dump`/`print_r` (PHP). Tests, examples, \
+              scripts and command-line entry points, where printing is the point, are skipped.",
+    why: "Stray prints bypass the logging pipeline: they have no level, no structure and no \
+          request context, they cannot be turned off, and they can spill internal data to \
+          stdout of a server or a user's browser console.",
+    example: Example {
+        path: "web/cart.js",
+        code: "console.log(\"cart\", cart);",
+        context: "",
+    },
+    instead: "remove it, or log through the application logger at debug level (`logger.debug({ \
+              cartId: cart.id }, \"cart loaded\")`).",
+};
+
 impl Rule for DebugPrint {
-    fn code(&self) -> &'static str {
-        "RV-OPS-001"
-    }
-    fn name(&self) -> &'static str {
-        "debug-print"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Operability
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

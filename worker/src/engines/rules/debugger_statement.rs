@@ -1,5 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -8,43 +9,40 @@ static PY: Pattern = pattern!(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakp
 static RUBY: Pattern = pattern!(r"\b(binding\.(?:pry|irb))\b|^\s*(byebug|debugger)\s*$");
 static PHP: Pattern = pattern!(r"\b(xdebug_break)\(\)");
 
-/// ## What it does
-/// Flags interactive debugger breakpoints: `debugger;` (JavaScript),
-/// `pdb.set_trace()`, `breakpoint()` (Python), `binding.pry`, `byebug`
-/// (Ruby), `xdebug_break()` (PHP) — in any file, tests included.
-///
-/// ## Why is this bad?
-/// When reached, the process stops and waits for a debugger or a terminal
-/// that is not there: a request hangs until it times out, a worker stalls,
-/// or a CI job blocks until it is killed.
-///
-/// ## Example
-/// ```python
-/// def charge(order):
-///     breakpoint()
-///     return gateway.charge(order.total)
-/// ```
-///
-/// Use instead: remove the breakpoint before committing; use the
-/// debugger's own breakpoints or a log line instead.
+/// The `debugger-statement` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DebuggerStatement;
 
+/// The `debugger-statement` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-OPS-002",
+    name: "debugger-statement",
+    dimension: Dimension::Operability,
+    severity: Severity::Important,
+    confidence: 95,
+    languages: &["JavaScript/TypeScript", "Python", "Ruby", "PHP"],
+    catches: "Flags interactive debugger breakpoints: `debugger;` (JavaScript), \
+              `pdb.set_trace()`, `breakpoint()` (Python), `binding.pry`, `byebug` (Ruby), \
+              `xdebug_break()` (PHP) — in any file, tests included.",
+    why: "When reached, the process stops and waits for a debugger or a terminal that is not \
+          there: a request hangs until it times out, a worker stalls, or a CI job blocks until \
+          it is killed.",
+    example: Example {
+        path: "app/billing.py",
+        code: concat!(
+            "def charge(order):\n",
+            "    breakpoint()\n",
+            "    return gateway.charge(order.total)",
+        ),
+        context: "",
+    },
+    instead: "remove the breakpoint before committing; use the debugger's own breakpoints or a \
+              log line instead.",
+};
+
 impl Rule for DebuggerStatement {
-    fn code(&self) -> &'static str {
-        "RV-OPS-002"
-    }
-    fn name(&self) -> &'static str {
-        "debugger-statement"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Operability
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        95
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,6 +1,7 @@
 use super::paths::{MigrationPath, migration_path};
 use super::pattern::{Pattern, pattern};
 use super::scope::{each_head_line, indent};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, downgrade, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -14,50 +15,43 @@ static DESTRUCTIVE: Pattern = pattern!(concat!(
 static DOWN_FN: Pattern = pattern!(r"^\s*def\s+(?:downgrade|down|backwards)\b");
 static ANY_FN: Pattern = pattern!(r"^\s*def\s+\w+");
 
-/// ## What it does
-/// Flags destructive schema changes in migrations: `DROP TABLE`,
-/// `DROP COLUMN`, `TRUNCATE`, `ALTER TABLE … DROP`, Alembic
-/// `op.drop_table`/`op.drop_column`, Rails `drop_table`/`remove_column`,
-/// Django `RemoveField`/`DeleteModel`.
-///
-/// ## Why is this bad?
-/// Running the migration deletes data irrecoverably, and during a rolling
-/// deploy the old version of the code still reads the dropped table or
-/// column. Rollback (`downgrade`, `down`, `*.down.sql`) is not flagged.
-///
-/// A migration is a SQL file, or a file of a migrations directory named by
-/// a number, a timestamp or a revision (`0002_drop.py`, `db/migrate/2024…rb`,
-/// `V3__x.sql`, `alembic/versions/…`). Test code is skipped: a migration
-/// framework's own tests, and the migrations and schemas they load, run
-/// against a test database. Other files of a migrations directory (the
-/// framework's source, helpers) are IMPORTANT, not BLOCKER.
-///
-/// ## Example
-/// ```sql
-/// ALTER TABLE users DROP COLUMN legacy_email;
-/// ```
-///
-/// Use instead: stop reading and writing the column in one release, back it
-/// up if needed, and drop it in a later migration once no deployed version
-/// uses it.
+/// The `destructive-migration` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DestructiveMigration;
 
+/// The `destructive-migration` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-005",
+    name: "destructive-migration",
+    dimension: Dimension::Correctness,
+    severity: Severity::Blocker,
+    confidence: 85,
+    languages: &["SQL", "Python", "Ruby"],
+    catches: "Flags destructive schema changes in migrations: `DROP TABLE`, `DROP COLUMN`, \
+              `TRUNCATE`, `ALTER TABLE … DROP`, Alembic `op.drop_table`/`op.drop_column`, Rails \
+              `drop_table`/`remove_column`, Django `RemoveField`/`DeleteModel`. Rollback \
+              (`downgrade`, `down`, `*.down.sql`) is not flagged.\n\
+              \n\
+              A migration is a SQL file, or a file of a migrations directory named by a number, \
+              a timestamp or a revision (`0002_drop.py`, `db/migrate/2024…rb`, `V3__x.sql`, \
+              `alembic/versions/…`). Test code is skipped: a migration framework's own tests, \
+              and the migrations and schemas they load, run against a test database. Other \
+              files of a migrations directory (the framework's source, helpers) are IMPORTANT, \
+              not BLOCKER.",
+    why: "Running the migration deletes data irrecoverably, and during a rolling deploy the old \
+          version of the code still reads the dropped table or column.",
+    example: Example {
+        path: "db/migrations/0042_drop_legacy_email.sql",
+        code: "ALTER TABLE users DROP COLUMN legacy_email;",
+        context: "",
+    },
+    instead: "stop reading and writing the column in one release, back it up if needed, and \
+              drop it in a later migration once no deployed version uses it.",
+};
+
 impl Rule for DestructiveMigration {
-    fn code(&self) -> &'static str {
-        "RV-COR-005"
-    }
-    fn name(&self) -> &'static str {
-        "destructive-migration"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,6 +1,7 @@
 use super::falsify::{Around, weigh_injection};
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -17,45 +18,38 @@ static JS_UNSERIALIZE: Pattern = pattern!(r"\b(unserialize)\(");
 static NEW_FUNCTION: Pattern = pattern!(r#"\b(new Function)\(\s*[^)"'`\s]"#);
 static DESERIALIZE: Pattern = pattern!(r"\b((?:c?[pP]ickle|marshal|dill|jsonpickle)\.(?:loads?|decode|Unpickler)|yaml\.(?:unsafe_)?load(?:_all)?)\(");
 
-/// ## What it does
-/// Flags code that executes or deserialises data as code: Python `eval(…)`
-/// and `exec(…)` on a non-literal, `pickle`/`marshal`/`dill` loads,
-/// `yaml.load(…)` without a safe loader, JavaScript `eval(…)` or
-/// `new Function(…)` on a non-literal or a concatenation, node-serialize's
-/// `unserialize`, Java's `readObject()` and `XMLDecoder`, and a shell
-/// `eval` of an expansion.
-///
-/// ## Why is this bad?
-/// Whoever controls the input controls the process: an attacker-supplied
-/// string or pickle runs arbitrary code with the service's permissions.
-///
-/// ## Example
-/// ```python
-/// config = yaml.load(request.data)
-/// ```
-///
-/// Use instead:
-/// ```python
-/// config = yaml.safe_load(request.data)
-/// ```
+/// The `dynamic-code-execution` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DynamicCodeExecution;
 
+/// The `dynamic-code-execution` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-003",
+    name: "dynamic-code-execution",
+    dimension: Dimension::Security,
+    severity: Severity::Blocker,
+    confidence: 85,
+    languages: &["Python", "JavaScript/TypeScript", "Java", "shell"],
+    catches: "Flags code that executes or deserialises data as code: Python `eval(…)` and \
+              `exec(…)` on a non-literal, `pickle`/`marshal`/`dill` loads, `yaml.load(…)` \
+              without a safe loader, JavaScript `eval(…)` or `new Function(…)` on a non-literal \
+              or a concatenation, node-serialize's `unserialize`, Java's `readObject()` and \
+              `XMLDecoder`, and a shell `eval` of an expansion.",
+    why: "Whoever controls the input controls the process: an attacker-supplied string or \
+          pickle runs arbitrary code with the service's permissions.",
+    example: Example {
+        path: "app/config.py",
+        code: "config = yaml.load(request.data)",
+        context: "",
+    },
+    instead: "```python\n\
+              config = yaml.safe_load(request.data)\n\
+              ```",
+};
+
 impl Rule for DynamicCodeExecution {
-    fn code(&self) -> &'static str {
-        "RV-SEC-003"
-    }
-    fn name(&self) -> &'static str {
-        "dynamic-code-execution"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,48 +1,43 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static JS_FOCUS: Pattern = pattern!(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.only|fit|fdescribe|fcontext)\(");
 static RUBY_FOCUS: Pattern = pattern!(r"^\s*(fit|fdescribe|fcontext)\b|\b(focus:\s*true)\b");
 
-/// ## What it does
-/// Flags focused tests committed to test files: `it.only(`, `describe.only(`,
-/// `test.only(`, `fit(`, `fdescribe(` (Jest, Mocha, Jasmine, Vitest) and
-/// RSpec `fit`/`fdescribe`/`focus: true`.
-///
-/// ## Why is this bad?
-/// A focused test makes the runner skip every other test in the file or the
-/// whole suite. CI stays green while almost nothing is tested.
-///
-/// ## Example
-/// ```js
-/// it.only("applies the discount", () => { /* … */ });
-/// ```
-///
-/// Use instead:
-/// ```js
-/// it("applies the discount", () => { /* … */ });
-/// ```
+/// The `focused-test` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FocusedTest;
 
+/// The `focused-test` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-TEST-002",
+    name: "focused-test",
+    dimension: Dimension::Testing,
+    severity: Severity::Important,
+    confidence: 90,
+    languages: &["JavaScript/TypeScript", "Ruby"],
+    catches: "Flags focused tests committed to test files: `it.only(`, `describe.only(`, \
+              `test.only(`, `fit(`, `fdescribe(` (Jest, Mocha, Jasmine, Vitest) and RSpec \
+              `fit`/`fdescribe`/`focus: true`.",
+    why: "A focused test makes the runner skip every other test in the file or the whole suite. \
+          CI stays green while almost nothing is tested.",
+    example: Example {
+        path: "web/cart.test.js",
+        code: "it.only(\"applies the discount\", () => { /* … */ });",
+        context: "",
+    },
+    instead: "```js\n\
+              it(\"applies the discount\", () => { /* … */ });\n\
+              ```",
+};
+
 impl Rule for FocusedTest {
-    fn code(&self) -> &'static str {
-        "RV-TEST-002"
-    }
-    fn name(&self) -> &'static str {
-        "focused-test"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Testing
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        90
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

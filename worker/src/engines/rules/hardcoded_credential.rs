@@ -2,6 +2,7 @@ use super::lang::Lang;
 use super::paths::{KeyPlacement, has_dir};
 use super::pattern::{Pattern, pattern};
 use super::secrets::{is_placeholder, mask};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, downgrade, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::pattern::LineMask;
@@ -35,53 +36,46 @@ static CONFIG_ASSIGNED: Pattern = pattern!(concat!(
         r#"\s*[=:]\s*([^\s"'#]+)\s*$"#,
     ));
 
-/// ## What it does
-/// Flags credentials written into the code: AWS access key ids and secret
-/// keys, GitHub and Slack tokens, private key blocks, and string literals
-/// assigned to names like `password`, `secret`, `api_key` or `token`
-/// (ignoring placeholders such as `changeme`, `${VAR}` or `<token>`).
-///
-/// The secret itself is masked in the finding.
-///
-/// A private key block in test code or test data (`tests/`, `testdata/`,
-/// `fixtures/`, `test_*.py`, `*_test.go`, `test-ca/`, `test_rsa.key`) is a
-/// SUGGESTION, and one in documentation or an example (`docs/`,
-/// `examples/`, a Markdown page) is IMPORTANT: test suites and docs carry
-/// keys generated for them on purpose. Tokens of live services stay
-/// BLOCKERs wherever they are.
-///
-/// ## Why is this bad?
-/// Everyone with read access to the repository, its forks, CI logs and
-/// backups can use the credential, and deleting it later does not remove it
-/// from the git history. It has to be treated as leaked.
-///
-/// ## Example
-/// ```python
-/// client = Client(api_key="sk_live_4eC39HqLyjWDarjtT1zdp7dc")
-/// ```
-///
-/// Use instead:
-/// ```python
-/// client = Client(api_key=os.environ["PAYMENTS_API_KEY"])
-/// ```
+/// The `hardcoded-credential` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HardcodedCredential;
 
+/// The `hardcoded-credential` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-001",
+    name: "hardcoded-credential",
+    dimension: Dimension::Security,
+    severity: Severity::Blocker,
+    confidence: 85,
+    languages: &["any text file"],
+    catches: "Flags credentials written into the code: AWS access key ids and secret keys, \
+              GitHub and Slack tokens, private key blocks, and string literals assigned to \
+              names like `password`, `secret`, `api_key` or `token` (ignoring placeholders such \
+              as `changeme`, `${VAR}` or `<token>`).\n\
+              \n\
+              The secret itself is masked in the finding.\n\
+              \n\
+              A private key block in test code or test data (`tests/`, `testdata/`, \
+              `fixtures/`, `test_*.py`, `*_test.go`, `test-ca/`, `test_rsa.key`) is a \
+              SUGGESTION, and one in documentation or an example (`docs/`, `examples/`, a \
+              Markdown page) is IMPORTANT: test suites and docs carry keys generated for them \
+              on purpose. Tokens of live services stay BLOCKERs wherever they are.",
+    why: "Everyone with read access to the repository, its forks, CI logs and backups can use \
+          the credential, and deleting it later does not remove it from the git history. It has \
+          to be treated as leaked.",
+    example: Example {
+        path: "app/payments.py",
+        code: "client = Client(api_key=\"sk_live_4eC39HqLyjWDarjtT1zdp7dc\")",
+        context: "",
+    },
+    instead: "```python\n\
+              client = Client(api_key=os.environ[\"PAYMENTS_API_KEY\"])\n\
+              ```",
+};
+
 impl Rule for HardcodedCredential {
-    fn code(&self) -> &'static str {
-        "RV-SEC-001"
-    }
-    fn name(&self) -> &'static str {
-        "hardcoded-credential"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::Everything

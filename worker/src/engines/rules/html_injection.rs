@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -31,35 +33,38 @@ static WORDING: Wording = Wording {
           that must stay HTML (DOMPurify, bleach) before it reaches the sink.",
 };
 
+/// The `html-injection` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-010",
+    name: "html-injection",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["JavaScript/TypeScript", "Python", "Java", "Go"],
+    catches: "Flags HTML built from data and written where the browser parses it: \
+              `innerHTML`/`outerHTML` assignments, `document.write`, `insertAdjacentHTML`, \
+              React's `dangerouslySetInnerHTML`, an Express response written from \
+              `req.query`/`req.params`/`req.body`, Django's `mark_safe` and Jinja's `Markup` of \
+              a variable, a servlet writing a request parameter, Go's `template.HTML` of a \
+              variable. The classes of semgrep's `insecure-document-method`, \
+              `react-dangerouslysetinnerhtml` and `direct-response-write` rules, bandit's \
+              B308/B703 and gosec's G203.",
+    why: "Text that reaches an HTML sink unescaped runs as markup and script in the user's \
+          session (cross-site scripting): it can read the page, act as the user and steal \
+          tokens.",
+    example: Example {
+        path: "web/comments.js",
+        code: "el.innerHTML = comment.body;",
+        context: "",
+    },
+    instead: "`el.textContent = comment.body`, the framework's escaping templates, or a \
+              sanitizer (DOMPurify) for HTML that must stay HTML.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags HTML built from data and written where the browser parses it:
-    /// `innerHTML`/`outerHTML` assignments, `document.write`,
-    /// `insertAdjacentHTML`, React's `dangerouslySetInnerHTML`, an Express
-    /// response written from `req.query`/`req.params`/`req.body`, Django's
-    /// `mark_safe` and Jinja's `Markup` of a variable, a servlet writing a
-    /// request parameter, Go's `template.HTML` of a variable. The classes of
-    /// semgrep's `insecure-document-method`, `react-dangerouslysetinnerhtml`
-    /// and `direct-response-write` rules, bandit's B308/B703 and gosec's G203.
-    ///
-    /// ## Why is this bad?
-    /// Text that reaches an HTML sink unescaped runs as markup and script in
-    /// the user's session (cross-site scripting): it can read the page, act as
-    /// the user and steal tokens.
-    ///
-    /// ## Example
-    /// ```text
-    /// el.innerHTML = comment.body;
-    /// ```
-    ///
-    /// Use instead: `el.textContent = comment.body`, the framework's escaping
-    /// templates, or a sanitizer (DOMPurify) for HTML that must stay HTML.
+    /// The `html-injection` rule: [`META`].
     HtmlInjection {
-        code: "RV-SEC-010",
-        name: "html-injection",
-        dimension: Security,
-        severity: Important,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
@@ -32,33 +34,43 @@ static WORDING: Wording = Wording {
           block on, encryption on, and policies that name their actions and resources.",
 };
 
+/// The `insecure-cloud-resource` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-015",
+    name: "insecure-cloud-resource",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["Terraform"],
+    catches: "Flags cloud resources in Terraform left open or unprotected: a public bucket ACL, \
+              an ingress rule from `0.0.0.0/0` or `::/0`, a database `publicly_accessible`, \
+              storage with `encrypted = false`, an S3 public access block turned off, an IAM \
+              statement allowing `Action = \"*\"`. The classes of checkov's \
+              CKV_AWS_20/24/25/17/16/3/53-56/62.",
+    why: "Each is one line between the internet and the data: scanners find open SSH ports and \
+          public buckets within hours, and a wildcard policy turns any leaked credential into \
+          the whole account.",
+    example: Example {
+        path: "infra/network.tf",
+        code: concat!(
+            "ingress {\n",
+            "  from_port   = 22\n",
+            "  to_port     = 22\n",
+            "  protocol    = \"tcp\"\n",
+            "  cidr_blocks = [\"0.0.0.0/0\"]\n",
+            "}",
+        ),
+        context: "",
+    },
+    instead: "the narrowest CIDR that needs it (a VPN, a bastion), private ACLs with the public \
+              access block on, encryption on, and policies naming the actions and resources \
+              they need.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags cloud resources in Terraform left open or unprotected: a public
-    /// bucket ACL, an ingress rule from `0.0.0.0/0` or `::/0`, a database
-    /// `publicly_accessible`, storage with `encrypted = false`, an S3 public
-    /// access block turned off, an IAM statement allowing `Action = "*"`.
-    /// The classes of checkov's CKV_AWS_20/24/25/17/16/3/53-56/62.
-    ///
-    /// ## Why is this bad?
-    /// Each is one line between the internet and the data: scanners find open
-    /// SSH ports and public buckets within hours, and a wildcard policy turns
-    /// any leaked credential into the whole account.
-    ///
-    /// ## Example
-    /// ```text
-    /// cidr_blocks = ["0.0.0.0/0"]   # on port 22
-    /// ```
-    ///
-    /// Use instead: the narrowest CIDR that needs it (a VPN, a bastion),
-    /// private ACLs with the public access block on, encryption on, and
-    /// policies naming the actions and resources they need.
+    /// The `insecure-cloud-resource` rule: [`META`].
     InsecureCloudResource {
-        code: "RV-SEC-015",
-        name: "insecure-cloud-resource",
-        dimension: Security,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -28,32 +30,33 @@ static WORDING: Wording = Wording {
           `crypto/rand`, `crypto.randomBytes`, `SecureRandom`.",
 };
 
+/// The `insecure-randomness` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-009",
+    name: "insecure-randomness",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["Python", "Go", "JavaScript/TypeScript", "Java"],
+    catches: "Flags a value named as a secret (a token, password, nonce, salt, OTP, session id, \
+              API key or CSRF token) drawn from a random generator that is not cryptographic: \
+              Python's `random`, Go's `math/rand`, `Math.random()`, `java.util.Random`. The \
+              class of bandit's B311, gosec's G404 and semgrep's `insecure-random` rules.",
+    why: "These generators are predictable: a few outputs reveal their state, and every later \
+          \"secret\" with it. A reset token from `random.randint` can be guessed.",
+    example: Example {
+        path: "app/accounts.py",
+        code: "reset_token = str(random.randint(100000, 999999))",
+        context: "",
+    },
+    instead: "`secrets.token_urlsafe()`, `crypto/rand`, `crypto.randomBytes` / \
+              `crypto.getRandomValues`, `SecureRandom`.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags a value named as a secret (a token, password, nonce, salt, OTP,
-    /// session id, API key or CSRF token) drawn from a random generator that
-    /// is not cryptographic: Python's `random`, Go's `math/rand`,
-    /// `Math.random()`, `java.util.Random`. The class of bandit's B311,
-    /// gosec's G404 and semgrep's `insecure-random` rules.
-    ///
-    /// ## Why is this bad?
-    /// These generators are predictable: a few outputs reveal their state, and
-    /// every later "secret" with it. A reset token from `random.randint` can
-    /// be guessed.
-    ///
-    /// ## Example
-    /// ```text
-    /// reset_token = str(random.randint(100000, 999999))
-    /// ```
-    ///
-    /// Use instead: `secrets.token_urlsafe()`, `crypto/rand`,
-    /// `crypto.randomBytes` / `crypto.getRandomValues`, `SecureRandom`.
+    /// The `insecure-randomness` rule: [`META`].
     InsecureRandomness {
-        code: "RV-SEC-009",
-        name: "insecure-randomness",
-        dimension: Security,
-        severity: Important,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

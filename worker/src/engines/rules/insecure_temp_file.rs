@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -21,30 +23,32 @@ static WORDING: Wording = Wording {
           `mkstemp(3)`.",
 };
 
+/// The `insecure-temp-file` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-017",
+    name: "insecure-temp-file",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["Python", "C/C++"],
+    catches: "Flags temporary file names made before the file is: Python's `tempfile.mktemp()` \
+              and `os.tempnam()`, C's `mktemp()`, `tmpnam()`. The class of bandit's B306.",
+    why: "Between choosing the name and opening it, another process can create that path (a \
+          symlink to a file it wants overwritten), and the program then writes where the \
+          attacker chose.",
+    example: Example {
+        path: "app/export.py",
+        code: "path = tempfile.mktemp()",
+        context: "",
+    },
+    instead: "`tempfile.mkstemp()` / `NamedTemporaryFile()` / `mkstemp(3)`, which create the \
+              file atomically.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags temporary file names made before the file is: Python's
-    /// `tempfile.mktemp()` and `os.tempnam()`, C's `mktemp()`, `tmpnam()`.
-    /// The class of bandit's B306.
-    ///
-    /// ## Why is this bad?
-    /// Between choosing the name and opening it, another process can create
-    /// that path (a symlink to a file it wants overwritten), and the program
-    /// then writes where the attacker chose.
-    ///
-    /// ## Example
-    /// ```text
-    /// path = tempfile.mktemp()
-    /// ```
-    ///
-    /// Use instead: `tempfile.mkstemp()` / `NamedTemporaryFile()` / `mkstemp(3)`,
-    /// which create the file atomically.
+    /// The `insecure-temp-file` rule: [`META`].
     InsecureTempFile {
-        code: "RV-SEC-017",
-        name: "insecure-temp-file",
-        dimension: Security,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,4 +1,5 @@
 use super::paths::is_test_path;
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::diff::FileStatus;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -12,41 +13,37 @@ const ARTIFACTS: &[&str] = &[
     "bin", "mp4", "mov", "avi", "mkv", "psd", "iso", "dmg", "whl", "pdb",
 ];
 
-/// ## What it does
-/// Flags a binary file of 1 MiB or more added or modified by the change,
-/// and any added archive, executable, library or media file (`.zip`,
-/// `.jar`, `.exe`, `.so`, `.mp4`, `.iso` …) whose size the diff does not
-/// show. Test fixtures of unknown size are not flagged.
-///
-/// ## Why is this bad?
-/// Git keeps every version of a binary forever: each one grows every clone,
-/// fetch and CI checkout, and cannot be removed without rewriting history.
-/// Build artifacts in the repository also drift from the source that should
-/// produce them.
-///
-/// ## Example
-/// Committing `dist/app-1.4.2.jar` or a 40 MB `assets/intro.mp4`.
-///
-/// Use instead: publish artifacts to a package or artifact registry, and
-/// keep large media in Git LFS or object storage.
+/// The `large-binary` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LargeBinary;
 
+/// The `large-binary` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-OPS-003",
+    name: "large-binary",
+    dimension: Dimension::Operability,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["binary files"],
+    catches: "Flags a binary file of 1 MiB or more added or modified by the change, and any \
+              added archive, executable, library or media file (`.zip`, `.jar`, `.exe`, `.so`, \
+              `.mp4`, `.iso` …) whose size the diff does not show. Test fixtures of unknown \
+              size are not flagged.",
+    why: "Git keeps every version of a binary forever: each one grows every clone, fetch and CI \
+          checkout, and cannot be removed without rewriting history. Build artifacts in the \
+          repository also drift from the source that should produce them.",
+    example: Example {
+        path: "dist/app-1.4.2.jar",
+        code: "",
+        context: "added as a binary file, of a size the diff does not show.",
+    },
+    instead: "publish artifacts to a package or artifact registry, and keep large media in Git \
+              LFS or object storage.",
+};
+
 impl Rule for LargeBinary {
-    fn code(&self) -> &'static str {
-        "RV-OPS-003"
-    }
-    fn name(&self) -> &'static str {
-        "large-binary"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Operability
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

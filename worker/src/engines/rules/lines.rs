@@ -5,10 +5,10 @@
 //! file when the review carries it, so that a hunk opening inside a block
 //! comment or a string is read right; else from each hunk's start.
 
-use super::catalogue::Kind;
 use super::lang::Lang;
 use super::lexical::{Class, HeadCursor, Lexer, Run};
 use super::scope::{LineRef, head_lines_at, test_code_start};
+use super::table::Kind;
 use super::{Reads, is_text};
 use revu_common::diff::{FilePatch, LineKind};
 use revu_common::pattern::LineMask;

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -27,31 +29,34 @@ static WORDING: Wording = Wording {
           `ReadHeaderTimeout`, `ReadTimeout` and `WriteTimeout`.",
 };
 
+/// The `missing-timeout` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-OPS-005",
+    name: "missing-timeout",
+    dimension: Dimension::Operability,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["Python", "Go"],
+    catches: "Flags network calls that can wait forever: a Python `requests` call without \
+              `timeout=` (written on one line, so that every argument is seen), and Go's \
+              `http.ListenAndServe`, whose server has no read or write timeouts. The class of \
+              bandit's B113 and gosec's G114.",
+    why: "One slow or silent peer then holds a worker, a connection or a goroutine until the \
+          process is restarted; enough of them and the service stops answering (slowloris, a \
+          hung upstream).",
+    example: Example {
+        path: "app/client.py",
+        code: "r = requests.get(url)",
+        context: "",
+    },
+    instead: "`requests.get(url, timeout=10)`; an `http.Server` with `ReadHeaderTimeout`, \
+              `ReadTimeout` and `WriteTimeout` set.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags network calls that can wait forever: a Python `requests` call
-    /// without `timeout=` (written on one line, so that every argument is
-    /// seen), and Go's `http.ListenAndServe`, whose server has no read or
-    /// write timeouts. The class of bandit's B113 and gosec's G114.
-    ///
-    /// ## Why is this bad?
-    /// One slow or silent peer then holds a worker, a connection or a
-    /// goroutine until the process is restarted; enough of them and the
-    /// service stops answering (slowloris, a hung upstream).
-    ///
-    /// ## Example
-    /// ```text
-    /// r = requests.get(url)
-    /// ```
-    ///
-    /// Use instead: `requests.get(url, timeout=10)`; an `http.Server` with
-    /// `ReadHeaderTimeout`, `ReadTimeout` and `WriteTimeout` set.
+    /// The `missing-timeout` rule: [`META`].
     MissingTimeout {
-        code: "RV-OPS-005",
-        name: "missing-timeout",
-        dimension: Operability,
-        severity: Important,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -1,7 +1,8 @@
 //! The built-in rules engine: deterministic checks over the added lines of a
-//! change. One rule per module, each with a stable code, a dimension, a
-//! severity, a confidence and a fixture test. Each rule declares what of a
-//! line it reads (code, code and strings, or everything: [`Reads`]), and
+//! change. One rule per module, each with its catalogue entry ([`RuleMeta`]:
+//! a stable code, a dimension, a severity, a confidence, what it catches and
+//! why, an example it flags) and a fixture test. Each rule declares what of
+//! a line it reads (code, code and strings, or everything: [`Reads`]), and
 //! gets only that ([`view`]).
 
 use revu_common::code_index::CodeIndex;
@@ -12,24 +13,30 @@ use std::collections::BTreeMap;
 
 pub(crate) mod adjudicator;
 mod behaviour;
-mod catalogue;
+#[cfg(test)]
+mod examples;
 mod falsify;
+mod identity;
 mod interpolation;
 mod lang;
 mod lexical;
 mod lines;
 pub(crate) mod memo;
+mod meta;
 mod paths;
 mod pattern;
 pub(crate) mod phases;
 pub(crate) mod same_root;
 mod scope;
 mod secrets;
+mod table;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod view;
 
+pub(crate) use identity::digest;
 pub(crate) use lines::{FileLines, SharedLines};
+pub use meta::{Example, RuleMeta};
 pub use view::Reads;
 pub(crate) use view::{blanked, mask_of};
 
@@ -103,16 +110,32 @@ pub(crate) fn head_text<'h>(
     std::str::from_utf8(bytes).ok()
 }
 
-/// A built-in check.
+/// A built-in check. What it is comes from its catalogue entry
+/// ([`Rule::meta`]); the other methods of that kind read it and are not
+/// written again by a rule.
 pub trait Rule: Send + Sync {
-    /// Stable code, e.g. `RV-SEC-001`. Never reused for another check.
-    fn code(&self) -> &'static str;
-    /// Short kebab-case name, e.g. `hardcoded-credential`.
-    fn name(&self) -> &'static str;
-    fn dimension(&self) -> Dimension;
-    fn severity(&self) -> Severity;
-    /// 0–100: how often a hit is a true positive.
-    fn confidence(&self) -> u8;
+    /// Its catalogue entry.
+    fn meta(&self) -> &'static RuleMeta;
+    /// [`RuleMeta::code`].
+    fn code(&self) -> &'static str {
+        self.meta().code
+    }
+    /// [`RuleMeta::name`].
+    fn name(&self) -> &'static str {
+        self.meta().name
+    }
+    /// [`RuleMeta::dimension`].
+    fn dimension(&self) -> Dimension {
+        self.meta().dimension
+    }
+    /// [`RuleMeta::severity`].
+    fn severity(&self) -> Severity {
+        self.meta().severity
+    }
+    /// [`RuleMeta::confidence`].
+    fn confidence(&self) -> u8 {
+        self.meta().confidence
+    }
     /// What of a file's lines it reads: the lines it gets through its
     /// context hold only that ([`Reads`]).
     fn reads(&self) -> Reads {
@@ -353,14 +376,7 @@ mod tests {
             .collect();
         let rules: Vec<(String, String)> = all_rules()
             .iter()
-            .map(|r| {
-                let reads = match r.reads() {
-                    Reads::Code => "code",
-                    Reads::CodeAndStrings => "code and strings",
-                    Reads::Everything => "everything",
-                };
-                (r.code().to_string(), reads.to_string())
-            })
+            .map(|r| (r.code().to_string(), r.reads().as_str().to_string()))
             .collect();
         assert_eq!(said, rules);
     }

@@ -1,5 +1,6 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::diff::FileStatus;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -7,39 +8,38 @@ use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 /// Added lines above which a new source file is flagged.
 const LIMIT: u32 = 1000;
 
-/// ## What it does
-/// Flags a new source file with more than 1000 lines. Lock files, vendored,
-/// generated and test files are not flagged.
-///
-/// ## Why is this bad?
-/// A file that starts out this large usually mixes several responsibilities,
-/// is hard to review in one pass, and becomes a merge-conflict hot spot as
-/// more people work in it.
-///
-/// ## Example
-/// A new `services/billing.py` of 1,400 lines holding invoicing, tax rules,
-/// PDF rendering and email delivery.
-///
-/// Use instead: one module per responsibility (`invoices.py`, `tax.py`,
-/// `render.py`, `notify.py`) behind a small package interface.
+/// The `oversized-file` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OversizedFile;
 
+/// The `oversized-file` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-DES-003",
+    name: "oversized-file",
+    dimension: Dimension::Design,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["any source language"],
+    catches: "Flags a new source file with more than 1000 lines. Lock files, vendored, \
+              generated and test files are not flagged.",
+    why: "A file that starts out this large usually mixes several responsibilities, is hard to \
+          review in one pass, and becomes a merge-conflict hot spot as more people work in it.",
+    example: Example {
+        path: "services/billing.py",
+        code: concat!(
+            "def invoice_total(invoice):\n",
+            "    return sum(line.amount for line in invoice.lines)",
+        ),
+        context: "The new file goes on like this for 1,400 lines, holding invoicing, tax rules, \
+                  PDF rendering and email delivery.",
+    },
+    instead: "one module per responsibility (`invoices.py`, `tax.py`, `render.py`, `notify.py`) \
+              behind a small package interface.",
+};
+
 impl Rule for OversizedFile {
-    fn code(&self) -> &'static str {
-        "RV-DES-003"
-    }
-    fn name(&self) -> &'static str {
-        "oversized-file"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Design
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,44 +1,42 @@
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static PLACEHOLDER: Pattern = pattern!(r"\b(todo|unimplemented)!\(");
 
-/// ## What it does
-/// Flags `todo!()` and `unimplemented!()` added to non-test Rust code.
-///
-/// ## Why is this bad?
-/// Both compile into an unconditional panic. Merged, they turn an
-/// unfinished code path into a crash the first time a caller reaches it,
-/// and nothing at build time says the feature is incomplete.
-///
-/// ## Example
-/// ```text
-/// fn refund(&self, order: &Order) -> Result<(), PayError> {
-///     todo!()
-/// }
-/// ```
-///
-/// Use instead: finish the implementation, or return an explicit error
-/// (`Err(PayError::Unsupported("refund"))`) until it exists.
+/// The `placeholder-macro` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PlaceholderMacro;
 
+/// The `placeholder-macro` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-003",
+    name: "placeholder-macro",
+    dimension: Dimension::Correctness,
+    severity: Severity::Blocker,
+    confidence: 85,
+    languages: &["Rust"],
+    catches: "Flags `todo!()` and `unimplemented!()` added to non-test Rust code.",
+    why: "Both compile into an unconditional panic. Merged, they turn an unfinished code path \
+          into a crash the first time a caller reaches it, and nothing at build time says the \
+          feature is incomplete.",
+    example: Example {
+        path: "src/payments.rs",
+        code: concat!(
+            "fn refund(&self, order: &Order) -> Result<(), PayError> {\n",
+            "    todo!()\n",
+            "}",
+        ),
+        context: "",
+    },
+    instead: "finish the implementation, or return an explicit error \
+              (`Err(PayError::Unsupported(\"refund\"))`) until it exists.",
+};
+
 impl Rule for PlaceholderMacro {
-    fn code(&self) -> &'static str {
-        "RV-COR-003"
-    }
-    fn name(&self) -> &'static str {
-        "placeholder-macro"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

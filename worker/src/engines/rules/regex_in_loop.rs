@@ -1,6 +1,7 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, indent};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -9,43 +10,40 @@ static COMPILE: Pattern = pattern!(r"\b(Regex::new|RegexBuilder::new|re\.compile
 /// How far below the loop header a compile call is still looked for.
 const WINDOW: usize = 30;
 
-/// ## What it does
-/// Flags a regex compiled inside a loop body: `Regex::new`, `re.compile`,
-/// `regexp.MustCompile`, `Pattern.compile` or `new RegExp` added on a line
-/// indented under a `for`/`while`/`loop`/`forEach` header in the same hunk.
-///
-/// ## Why is this bad?
-/// Compiling a regex costs far more than matching with it (Rust's `regex`
-/// builds automata; Go and Java parse and compile every time). Doing it per
-/// iteration turns a cheap loop into a hot spot that grows with the input.
-///
-/// ## Example
-/// ```text
-/// for line in input.lines() {
-///     let re = Regex::new(r"^\d+$")?;
-///     if re.is_match(line) { count += 1 }
-/// }
-/// ```
-///
-/// Use instead: compile once before the loop (or in a `static LazyLock`).
+/// The `regex-in-loop` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RegexInLoop;
 
+/// The `regex-in-loop` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-PERF-001",
+    name: "regex-in-loop",
+    dimension: Dimension::Performance,
+    severity: Severity::Suggestion,
+    confidence: 85,
+    languages: &["any source language"],
+    catches: "Flags a regex compiled inside a loop body: `Regex::new`, `re.compile`, \
+              `regexp.MustCompile`, `Pattern.compile` or `new RegExp` added on a line indented \
+              under a `for`/`while`/`loop`/`forEach` header in the same hunk.",
+    why: "Compiling a regex costs far more than matching with it (Rust's `regex` builds \
+          automata; Go and Java parse and compile every time). Doing it per iteration turns a \
+          cheap loop into a hot spot that grows with the input.",
+    example: Example {
+        path: "src/count.rs",
+        code: concat!(
+            "for line in input.lines() {\n",
+            "    let re = Regex::new(r\"^\\d+$\")?;\n",
+            "    if re.is_match(line) { count += 1 }\n",
+            "}",
+        ),
+        context: "",
+    },
+    instead: "compile once before the loop (or in a `static LazyLock`).",
+};
+
 impl Rule for RegexInLoop {
-    fn code(&self) -> &'static str {
-        "RV-PERF-001"
-    }
-    fn name(&self) -> &'static str {
-        "regex-in-loop"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Performance
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -31,34 +33,35 @@ static WORDING: Wording = Wording {
           name under a base directory and refuse any result outside it.",
 };
 
+/// The `request-controlled-target` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-011",
+    name: "request-controlled-target",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["JavaScript/TypeScript", "Python", "Java", "Go"],
+    catches: "Flags a redirect target or a file path taken straight from the request: \
+              `res.redirect(req.query.next)`, `res.sendFile(req.params.name)`, `path.join(root, \
+              req.params.x)`, Flask's `redirect(request.args[…])`, `send_file(request…)`, a \
+              servlet's `sendRedirect(getParameter(…))` or `new File(getParameter(…))`, Go's \
+              `http.Redirect` to a query value. The classes of semgrep's \
+              `express-open-redirect` and `path-join-resolve-traversal` rules and gosec's G304.",
+    why: "A redirect to wherever the request says sends users to a phishing page under the \
+          site's name; a path from the request reads `../../etc/passwd`.",
+    example: Example {
+        path: "web/login.js",
+        code: "res.redirect(req.query.next);",
+        context: "",
+    },
+    instead: "redirect only to relative paths or an allow-list of hosts; resolve a requested \
+              name inside a base directory and refuse what escapes it.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags a redirect target or a file path taken straight from the request:
-    /// `res.redirect(req.query.next)`, `res.sendFile(req.params.name)`,
-    /// `path.join(root, req.params.x)`, Flask's `redirect(request.args[…])`,
-    /// `send_file(request…)`, a servlet's `sendRedirect(getParameter(…))` or
-    /// `new File(getParameter(…))`, Go's `http.Redirect` to a query value.
-    /// The classes of semgrep's `express-open-redirect` and
-    /// `path-join-resolve-traversal` rules and gosec's G304.
-    ///
-    /// ## Why is this bad?
-    /// A redirect to wherever the request says sends users to a phishing page
-    /// under the site's name; a path from the request reads `../../etc/passwd`.
-    ///
-    /// ## Example
-    /// ```text
-    /// res.redirect(req.query.next);
-    /// ```
-    ///
-    /// Use instead: redirect only to relative paths or an allow-list of
-    /// hosts; resolve a requested name inside a base directory and refuse
-    /// what escapes it.
+    /// The `request-controlled-target` rule: [`META`].
     RequestControlledTarget {
-        code: "RV-SEC-011",
-        name: "request-controlled-target",
-        dimension: Security,
-        severity: Important,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

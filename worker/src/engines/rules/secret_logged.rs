@@ -1,5 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -17,45 +18,37 @@ static SECRET_NAME: Pattern = pattern!(concat!(
         r"|refresh_?token|bearer_?token|private_?key|credentials?)\b",
     ));
 
-/// ## What it does
-/// Flags log calls (`log.info(…)`, `logger.debug(…)`, `console.log(…)`,
-/// `tracing::info!(…)` …) whose arguments or interpolations name a
-/// secret-looking variable: `password`, `secret`, `api_key`, `access_token`,
-/// `private_key`, `credentials`. Words inside the message text itself are
-/// not flagged.
-///
-/// ## Why is this bad?
-/// Logs are shipped to aggregators, retained for months and readable by
-/// far more people than the secret store; a logged credential is a leaked
-/// credential.
-///
-/// ## Example
-/// ```python
-/// log.debug("login attempt user=%s password=%s", user, password)
-/// ```
-///
-/// Use instead:
-/// ```python
-/// log.debug("login attempt user=%s", user)
-/// ```
+/// The `secret-logged` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SecretLogged;
 
+/// The `secret-logged` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-006",
+    name: "secret-logged",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 75,
+    languages: &["any source language"],
+    catches: "Flags log calls (`log.info(…)`, `logger.debug(…)`, `console.log(…)`, \
+              `tracing::info!(…)` …) whose arguments or interpolations name a secret-looking \
+              variable: `password`, `secret`, `api_key`, `access_token`, `private_key`, \
+              `credentials`. Words inside the message text itself are not flagged.",
+    why: "Logs are shipped to aggregators, retained for months and readable by far more people \
+          than the secret store; a logged credential is a leaked credential.",
+    example: Example {
+        path: "app/auth.py",
+        code: "log.debug(\"login attempt user=%s password=%s\", user, password)",
+        context: "",
+    },
+    instead: "```python\n\
+              log.debug(\"login attempt user=%s\", user)\n\
+              ```",
+};
+
 impl Rule for SecretLogged {
-    fn code(&self) -> &'static str {
-        "RV-SEC-006"
-    }
-    fn name(&self) -> &'static str {
-        "secret-logged"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        75
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,48 +1,42 @@
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static SELECT_STAR: Pattern = pattern!(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
 
-/// ## What it does
-/// Flags `SELECT * FROM` added to application code or SQL files (tests and
-/// migrations excluded).
-///
-/// ## Why is this bad?
-/// The query fetches and transfers every column, including large ones the
-/// caller never reads, and it defeats index-only scans. It also couples the
-/// code to the table layout: adding or reordering a column silently changes
-/// what positional readers receive.
-///
-/// ## Example
-/// ```sql
-/// SELECT * FROM orders WHERE customer_id = $1
-/// ```
-///
-/// Use instead:
-/// ```sql
-/// SELECT id, state, total_cents FROM orders WHERE customer_id = $1
-/// ```
+/// The `select-star` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SelectStar;
 
+/// The `select-star` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-PERF-002",
+    name: "select-star",
+    dimension: Dimension::Performance,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["any source language", "SQL"],
+    catches: "Flags `SELECT * FROM` added to application code or SQL files (tests and \
+              migrations excluded).",
+    why: "The query fetches and transfers every column, including large ones the caller never \
+          reads, and it defeats index-only scans. It also couples the code to the table layout: \
+          adding or reordering a column silently changes what positional readers receive.",
+    example: Example {
+        path: "db/queries/orders.sql",
+        code: "SELECT * FROM orders WHERE customer_id = $1",
+        context: "",
+    },
+    instead: "```sql\n\
+              SELECT id, state, total_cents FROM orders WHERE customer_id = $1\n\
+              ```",
+};
+
 impl Rule for SelectStar {
-    fn code(&self) -> &'static str {
-        "RV-PERF-002"
-    }
-    fn name(&self) -> &'static str {
-        "select-star"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Performance
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

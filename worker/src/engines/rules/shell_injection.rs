@@ -2,6 +2,7 @@ use super::falsify::{Around, weigh_injection};
 use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::pattern::LineMask;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
@@ -14,45 +15,44 @@ static RUST_SH: Pattern = pattern!(r#"(Command::new\(\s*"(?:/bin/|/usr/bin/)?(?:
 static JAVA_EXEC: Pattern = pattern!(r"(Runtime\.getRuntime\(\)\.exec|new\s+ProcessBuilder)\(");
 static GO_SH: Pattern = pattern!(r#"(exec\.Command(?:Context)?)\((?:\s*\w+\s*,)?\s*"(?:/bin/)?(?:ba)?sh"\s*,\s*"-c""#);
 
-/// ## What it does
-/// Flags shell commands built from runtime values: `subprocess.*(…,
-/// shell=True)` with a formatted command, `os.system`/`os.popen` with a
-/// non-literal, Node `child_process.exec` with a template literal or
-/// concatenation, `sh -c` with a formatted script in Rust or Go, and
-/// Java's `Runtime.exec` or `ProcessBuilder` given a concatenated command.
-///
-/// ## Why is this bad?
-/// The shell parses the whole string, so a value containing `;`, `|`, `$( )`
-/// or a quote runs extra commands with the service's permissions (command
-/// injection).
-///
-/// ## Example
-/// ```python
-/// subprocess.run(f"convert {upload} out.png", shell=True)
-/// ```
-///
-/// Use instead:
-/// ```python
-/// subprocess.run(["convert", upload, "out.png"], check=True)
-/// ```
+/// The `shell-injection` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ShellInjection;
 
+/// The `shell-injection` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-004",
+    name: "shell-injection",
+    dimension: Dimension::Security,
+    severity: Severity::Blocker,
+    confidence: 85,
+    languages: &["Python", "JavaScript/TypeScript", "Rust", "Go", "Java"],
+    catches: "Flags shell commands built from runtime values: `subprocess.*(…, shell=True)` \
+              with a formatted command, `os.system`/`os.popen` with a non-literal, Node \
+              `child_process.exec` with a template literal or concatenation, `sh -c` with a \
+              formatted script in Rust or Go, and Java's `Runtime.exec` or `ProcessBuilder` \
+              given a concatenated command.",
+    why: "The shell parses the whole string, so a value containing `;`, `|`, `$( )` or a quote \
+          runs extra commands with the service's permissions (command injection).",
+    example: Example {
+        path: "app/thumbnails.py",
+        code: concat!(
+            "def thumbnail(upload):\n",
+            "    subprocess.run(f\"convert {upload} out.png\", shell=True)",
+        ),
+        context: "",
+    },
+    instead: concat!(
+        "```python\n",
+        "def thumbnail(upload):\n",
+        "    subprocess.run([\"convert\", upload, \"out.png\"], check=True)\n",
+        "```",
+    ),
+};
+
 impl Rule for ShellInjection {
-    fn code(&self) -> &'static str {
-        "RV-SEC-004"
-    }
-    fn name(&self) -> &'static str {
-        "shell-injection"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,5 +1,6 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -10,45 +11,39 @@ static PY: Pattern = pattern!(r"^\s*(@pytest\.mark\.skip|@unittest\.skip)\b(?:\(
 static RUST: Pattern = pattern!(r"^\s*(#\[ignore\])");
 static JVM: Pattern = pattern!(r"^\s*(@Disabled|@Ignore)\b");
 
-/// ## What it does
-/// Flags tests disabled unconditionally: `it.skip`, `describe.skip`,
-/// `xit`, `xdescribe` (JavaScript), `@pytest.mark.skip`, `@unittest.skip`
-/// (Python), a bare `ignore` attribute (Rust), `@Disabled`/`@Ignore` (Java,
-/// Kotlin). Conditional skips such as `skipif`, and Rust's documented
-/// `ignore = "reason"` attribute for slow tests run with `--ignored`, are not flagged.
-///
-/// ## Why is this bad?
-/// A skipped test reports nothing while the suite stays green, so the
-/// behaviour it covered can break unnoticed; skips added "for now" tend to
-/// stay forever.
-///
-/// ## Example
-/// ```python
-/// @pytest.mark.skip
-/// def test_refund_rounding(): ...
-/// ```
-///
-/// Use instead: fix the test, or skip it only under the condition that
-/// breaks it (`@pytest.mark.skipif(sys.platform == "win32", reason="…")`)
-/// with an issue reference.
+/// The `skipped-test` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SkippedTest;
 
+/// The `skipped-test` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-TEST-003",
+    name: "skipped-test",
+    dimension: Dimension::Testing,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["JavaScript/TypeScript", "Python", "Rust", "Java", "Kotlin"],
+    catches: "Flags tests disabled unconditionally: `it.skip`, `describe.skip`, `xit`, \
+              `xdescribe` (JavaScript), `@pytest.mark.skip`, `@unittest.skip` (Python), a bare \
+              `ignore` attribute (Rust), `@Disabled`/`@Ignore` (Java, Kotlin). Conditional \
+              skips such as `skipif`, and Rust's documented `ignore = \"reason\"` attribute for \
+              slow tests run with `--ignored`, are not flagged.",
+    why: "A skipped test reports nothing while the suite stays green, so the behaviour it \
+          covered can break unnoticed; skips added \"for now\" tend to stay forever.",
+    example: Example {
+        path: "tests/test_refunds.py",
+        code: "@pytest.mark.skip\n\
+               def test_refund_rounding(): ...",
+        context: "",
+    },
+    instead: "fix the test, or skip it only under the condition that breaks it \
+              (`@pytest.mark.skipif(sys.platform == \"win32\", reason=\"…\")`) with an issue \
+              reference.",
+};
+
 impl Rule for SkippedTest {
-    fn code(&self) -> &'static str {
-        "RV-TEST-003"
-    }
-    fn name(&self) -> &'static str {
-        "skipped-test"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Testing
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

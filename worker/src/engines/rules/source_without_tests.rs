@@ -2,6 +2,7 @@ use super::behaviour::behaviour_lines;
 use super::lang::Lang;
 use super::paths::{has_dir, is_generated_path, is_non_production_path, is_test_path};
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::code_index::SymbolKind;
 use revu_common::diff::{FilePatch, FileStatus};
@@ -17,50 +18,48 @@ pub(crate) static DEFINES: Pattern = pattern!(
     r"^\s*(?:(?:async\s+)?def\s+\w+|class\s+\w+|(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b|(?:export\s+)?(?:const|let)\s+\w+\s*=\s*(?:async\s*)?(?:\([^)]*\)|\w+)\s*(?::[^=]*)?=>|func\s|(?:pub(?:\([\w:]+\))?\s+)?(?:async\s+)?(?:const\s+)?(?:unsafe\s+)?fn\s+\w+|(?:(?:public|protected|private|static|final|synchronized|abstract)\s+)+[\w<>\[\],.? ]+\s+\w+\s*\([^;]*$|fun\s+\w+)"
 );
 
-/// ## What it does
-/// A change-wide check: flags a change that adds new behaviour (a new
-/// function, method or class whose body is code) to production source
-/// files but adds or edits no test anywhere (no file under a test
-/// directory or named like a test, and no inline Rust `#[test]`). Only
-/// lines that change behaviour count: comments, docstrings, imports,
-/// version strings, re-formatting and type annotations alone do not. With
-/// the code index, a new symbol that a test already names is covered, and
-/// the finding says which tests were found for the rest. It cites the first
-/// new definition; it is about the change as a whole, so the blast radius
-/// never raises it, and it is never a BLOCKER.
-///
-/// ## Why is this bad?
-/// Without a test, nothing shows that the new behaviour works, and nothing
-/// stops the next change from breaking it. Reviewers have to verify it by
-/// reading alone.
-///
-/// ## Example
-/// A change that adds `apply_annual_discount` to `billing/pricing.py` and
-/// touches no file under `tests/`.
-///
-/// Use instead: add a test that fails without the change, e.g.
-/// `tests/test_pricing.py::test_discount_applies_to_annual_plans`.
+/// The `source-without-tests` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SourceWithoutTests;
+
+/// The `source-without-tests` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-TEST-001",
+    name: "source-without-tests",
+    dimension: Dimension::Testing,
+    severity: Severity::Important,
+    confidence: 70,
+    languages: &["any source language"],
+    catches: "A change-wide check: flags a change that adds new behaviour (a new function, \
+              method or class whose body is code) to production source files but adds or edits \
+              no test anywhere (no file under a test directory or named like a test, and no \
+              inline Rust `#[test]`). Only lines that change behaviour count: comments, \
+              docstrings, imports, version strings, re-formatting and type annotations alone do \
+              not. With the code index, a new symbol that a test already names is covered, and \
+              the finding says which tests were found for the rest. It cites the first new \
+              definition; it is about the change as a whole, so the blast radius never raises \
+              it, and it is never a BLOCKER.",
+    why: "Without a test, nothing shows that the new behaviour works, and nothing stops the \
+          next change from breaking it. Reviewers have to verify it by reading alone.",
+    example: Example {
+        path: "billing/pricing.py",
+        code: concat!(
+            "def apply_annual_discount(plan, price):\n",
+            "    return price * 0.8 if plan.annual else price",
+        ),
+        context: "The change adds or edits no test: no file under `tests/`, none named like a \
+                  test.",
+    },
+    instead: "add a test that fails without the change, e.g. \
+              `tests/test_pricing.py::test_discount_applies_to_annual_plans`.",
+};
 
 /// Most symbols and test files named in the finding.
 const NAMED: usize = 3;
 
 impl Rule for SourceWithoutTests {
-    fn code(&self) -> &'static str {
-        "RV-TEST-001"
-    }
-    fn name(&self) -> &'static str {
-        "source-without-tests"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Testing
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        70
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

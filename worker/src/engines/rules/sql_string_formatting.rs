@@ -3,6 +3,7 @@ use super::interpolation::interpolation;
 use super::lang::Lang;
 use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -17,44 +18,43 @@ static SQL_ANY_CASE: Pattern = pattern!(concat!(
         r"|delete\s+from\s+\S+\s+where)\b",
     ));
 
-/// ## What it does
-/// Flags SQL statements (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`,
-/// `DELETE FROM`) built on one line with f-strings, `%` formatting,
-/// `.format()`, `format!`, `fmt.Sprintf`, template literals, interpolated
-/// strings or string concatenation.
-///
-/// ## Why is this bad?
-/// Values pasted into the SQL text are parsed as SQL. A value that contains
-/// a quote changes the statement — the classic SQL injection — which can
-/// read, modify or delete any data the database user can reach.
-///
-/// ## Example
-/// ```python
-/// cur.execute(f"SELECT * FROM users WHERE email = '{email}'")
-/// ```
-///
-/// Use instead:
-/// ```python
-/// cur.execute("SELECT * FROM users WHERE email = %s", (email,))
-/// ```
+/// The `sql-string-formatting` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SqlStringFormatting;
 
+/// The `sql-string-formatting` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-002",
+    name: "sql-string-formatting",
+    dimension: Dimension::Security,
+    severity: Severity::Blocker,
+    confidence: 80,
+    languages: &["any source language"],
+    catches: "Flags SQL statements (`SELECT … FROM`, `INSERT INTO`, `UPDATE … SET`, `DELETE \
+              FROM`) built on one line with f-strings, `%` formatting, `.format()`, `format!`, \
+              `fmt.Sprintf`, template literals, interpolated strings or string concatenation.",
+    why: "Values pasted into the SQL text are parsed as SQL. A value that contains a quote \
+          changes the statement — the classic SQL injection — which can read, modify or delete \
+          any data the database user can reach.",
+    example: Example {
+        path: "app/users.py",
+        code: concat!(
+            "def find_user(cur, email):\n",
+            "    cur.execute(f\"SELECT * FROM users WHERE email = '{email}'\")",
+        ),
+        context: "",
+    },
+    instead: concat!(
+        "```python\n",
+        "def find_user(cur, email):\n",
+        "    cur.execute(\"SELECT * FROM users WHERE email = %s\", (email,))\n",
+        "```",
+    ),
+};
+
 impl Rule for SqlStringFormatting {
-    fn code(&self) -> &'static str {
-        "RV-SEC-002"
-    }
-    fn name(&self) -> &'static str {
-        "sql-string-formatting"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,55 +1,50 @@
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
 use revu_common::code_index::{SymbolChange, describe_radius};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
-/// ## What it does
-/// Flags a use, anywhere at head, of a symbol this change renamed or
-/// removed in one of the lane's files, or a call that still passes the
-/// arguments a function took before the change re-shaped its parameters.
-/// It reads the client's code index (tree-sitter definitions, references
-/// and imports of the repository at head), so it sees call sites on lines
-/// and in files the diff does not touch. Without an index it is silent.
-///
-/// The index resolves each name through its binding first (locals,
-/// imports, qualifiers, the receiver's type): a use it resolved is a
-/// BLOCKER whose `why` says what was checked. A use it could not resolve
-/// with certainty is no finding: the report lists it under the code index
-/// with its doubt, and the llm lanes get it as a candidate to check. A
-/// check that the old name is gone, which only raises, is no use.
-///
-/// ## Why is this bad?
-/// A rename applied to the definition and to some callers compiles in the
-/// files that changed and breaks in the one that did not: an `AttributeError`
-/// or `undefined` at run time, or a build failure in a package the author
-/// never opened. It is the omission a reviewer reading only the hunks
-/// misses.
-///
-/// ## Example
-/// ```text
-/// # models.py (changed)        self.user_name = name  ->  self.username = name
-/// # report.py (not changed)    print(user.user_name)
-/// ```
-///
-/// Use instead: rename the remaining use (`user.username`), or keep the old
-/// name as an alias while callers move.
+/// The `stale-reference` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct StaleReference;
 
+/// The `stale-reference` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-006",
+    name: "stale-reference",
+    dimension: Dimension::Correctness,
+    severity: Severity::Blocker,
+    confidence: 90,
+    languages: &["Python", "JavaScript/TypeScript", "Go", "Rust", "Java"],
+    catches: "Flags a use, anywhere at head, of a symbol this change renamed or removed in one \
+              of the lane's files, or a call that still passes the arguments a function took \
+              before the change re-shaped its parameters. It reads the client's code index \
+              (tree-sitter definitions, references and imports of the repository at head), so \
+              it sees call sites on lines and in files the diff does not touch. Without an \
+              index it is silent.\n\
+              \n\
+              The index resolves each name through its binding first (locals, imports, \
+              qualifiers, the receiver's type): a use it resolved is a BLOCKER whose `why` says \
+              what was checked. A use it could not resolve with certainty is no finding: the \
+              report lists it under the code index with its doubt, and the llm lanes get it as \
+              a candidate to check. A check that the old name is gone, which only raises, is no \
+              use.",
+    why: "A rename applied to the definition and to some callers compiles in the files that \
+          changed and breaks in the one that did not: an `AttributeError` or `undefined` at run \
+          time, or a build failure in a package the author never opened. It is the omission a \
+          reviewer reading only the hunks misses.",
+    example: Example {
+        path: "app/models.py",
+        code: "self.username = name",
+        context: "The line replaces `self.user_name = name`, and the code index finds \
+                  `print(user.user_name)` in `app/report.py`, which the change does not touch.",
+    },
+    instead: "rename the remaining use (`user.username`), or keep the old name as an alias \
+              while callers move.",
+};
+
 impl Rule for StaleReference {
-    fn code(&self) -> &'static str {
-        "RV-COR-006"
-    }
-    fn name(&self) -> &'static str {
-        "stale-reference"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        90
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

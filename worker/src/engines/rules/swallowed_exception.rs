@@ -2,6 +2,7 @@ use super::falsify::Around;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, test_code_start};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -13,53 +14,51 @@ static CATCH_EMPTY: Pattern = pattern!(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*\}|\.ca
 /// A `catch` block opened at the end of the line.
 static CATCH_OPEN: Pattern = pattern!(r"\bcatch\s*(?:\([^)]*\))?\s*\{\s*$");
 
-/// ## What it does
-/// Flags exception handlers that discard the error: a bare or broad Python
-/// `except:` whose body is only `pass`, and an empty `catch {}` block in
-/// JavaScript, TypeScript, Java, Kotlin, C#, PHP, Scala, Swift or C++.
-///
-/// A handler that says why it ignores the error (a comment in it, on its
-/// line or just above its `try`), or whose `try` only overrides a default
-/// set just before it, is ignoring on purpose and not reported.
-///
-/// ## Why is this bad?
-/// The failure disappears: the program continues in a state nobody checked,
-/// and whoever debugs it later has no log line, metric or stack trace to go
-/// on. Broad handlers also swallow programming errors such as `TypeError`.
-///
-/// ## Example
-/// ```python
-/// try:
-///     send_receipt(order)
-/// except Exception:
-///     pass
-/// ```
-///
-/// Use instead:
-/// ```python
-/// try:
-///     send_receipt(order)
-/// except SmtpError:
-///     log.warning("receipt not sent for %s", order.id, exc_info=True)
-/// ```
+/// The `swallowed-exception` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SwallowedException;
 
+/// The `swallowed-exception` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-004",
+    name: "swallowed-exception",
+    dimension: Dimension::Correctness,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["Python", "JavaScript/TypeScript", "Java", "Kotlin", "C#", "PHP", "Scala", "Swift", "C/C++"],
+    catches: "Flags exception handlers that discard the error: a bare or broad Python `except:` \
+              whose body is only `pass`, and an empty `catch {}` block in JavaScript, \
+              TypeScript, Java, Kotlin, C#, PHP, Scala, Swift or C++.\n\
+              \n\
+              A handler that says why it ignores the error (a comment in it, on its line or \
+              just above its `try`), or whose `try` only overrides a default set just before \
+              it, is ignoring on purpose and not reported.",
+    why: "The failure disappears: the program continues in a state nobody checked, and whoever \
+          debugs it later has no log line, metric or stack trace to go on. Broad handlers also \
+          swallow programming errors such as `TypeError`.",
+    example: Example {
+        path: "app/receipts.py",
+        code: concat!(
+            "try:\n",
+            "    send_receipt(order)\n",
+            "except Exception:\n",
+            "    pass",
+        ),
+        context: "",
+    },
+    instead: concat!(
+        "```python\n",
+        "try:\n",
+        "    send_receipt(order)\n",
+        "except SmtpError:\n",
+        "    log.warning(\"receipt not sent for %s\", order.id, exc_info=True)\n",
+        "```",
+    ),
+};
+
 impl Rule for SwallowedException {
-    fn code(&self) -> &'static str {
-        "RV-COR-004"
-    }
-    fn name(&self) -> &'static str {
-        "swallowed-exception"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

@@ -1,7 +1,7 @@
 //! Fixture builders for the rule tests: file patches built directly, so the
 //! tests do not depend on the diff parser.
 
-use super::{Rule, RuleContext};
+use super::{Reads, Rule, RuleContext, RuleMeta, all_rules};
 use revu_common::diff::{FilePatch, FileStatus, Hunk, Line, LineKind, LineText};
 use revu_common::finding::Finding;
 
@@ -103,4 +103,34 @@ pub(crate) fn assert_well_formed(rule: &dyn Rule, findings: &[Finding]) {
         );
         assert!(!f.why.is_empty() && !f.fix.is_empty());
     }
+}
+
+/// A rule as another catalogue entry describes it: what it finds is the
+/// rule's, what it is said to be is the entry's.
+struct Described {
+    rule: Box<dyn Rule>,
+    meta: &'static RuleMeta,
+}
+
+impl Rule for Described {
+    fn meta(&self) -> &'static RuleMeta {
+        self.meta
+    }
+    fn reads(&self) -> Reads {
+        self.rule.reads()
+    }
+    fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {
+        self.rule.check(ctx, out);
+    }
+}
+
+/// Every built-in rule, the `at`th described by `alter` of its entry (a
+/// catalogue of the tests' own, one entry changed).
+pub(crate) fn altered(at: usize, alter: impl Fn(RuleMeta) -> RuleMeta) -> Vec<Box<dyn Rule>> {
+    let mut rules = all_rules();
+    let rule = rules.remove(at);
+    // Leaked: a test's catalogue lives as long as the test.
+    let meta: &'static RuleMeta = Box::leak(Box::new(alter(*rule.meta())));
+    rules.insert(at, Box::new(Described { rule, meta }));
+    rules
 }

@@ -1,6 +1,7 @@
 use super::falsify::Around;
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
@@ -106,51 +107,45 @@ static OPT_OUT: Pattern = pattern!(
     r"(?i)verif|insecure|skip_?tls|no_?check|check_?cert|validate_?cert|ssl_?check|tls_?check|reject_?unauthorized|strict_?ssl"
 );
 
-/// ## What it does
-/// Flags code and configuration that turn off TLS certificate verification:
-/// `verify=False` (requests/httpx), `InsecureSkipVerify: true` (Go),
-/// `danger_accept_invalid_certs(true)` (reqwest), `rejectUnauthorized: false`
-/// and `NODE_TLS_REJECT_UNAUTHORIZED=0` (Node), `ssl._create_unverified_context`
-/// and `CERT_NONE` (Python), `CURLOPT_SSL_VERIFYPEER` off, `curl -k`,
-/// `wget --no-check-certificate`, and `sslVerify false`.
-///
-/// Before it reports, it tries to disprove the finding: a line that runs
-/// only under a condition on a verification setting (`if not verify:`,
-/// `if cfg.Insecure {`) implements an opt-out the caller asked for, and is
-/// not reported; a BLOCKER says that no such condition was found.
-///
-/// ## Why is this bad?
-/// Without certificate verification, anyone on the network path can
-/// impersonate the server and read or modify the traffic, including
-/// credentials and tokens sent over the connection.
-///
-/// ## Example
-/// ```python
-/// requests.get(url, verify=False)
-/// ```
-///
-/// Use instead:
-/// ```python
-/// requests.get(url, verify="/etc/ssl/internal-ca.pem")
-/// ```
+/// The `tls-verification-disabled` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TlsVerificationDisabled;
 
+/// The `tls-verification-disabled` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-005",
+    name: "tls-verification-disabled",
+    dimension: Dimension::Security,
+    severity: Severity::Blocker,
+    confidence: 90,
+    languages: &["Python", "Go", "Rust", "JavaScript/TypeScript", "PHP", "C/C++", "shell", "config"],
+    catches: "Flags code and configuration that turn off TLS certificate verification: \
+              `verify=False` (requests/httpx), `InsecureSkipVerify: true` (Go), \
+              `danger_accept_invalid_certs(true)` (reqwest), `rejectUnauthorized: false` and \
+              `NODE_TLS_REJECT_UNAUTHORIZED=0` (Node), `ssl._create_unverified_context` and \
+              `CERT_NONE` (Python), `CURLOPT_SSL_VERIFYPEER` off, `curl -k`, `wget \
+              --no-check-certificate`, and `sslVerify false`.\n\
+              \n\
+              Before it reports, it tries to disprove the finding: a line that runs only under \
+              a condition on a verification setting (`if not verify:`, `if cfg.Insecure {`) \
+              implements an opt-out the caller asked for, and is not reported; a BLOCKER says \
+              that no such condition was found.",
+    why: "Without certificate verification, anyone on the network path can impersonate the \
+          server and read or modify the traffic, including credentials and tokens sent over the \
+          connection.",
+    example: Example {
+        path: "app/client.py",
+        code: "requests.get(url, verify=False)",
+        context: "",
+    },
+    instead: "```python\n\
+              requests.get(url, verify=\"/etc/ssl/internal-ca.pem\")\n\
+              ```",
+};
+
 impl Rule for TlsVerificationDisabled {
-    fn code(&self) -> &'static str {
-        "RV-SEC-005"
-    }
-    fn name(&self) -> &'static str {
-        "tls-verification-disabled"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Security
-    }
-    fn severity(&self) -> Severity {
-        Severity::Blocker
-    }
-    fn confidence(&self) -> u8 {
-        90
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

@@ -1,6 +1,7 @@
 use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::scope::HunkLines;
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -18,43 +19,37 @@ const MAX_SIGNATURE_LINES: usize = 40;
 /// Parameters (receivers excluded) at which a signature is flagged.
 const LIMIT: usize = 7;
 
-/// ## What it does
-/// Flags a new or changed function (Rust `fn`, Python `def`, JavaScript
-/// `function`, Go `func`) that takes seven or more parameters, not counting
-/// `self`/`cls`, `*args` and `**kwargs`.
-///
-/// ## Why is this bad?
-/// Long parameter lists are hard to call correctly (arguments of the same
-/// type are easy to swap), hard to extend, and usually mean the function
-/// does several jobs or that some parameters belong together in a type.
-///
-/// ## Example
-/// ```python
-/// def create_user(name, email, phone, street, city, zip_code, country): ...
-/// ```
-///
-/// Use instead:
-/// ```python
-/// def create_user(name: str, contact: Contact, address: Address): ...
-/// ```
+/// The `too-many-parameters` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TooManyParameters;
 
+/// The `too-many-parameters` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-DES-001",
+    name: "too-many-parameters",
+    dimension: Dimension::Design,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["Rust", "Python", "JavaScript/TypeScript", "Go"],
+    catches: "Flags a new or changed function (Rust `fn`, Python `def`, JavaScript `function`, \
+              Go `func`) that takes seven or more parameters, not counting `self`/`cls`, \
+              `*args` and `**kwargs`.",
+    why: "Long parameter lists are hard to call correctly (arguments of the same type are easy \
+          to swap), hard to extend, and usually mean the function does several jobs or that \
+          some parameters belong together in a type.",
+    example: Example {
+        path: "app/users.py",
+        code: "def create_user(name, email, phone, street, city, zip_code, country): ...",
+        context: "",
+    },
+    instead: "```python\n\
+              def create_user(name: str, contact: Contact, address: Address): ...\n\
+              ```",
+};
+
 impl Rule for TooManyParameters {
-    fn code(&self) -> &'static str {
-        "RV-DES-001"
-    }
-    fn name(&self) -> &'static str {
-        "too-many-parameters"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Design
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

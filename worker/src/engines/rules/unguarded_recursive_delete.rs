@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
@@ -24,29 +26,30 @@ static WORDING: Wording = Wording {
           `rm -rf \"${VAR:?}/\"*`.",
 };
 
+/// The `unguarded-recursive-delete` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-007",
+    name: "unguarded-recursive-delete",
+    dimension: Dimension::Correctness,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["shell", "Dockerfile", "Makefile", "CI YAML"],
+    catches: "Flags a recursive delete of a path that starts with a variable and a slash, `rm \
+              -rf \"$DIR/\"*`, without `${DIR:?}`. The class of shellcheck's SC2115.",
+    why: "When the variable is empty or unset (a typo, a failed command, a missing environment \
+          variable) the command becomes `rm -rf /*`.",
+    example: Example {
+        path: "scripts/clean.sh",
+        code: "rm -rf \"$BUILD_DIR/\"*",
+        context: "",
+    },
+    instead: "`rm -rf \"${BUILD_DIR:?}/\"*`, which stops the script when the variable is empty.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags a recursive delete of a path that starts with a variable and a
-    /// slash, `rm -rf "$DIR/"*`, without `${DIR:?}`. The class of
-    /// shellcheck's SC2115.
-    ///
-    /// ## Why is this bad?
-    /// When the variable is empty or unset (a typo, a failed command, a
-    /// missing environment variable) the command becomes `rm -rf /*`.
-    ///
-    /// ## Example
-    /// ```text
-    /// rm -rf "$BUILD_DIR/"*
-    /// ```
-    ///
-    /// Use instead: `rm -rf "${BUILD_DIR:?}/"*`, which stops the script when
-    /// the variable is empty.
+    /// The `unguarded-recursive-delete` rule: [`META`].
     UnguardedRecursiveDelete {
-        code: "RV-COR-007",
-        name: "unguarded-recursive-delete",
-        dimension: Correctness,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

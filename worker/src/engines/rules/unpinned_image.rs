@@ -1,6 +1,7 @@
-use super::catalogue::{Files, is_dockerfile};
+use super::table::{Files, is_dockerfile};
 use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, each_head_line};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
@@ -21,42 +22,35 @@ fn unpinned(reference: &str) -> Option<&'static str> {
     }
 }
 
-/// ## What it does
-/// Flags container images that name no version: a Dockerfile `FROM`
-/// without a tag or with `:latest` (not `scratch`, a build stage or an
-/// `ARG`), and a manifest's `image:` likewise. The class of hadolint's
-/// DL3006/DL3007 and checkov's CKV_K8S_14.
-///
-/// ## Why is this bad?
-/// The image behind `latest` changes without a change here: a build or a
-/// rollout then runs code nobody reviewed, and a rollback does not bring
-/// back what ran before.
-///
-/// ## Example
-/// ```text
-/// FROM python:latest
-/// ```
-///
-/// Use instead: a version tag, best with its digest:
-/// `FROM python:3.12.3-slim@sha256:…`.
+/// The `unpinned-image` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UnpinnedImage;
 
+/// The `unpinned-image` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-OPS-004",
+    name: "unpinned-image",
+    dimension: Dimension::Operability,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["Dockerfile", "YAML"],
+    catches: "Flags container images that name no version: a Dockerfile `FROM` without a tag or \
+              with `:latest` (not `scratch`, a build stage or an `ARG`), and a manifest's \
+              `image:` likewise. The class of hadolint's DL3006/DL3007 and checkov's \
+              CKV_K8S_14.",
+    why: "The image behind `latest` changes without a change here: a build or a rollout then \
+          runs code nobody reviewed, and a rollback does not bring back what ran before.",
+    example: Example {
+        path: "Dockerfile",
+        code: "FROM python:latest",
+        context: "",
+    },
+    instead: "a version tag, best with its digest: `FROM python:3.12.3-slim@sha256:…`.",
+};
+
 impl Rule for UnpinnedImage {
-    fn code(&self) -> &'static str {
-        "RV-OPS-004"
-    }
-    fn name(&self) -> &'static str {
-        "unpinned-image"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Operability
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        85
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     fn reads(&self) -> Reads {
         Reads::CodeAndStrings

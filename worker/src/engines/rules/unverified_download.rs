@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use std::sync::LazyLock;
 
 static CHECKS: LazyLock<Vec<Check>> = LazyLock::new(|| {
@@ -28,34 +30,36 @@ static WORDING: Wording = Wording {
           index.",
 };
 
+/// The `unverified-download` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-013",
+    name: "unverified-download",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["shell", "Dockerfile", "Makefile", "CI YAML"],
+    catches: "Flags code fetched over the network and run or installed without a check of what \
+              arrived: `curl … | sh` (and `| bash`, `| python`, `sh <(curl …)`) in scripts, \
+              Dockerfiles, Makefiles and CI files, and a Dockerfile `ADD https://…` without \
+              `--checksum`. The class of hadolint's DL3020 and DL4006-adjacent advice and of \
+              the supply-chain checks of container scanners.",
+    why: "Whoever controls that URL, its CDN or the network path on the day of the build runs \
+          code in the build, with its secrets; and the build is not reproducible, since the \
+          script can change under the same URL.",
+    example: Example {
+        path: "scripts/bootstrap.sh",
+        code: "curl -fsSL https://get.example.com/install.sh | sh",
+        context: "",
+    },
+    instead: "download to a file, check it against a pinned SHA-256 (`sha256sum -c`, `ADD \
+              --checksum=sha256:…`), then run it; or install from a package manager with signed \
+              indexes.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags code fetched over the network and run or installed without a
-    /// check of what arrived: `curl … | sh` (and `| bash`, `| python`, `sh
-    /// <(curl …)`) in scripts, Dockerfiles, Makefiles and CI files, and a
-    /// Dockerfile `ADD https://…` without `--checksum`. The class of
-    /// hadolint's DL3020 and DL4006-adjacent advice and of the supply-chain
-    /// checks of container scanners.
-    ///
-    /// ## Why is this bad?
-    /// Whoever controls that URL, its CDN or the network path on the day of
-    /// the build runs code in the build, with its secrets; and the build is
-    /// not reproducible, since the script can change under the same URL.
-    ///
-    /// ## Example
-    /// ```text
-    /// curl -fsSL https://get.example.com/install.sh | sh
-    /// ```
-    ///
-    /// Use instead: download to a file, check it against a pinned SHA-256
-    /// (`sha256sum -c`, `ADD --checksum=sha256:…`), then run it; or install
-    /// from a package manager with signed indexes.
+    /// The `unverified-download` rule: [`META`].
     UnverifiedDownload {
-        code: "RV-SEC-013",
-        name: "unverified-download",
-        dimension: Security,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

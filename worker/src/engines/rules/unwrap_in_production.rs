@@ -1,4 +1,5 @@
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -10,46 +11,39 @@ static INVARIANT: Pattern = pattern!(
     r#"(?i)\.expect\(\s*"[^"]*\b(?:can ?not|can't|cannot|never|always|infallible|invariant|guaranteed|checked|validated|by construction|must be|is valid|are valid|just (?:set|inserted|created))\b[^"]*"\s*\)"#
 );
 
-/// ## What it does
-/// Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.
-///
-/// ## Why is this bad?
-/// Both panic when the value is `None` or `Err`, turning a recoverable error
-/// into a crash of the task or process. In a service, one malformed input
-/// can take down every request the process is serving.
-///
-/// Test code, examples, benchmarks, build scripts, `.lock().unwrap()` (a
-/// poisoned mutex is already a bug) and an `expect` whose message states
-/// the invariant that makes it safe (`.expect("validated above, cannot
-/// fail")`) are not flagged.
-///
-/// ## Example
-/// ```text
-/// let port: u16 = env::var("PORT").unwrap().parse().unwrap();
-/// ```
-///
-/// Use instead:
-/// ```text
-/// let port: u16 = env::var("PORT")?.parse().map_err(ConfigError::Port)?;
-/// ```
+/// The `unwrap-in-production` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct UnwrapInProduction;
 
+/// The `unwrap-in-production` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-COR-001",
+    name: "unwrap-in-production",
+    dimension: Dimension::Correctness,
+    severity: Severity::Important,
+    confidence: 75,
+    languages: &["Rust"],
+    catches: "Flags `.unwrap()` and `.expect(…)` added to non-test Rust code.\n\
+              \n\
+              Test code, examples, benchmarks, build scripts, `.lock().unwrap()` (a poisoned \
+              mutex is already a bug) and an `expect` whose message states the invariant that \
+              makes it safe (`.expect(\"validated above, cannot fail\")`) are not flagged.",
+    why: "Both panic when the value is `None` or `Err`, turning a recoverable error into a \
+          crash of the task or process. In a service, one malformed input can take down every \
+          request the process is serving.",
+    example: Example {
+        path: "src/config.rs",
+        code: "let port: u16 = env::var(\"PORT\").unwrap().parse().unwrap();",
+        context: "",
+    },
+    instead: "```rust\n\
+              let port: u16 = env::var(\"PORT\")?.parse().map_err(ConfigError::Port)?;\n\
+              ```",
+};
+
 impl Rule for UnwrapInProduction {
-    fn code(&self) -> &'static str {
-        "RV-COR-001"
-    }
-    fn name(&self) -> &'static str {
-        "unwrap-in-production"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Correctness
-    }
-    fn severity(&self) -> Severity {
-        Severity::Important
-    }
-    fn confidence(&self) -> u8 {
-        75
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
     /// Strings too, for an `expect` message; the calls are matched in code.
     fn reads(&self) -> Reads {

@@ -16,8 +16,8 @@
 //! alone.
 
 use super::RuleContext;
-use super::catalogue::Kind;
 use super::lines::{FileLines, View};
+use super::table::Kind;
 use revu_common::diff::FilePatch;
 use revu_common::pattern::LineMask;
 use std::borrow::Cow;
@@ -39,6 +39,16 @@ pub enum Reads {
 impl Reads {
     pub(crate) fn index(self) -> usize {
         self as usize
+    }
+
+    /// How `docs/engines.md` and the catalogue say it: `code`, `code and
+    /// strings` or `everything`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reads::Code => "code",
+            Reads::CodeAndStrings => "code and strings",
+            Reads::Everything => "everything",
+        }
     }
 }
 

@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -36,35 +38,36 @@ static WORDING: Wording = Wording {
           nothing as such (`usedforsecurity=False`).",
 };
 
+/// The `weak-cryptography` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-008",
+    name: "weak-cryptography",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 80,
+    languages: &["Python", "Go", "JavaScript/TypeScript", "Java"],
+    catches: "Flags hashes and ciphers that no longer protect anything, added to program code: \
+              MD5 and SHA-1 (`hashlib.md5`, `crypto/md5`, `createHash(\"md5\")`, \
+              `MessageDigest.getInstance(\"MD5\")`), DES, RC4, Blowfish and ECB mode (including \
+              Java's bare `\"AES\"`, which means ECB). The classes of bandit's B303/B304/B324, \
+              gosec's G401/G405/G501 and semgrep's `use-of-md5` / `ecb-cipher` rules.",
+    why: "MD5 and SHA-1 collide on demand, so they cannot vouch for integrity or store \
+          passwords; DES and RC4 break in hours; ECB encrypts equal blocks to equal blocks and \
+          shows the plaintext's shape.",
+    example: Example {
+        path: "app/sign.py",
+        code: "digest = hashlib.md5(payload).hexdigest()",
+        context: "",
+    },
+    instead: "SHA-256 or better for integrity, a password hash (argon2, scrypt, bcrypt) for \
+              passwords, AES-GCM or ChaCha20-Poly1305 for encryption; `hashlib.md5(x, \
+              usedforsecurity=False)` for a checksum that protects nothing.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags hashes and ciphers that no longer protect anything, added to
-    /// program code: MD5 and SHA-1 (`hashlib.md5`, `crypto/md5`,
-    /// `createHash("md5")`, `MessageDigest.getInstance("MD5")`), DES, RC4,
-    /// Blowfish and ECB mode (including Java's bare `"AES"`, which means
-    /// ECB). The classes of bandit's B303/B304/B324, gosec's G401/G405/G501
-    /// and semgrep's `use-of-md5` / `ecb-cipher` rules.
-    ///
-    /// ## Why is this bad?
-    /// MD5 and SHA-1 collide on demand, so they cannot vouch for integrity or
-    /// store passwords; DES and RC4 break in hours; ECB encrypts equal blocks
-    /// to equal blocks and shows the plaintext's shape.
-    ///
-    /// ## Example
-    /// ```text
-    /// digest = hashlib.md5(payload).hexdigest()
-    /// ```
-    ///
-    /// Use instead: SHA-256 or better for integrity, a password hash (argon2,
-    /// scrypt, bcrypt) for passwords, AES-GCM or ChaCha20-Poly1305 for
-    /// encryption; `hashlib.md5(x, usedforsecurity=False)` for a checksum
-    /// that protects nothing.
+    /// The `weak-cryptography` rule: [`META`].
     WeakCryptography {
-        code: "RV-SEC-008",
-        name: "weak-cryptography",
-        dimension: Security,
-        severity: Important,
-        confidence: 80,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

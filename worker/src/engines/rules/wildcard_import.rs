@@ -1,6 +1,7 @@
 use super::lang::Lang;
 use super::paths::is_test_path;
 use super::pattern::{Pattern, pattern};
+use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 
@@ -9,42 +10,37 @@ static PY_STAR: Pattern = pattern!(r"^\s*from\s+(\S+)\s+import\s+\*");
 static RUST_GLOB: Pattern = pattern!(r"^\s*use\s+([\w:]+)::\*\s*;");
 static JAVA_STAR: Pattern = pattern!(r"^\s*import\s+(?:static\s+)?([\w.]+)\.\*\s*;");
 
-/// ## What it does
-/// Flags wildcard imports added outside tests: Python `from x import *`,
-/// Rust `use path::*;` (not `pub use`, `super::*`, preludes or enum variants), and Java `import pkg.*;`.
-///
-/// ## Why is this bad?
-/// A wildcard import hides where names come from, lets a new export in the
-/// imported module silently shadow or clash with local names, and defeats
-/// "find usages" and unused-import checks.
-///
-/// ## Example
-/// ```python
-/// from billing.models import *
-/// ```
-///
-/// Use instead:
-/// ```python
-/// from billing.models import Invoice, LineItem
-/// ```
+/// The `wildcard-import` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WildcardImport;
 
+/// The `wildcard-import` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-DES-002",
+    name: "wildcard-import",
+    dimension: Dimension::Design,
+    severity: Severity::Suggestion,
+    confidence: 80,
+    languages: &["Python", "Rust", "Java"],
+    catches: "Flags wildcard imports added outside tests: Python `from x import *`, Rust `use \
+              path::*;` (not `pub use`, `super::*`, preludes or enum variants), and Java \
+              `import pkg.*;`.",
+    why: "A wildcard import hides where names come from, lets a new export in the imported \
+          module silently shadow or clash with local names, and defeats \"find usages\" and \
+          unused-import checks.",
+    example: Example {
+        path: "billing/views.py",
+        code: "from billing.models import *",
+        context: "",
+    },
+    instead: "```python\n\
+              from billing.models import Invoice, LineItem\n\
+              ```",
+};
+
 impl Rule for WildcardImport {
-    fn code(&self) -> &'static str {
-        "RV-DES-002"
-    }
-    fn name(&self) -> &'static str {
-        "wildcard-import"
-    }
-    fn dimension(&self) -> Dimension {
-        Dimension::Design
-    }
-    fn severity(&self) -> Severity {
-        Severity::Suggestion
-    }
-    fn confidence(&self) -> u8 {
-        80
+    fn meta(&self) -> &'static RuleMeta {
+        &META
     }
 
     fn check(&self, ctx: &RuleContext<'_>, out: &mut Vec<Finding>) {

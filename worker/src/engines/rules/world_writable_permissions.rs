@@ -1,4 +1,6 @@
-use super::catalogue::{Check, Files, Wording, table_rule};
+use super::meta::{Example, RuleMeta};
+use revu_common::finding::{Dimension, Severity};
+use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;
 
@@ -31,33 +33,34 @@ static WORDING: Wording = Wording {
           that needs the access.",
 };
 
+/// The `world-writable-permissions` rule in the catalogue.
+pub(crate) static META: RuleMeta = RuleMeta {
+    code: "RV-SEC-012",
+    name: "world-writable-permissions",
+    dimension: Dimension::Security,
+    severity: Severity::Important,
+    confidence: 85,
+    languages: &["shell", "Dockerfile", "Makefile", "CI YAML", "Python", "Go", "JavaScript/TypeScript", "Java"],
+    catches: "Flags files and directories made writable by every user: `chmod 777`, `chmod \
+              o+w`, `os.chmod(p, 0o777)`, `os.WriteFile(p, b, 0666)`, `fs.writeFileSync(p, d, { \
+              mode: 0o666 })`, Java's `setWritable(true, false)`. The class of bandit's B103, \
+              gosec's G301/G302/G306 and the `chmod 777` checks of shell and Dockerfile \
+              linters.",
+    why: "Any local user or process, a compromised one included, can then replace the program, \
+          its configuration or its data, and so run code as whoever uses them next.",
+    example: Example {
+        path: "scripts/deploy.sh",
+        code: "chmod 777 /srv/app",
+        context: "",
+    },
+    instead: "the least mode that works (`750`, `640`, `0o600`), and an owner or group that \
+              needs the access.",
+};
+
 table_rule! {
-    /// ## What it does
-    /// Flags files and directories made writable by every user: `chmod 777`,
-    /// `chmod o+w`, `os.chmod(p, 0o777)`, `os.WriteFile(p, b, 0666)`,
-    /// `fs.writeFileSync(p, d, { mode: 0o666 })`, Java's
-    /// `setWritable(true, false)`. The class of bandit's B103, gosec's
-    /// G301/G302/G306 and the `chmod 777` checks of shell and Dockerfile
-    /// linters.
-    ///
-    /// ## Why is this bad?
-    /// Any local user or process, a compromised one included, can then
-    /// replace the program, its configuration or its data, and so run code as
-    /// whoever uses them next.
-    ///
-    /// ## Example
-    /// ```text
-    /// chmod 777 /srv/app
-    /// ```
-    ///
-    /// Use instead: the least mode that works (`750`, `640`, `0o600`), and an
-    /// owner or group that needs the access.
+    /// The `world-writable-permissions` rule: [`META`].
     WorldWritablePermissions {
-        code: "RV-SEC-012",
-        name: "world-writable-permissions",
-        dimension: Security,
-        severity: Important,
-        confidence: 85,
+        meta: META,
         checks: CHECKS,
         wording: WORDING,
     }

@@ -258,17 +258,13 @@ pub(crate) fn report(
 }
 
 /// A rule that is a table of [`Check`]s: its struct and its [`Rule`]
-/// implementation, from its code, name, dimension, severity, confidence,
-/// checks and [`Wording`]. The doc comment goes on the struct.
+/// implementation, from its catalogue entry, checks and [`Wording`]. The
+/// doc comment goes on the struct.
 macro_rules! table_rule {
     (
         $(#[$doc:meta])*
         $rule:ident {
-            code: $code:literal,
-            name: $name:literal,
-            dimension: $dimension:ident,
-            severity: $severity:ident,
-            confidence: $confidence:literal,
+            meta: $meta:ident,
             checks: $checks:ident,
             wording: $wording:ident,
         }
@@ -278,30 +274,18 @@ macro_rules! table_rule {
         pub struct $rule;
 
         impl super::Rule for $rule {
-            fn code(&self) -> &'static str {
-                $code
-            }
-            fn name(&self) -> &'static str {
-                $name
-            }
-            fn dimension(&self) -> revu_common::finding::Dimension {
-                revu_common::finding::Dimension::$dimension
-            }
-            fn severity(&self) -> revu_common::finding::Severity {
-                revu_common::finding::Severity::$severity
-            }
-            fn confidence(&self) -> u8 {
-                $confidence
+            fn meta(&self) -> &'static super::RuleMeta {
+                &$meta
             }
             fn reads(&self) -> super::Reads {
-                super::catalogue::reads(&$checks)
+                super::table::reads(&$checks)
             }
             fn check(
                 &self,
                 ctx: &super::RuleContext<'_>,
                 out: &mut Vec<revu_common::finding::Finding>,
             ) {
-                super::catalogue::report(self, ctx, &$checks, &$wording, out);
+                super::table::report(self, ctx, &$checks, &$wording, out);
             }
         }
     };
