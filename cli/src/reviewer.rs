@@ -66,9 +66,10 @@ impl ReviewOptions {
     pub fn prepare(
         &self,
         change: Change,
-        repo: RepoFiles,
+        mut repo: RepoFiles,
         intent: String,
     ) -> Result<Prepared, CliError> {
+        repo.read_nested(&change.diff)?;
         let mut heads = change.heads(self.head_limits)?;
         let code_index = change
             .code_index(&mut heads, &self.index)?
@@ -80,6 +81,8 @@ impl ReviewOptions {
             intent,
             rigor: self.rigor,
             conventions: repo.review_md,
+            nested_conventions: repo.nested_review_md,
+            codeowners: repo.codeowners,
             repo_config: repo.revu_toml,
             ..Submission::default()
         };

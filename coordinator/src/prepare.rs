@@ -30,6 +30,8 @@ pub struct PlanRequest {
     pub labels: Vec<String>,
     /// The repository's `REVIEW.md`: path guidance for the lanes.
     pub review_md: Option<String>,
+    /// `REVIEW.md` files below the root, by directory: their guidance too.
+    pub nested_review_md: std::collections::BTreeMap<String, String>,
     /// The repository's `revu.toml`: rigor when the request sets none,
     /// grouping domains and slice size.
     pub repo_config: Option<String>,
@@ -106,7 +108,8 @@ pub fn prepare(
 ) -> Result<Prepared, PrepareError> {
     // Compiling the repo's globs and ledger regexes is work for the same
     // blocking thread as parsing the diff.
-    let repo = RepoContext::load(request.review_md.as_deref(), request.repo_config.as_deref())?;
+    let repo = RepoContext::load(request.review_md.as_deref(), request.repo_config.as_deref())?
+        .with_nested(&request.nested_review_md);
     // The plan needs the facts only: read them in one pass that keeps no
     // line text, so a large diff is never held parsed here.
     let facts = info_span!(span::FACTS).in_scope(|| Facts::scan(bytes))?;

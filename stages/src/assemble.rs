@@ -2,7 +2,7 @@
 //! finding, adjudication when the review has it, verdict math, and the
 //! canonical report.
 //!
-//! The repository's `REVIEW.md` and `revu.toml` are re-read from the stored
+//! The repository's `REVIEW.md` files, `revu.toml` and `CODEOWNERS` are re-read from the stored
 //! bundle rather than carried in the plan: parsing is cheap and pure, and
 //! the report then depends on nothing but stored state.
 
@@ -48,7 +48,7 @@ pub fn assemble(
         .map(|g| {
             let guidance = g.render();
             GuidanceGiven {
-                convention: format!("REVIEW.md:{}", g.line),
+                convention: g.convention(),
                 lanes: plan
                     .lanes
                     .iter()
@@ -64,7 +64,7 @@ pub fn assemble(
     conventions.blockers_protected = verified.conventions.protected;
     let failed_citations =
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
-    let (findings, adjudication) = match &plan.adjudication {
+    let (mut findings, adjudication) = match &plan.adjudication {
         Some(adj) => {
             let out = adjudicate::adjudicate(
                 adj,
@@ -85,6 +85,7 @@ pub fn assemble(
         })
     });
     let summary = summarize(plan, &lanes, findings.len());
+    let owners = repo.owners(diff, &mut findings);
     let mut report = Report {
         schema_version: SCHEMA_VERSION.to_owned(),
         review_id: id.local().to_owned(),
@@ -116,7 +117,7 @@ pub fn assemble(
             .as_ref()
             .map(revu_common::report::IndexReport::of),
         usage: None,
-        owners: Vec::new(),
+        owners,
     };
     report.usage = revu_common::report::ReviewUsage::of(&report.lanes);
     redact_report(&mut report);
@@ -372,13 +373,18 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
 /// cause this) is reported, and the review goes on with `REVIEW.md` alone.
 fn repo_context(bundle: &ReviewBundle) -> (RepoContext, ConventionsReport) {
     let (review_md, repo_config) = (bundle.conventions.as_deref(), bundle.repo_config.as_deref());
+    let with_the_rest = |repo: RepoContext| {
+        repo.with_nested(&bundle.nested_conventions)
+            .with_codeowners(bundle.codeowners.as_ref())
+    };
     match RepoContext::load(review_md, repo_config) {
         Ok(repo) => {
+            let repo = with_the_rest(repo);
             let report = repo.report();
             (repo, report)
         }
         Err(e) => {
-            let repo = RepoContext::load(review_md, None).unwrap_or_default();
+            let repo = with_the_rest(RepoContext::load(review_md, None).unwrap_or_default());
             let mut report = repo.report();
             report.repo_config = repo_config.map(|t| source_file(REPO_CONFIG, t));
             report

@@ -108,7 +108,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         None => Vec::new(),
     };
     // In a work tree, REVIEW.md and revu.toml come from its top.
-    let repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
+    let mut repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
+    repo.read_nested(&change.diff)?;
     let diff = change.diff;
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
@@ -157,6 +158,15 @@ async fn submit(
         labels: args.labels,
         idempotency_key,
         conventions: repo.review_md.unwrap_or_default(),
+        nested_conventions: repo
+            .nested_review_md
+            .into_iter()
+            .map(|(dir, content)| pb::NestedConventions { dir, content })
+            .collect(),
+        codeowners: repo.codeowners.map(|c| pb::CodeOwners {
+            path: c.path,
+            content: c.text,
+        }),
         repo_config: repo.revu_toml.unwrap_or_default(),
         no_cache: args.no_cache,
         code_index,

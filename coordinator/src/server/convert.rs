@@ -1,6 +1,7 @@
 //! Wire types to domain types and back. Prost types end here.
 
 use crate::service::{ReviewStatus, ServiceError, Submission};
+use revu_common::bundle::OwnersFile;
 use revu_common::report::Rigor;
 use revu_common::review::{ProgressEvent, ReviewState};
 use revu_proto::v1 as pb;
@@ -45,6 +46,17 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         })?;
         Some(index)
     };
+    let mut nested_conventions = BTreeMap::new();
+    for nested in req.nested_conventions {
+        let dir = nested.dir.trim_matches('/').to_owned();
+        if dir.is_empty() || dir.split('/').any(|part| part.is_empty() || part == "..") {
+            return Err(ServiceError::InvalidRequest(format!(
+                "nested_conventions: {:?} is not a directory below the root",
+                nested.dir
+            )));
+        }
+        nested_conventions.insert(dir, nested.content);
+    }
     Ok(Submission {
         code_index,
         code_index_bytes,
@@ -55,6 +67,14 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         labels: req.labels,
         idempotency_key: Some(req.idempotency_key).filter(|k| !k.is_empty()),
         conventions: Some(req.conventions).filter(|c| !c.is_empty()),
+        nested_conventions,
+        codeowners: req
+            .codeowners
+            .filter(|c| !c.content.is_empty())
+            .map(|c| OwnersFile {
+                path: c.path,
+                text: c.content,
+            }),
         repo_config: Some(req.repo_config).filter(|c| !c.is_empty()),
         tenant: None,
         no_cache: req.no_cache,
@@ -168,5 +188,38 @@ mod tests {
         assert!(sub.conventions.is_some());
         let empty = submission(pb::SubmitReviewRequest::default()).unwrap_or_default();
         assert_eq!((empty.conventions, empty.repo_config), (None, None));
+        assert!(empty.nested_conventions.is_empty() && empty.codeowners.is_none());
+    }
+
+    #[test]
+    fn nested_review_md_must_sit_below_the_root() {
+        let nested = |dir: &str| {
+            submission(pb::SubmitReviewRequest {
+                nested_conventions: vec![pb::NestedConventions {
+                    dir: dir.into(),
+                    content: "## Allowed Nits\n".into(),
+                }],
+                codeowners: Some(pb::CodeOwners {
+                    path: ".github/CODEOWNERS".into(),
+                    content: "* @acme\n".into(),
+                }),
+                ..Default::default()
+            })
+        };
+        let sub = nested("/pkg/api/").unwrap_or_default();
+        assert_eq!(
+            sub.nested_conventions.keys().collect::<Vec<_>>(),
+            ["pkg/api"]
+        );
+        assert_eq!(
+            sub.codeowners.map(|c| c.path).as_deref(),
+            Some(".github/CODEOWNERS")
+        );
+        for bad in ["", "/", "pkg/../..", "a//b"] {
+            assert!(
+                matches!(nested(bad), Err(ServiceError::InvalidRequest(_))),
+                "{bad:?}"
+            );
+        }
     }
 }

@@ -64,7 +64,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let paths = record.plan.reviewed_paths();
         let outcome = cover::after_grouping(&paths, grouping.proposal.clone(), refined);
         let repo = RepoContext::load(bundle.conventions.as_deref(), bundle.repo_config.as_deref())
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .with_nested(&bundle.nested_conventions);
         let mut next = record.clone();
         let plan = Arc::make_mut(&mut next.plan);
         place_domain_lanes(plan, &outcome.slices, &self.settings, &repo);

@@ -3,7 +3,7 @@
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
-use revu_common::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
+use revu_common::bundle::{APART_MIN_BYTES, OwnersFile, Patch, ReviewBundle};
 use revu_common::lane::{LaneJob, LaneKind, ReviewId};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::Rigor;
@@ -28,6 +28,10 @@ pub struct Submission {
     pub idempotency_key: Option<String>,
     /// The repo's `REVIEW.md`.
     pub conventions: Option<String>,
+    /// `REVIEW.md` files below the root, by directory (`pkg/api`).
+    pub nested_conventions: BTreeMap<String, String>,
+    /// The repo's `CODEOWNERS`.
+    pub codeowners: Option<OwnersFile>,
     /// The repo's `revu.toml`.
     pub repo_config: Option<String>,
     /// The tenant submitting (none without authentication).
@@ -63,6 +67,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             rigor: sub.rigor,
             labels: sub.labels.clone(),
             review_md: sub.conventions.clone(),
+            nested_review_md: sub.nested_conventions.clone(),
             repo_config: sub.repo_config.clone(),
             no_cache: sub.no_cache,
         };
@@ -79,6 +84,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             head_files: sub.head_files,
             intent: sub.intent,
             conventions: sub.conventions,
+            nested_conventions: sub.nested_conventions,
+            codeowners: sub.codeowners,
             repo_config: sub.repo_config,
             code_index: sub.code_index,
             ..ReviewBundle::default()

@@ -110,6 +110,9 @@ pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
 /// set must match.
 #[derive(Debug, Clone)]
 pub struct Scope {
+    /// The directory of the nested `REVIEW.md` that wrote it (`pkg/api`):
+    /// it applies below that directory only, its glob read from there.
+    pub within: Option<String>,
     pub rule: Option<String>,
     pub path: Option<(String, GlobMatcher)>,
     /// Lower-cased text looked for in the finding's summary.
@@ -121,6 +124,7 @@ impl Scope {
     pub(crate) fn parse(selector: &str) -> Result<Scope, String> {
         let mut toks = tokens(selector)?.into_iter().peekable();
         let mut scope = Scope {
+            within: None,
             rule: None,
             path: None,
             text: None,
@@ -168,13 +172,31 @@ impl Scope {
     }
 
     pub fn matches(&self, f: &Finding) -> bool {
+        let Some(path) = below(self.within.as_deref(), &f.file) else {
+            return false;
+        };
         self.rule.as_deref().is_none_or(|r| r == f.rule)
-            && self.path.as_ref().is_none_or(|(_, g)| g.is_match(&f.file))
+            && self.path.as_ref().is_none_or(|(_, g)| g.is_match(path))
             && self
                 .text
                 .as_deref()
                 .is_none_or(|t| f.summary.to_lowercase().contains(t))
     }
+}
+
+/// `path` as seen from directory `within` (all of it at the root), or
+/// `None` when it is not below it.
+pub(crate) fn below<'a>(within: Option<&str>, path: &'a str) -> Option<&'a str> {
+    match within {
+        None => Some(path),
+        Some(dir) => path.strip_prefix(dir)?.strip_prefix('/'),
+    }
+}
+
+/// How deep a nested `REVIEW.md` sits: 0 at the root, 1 for `pkg`, 2 for
+/// `pkg/api`.
+pub(crate) fn depth(within: Option<&str>) -> usize {
+    within.map_or(0, |d| d.split('/').filter(|p| !p.is_empty()).count())
 }
 
 fn describe(tok: &Token) -> String {

@@ -15,16 +15,21 @@
 
 pub mod apply;
 mod bullet;
+pub mod codeowners;
 pub mod ledger;
+mod ownership;
 pub mod repo_config;
 pub mod review_md;
 
 pub use bullet::is_rule_id;
+pub use codeowners::CodeOwners;
 pub use repo_config::{RepoConfig, RepoConfigError};
 pub use review_md::ReviewMd;
 
+use revu_common::bundle::OwnersFile;
 use revu_common::report::{ConventionsReport, SourceFile};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 
 /// The conventions file, at the repository root.
 pub const REVIEW_MD: &str = "REVIEW.md";
@@ -36,8 +41,11 @@ pub const REPO_CONFIG: &str = "revu.toml";
 pub struct RepoContext {
     pub conventions: ReviewMd,
     pub config: RepoConfig,
+    pub codeowners: Option<CodeOwners>,
     review_md: Option<SourceFile>,
+    nested_review_md: Vec<SourceFile>,
     repo_config: Option<SourceFile>,
+    codeowners_file: Option<SourceFile>,
 }
 
 impl RepoContext {
@@ -56,7 +64,39 @@ impl RepoContext {
             config,
             review_md: review_md.map(|t| source_file(REVIEW_MD, t)),
             repo_config: repo_config.map(|t| source_file(REPO_CONFIG, t)),
+            ..RepoContext::default()
         })
+    }
+
+    /// Lays the `REVIEW.md` files of subdirectories (text by directory,
+    /// `pkg/api`) on top of the root's: each applies to the files below
+    /// its directory, the nearer winning where they conflict.
+    pub fn with_nested(mut self, nested: &BTreeMap<String, String>) -> RepoContext {
+        for (dir, text) in nested {
+            let md = ReviewMd::parse_in(text, dir);
+            self.nested_review_md.push(source_file(
+                &format!("{}/{REVIEW_MD}", dir.trim_matches('/')),
+                text,
+            ));
+            self.conventions.absorb(md);
+        }
+        self
+    }
+
+    /// Reads the repository's `CODEOWNERS`, when it sent one.
+    pub fn with_codeowners(mut self, file: Option<&OwnersFile>) -> RepoContext {
+        if let Some(file) = file {
+            let owners = CodeOwners::parse(&file.text);
+            self.conventions
+                .warnings
+                .extend(owners.warnings.iter().map(|w| {
+                    w.strip_prefix("CODEOWNERS")
+                        .map_or_else(|| w.clone(), |rest| format!("{}{rest}", file.path))
+                }));
+            self.codeowners = Some(owners);
+            self.codeowners_file = Some(source_file(&file.path, &file.text));
+        }
+        self
     }
 
     /// Path guidance for a lane reviewing `files`, in `REVIEW.md` order.
@@ -75,6 +115,8 @@ impl RepoContext {
         ConventionsReport {
             review_md: self.review_md.clone(),
             repo_config: self.repo_config.clone(),
+            nested_review_md: self.nested_review_md.clone(),
+            codeowners: self.codeowners_file.clone(),
             ledger_checks: self.config.ledger.ids(),
             warnings: self.conventions.warnings.clone(),
             ..ConventionsReport::default()

@@ -5,13 +5,17 @@
 //! A malformed bullet never fails a review: it becomes a warning naming its
 //! line, and the rest of the file still applies.
 
-use super::bullet::{Scope, Token, glob, split_body, tokens};
+use super::bullet::{Scope, Token, below, glob, split_body, tokens};
 use globset::GlobMatcher;
 use revu_common::finding::Severity;
 
 /// Guidance handed to the lanes that review matching files.
 #[derive(Debug, Clone)]
 pub struct PathGuidance {
+    /// The file that wrote it: `REVIEW.md`, or a nested `pkg/REVIEW.md`.
+    pub origin: String,
+    /// The directory of a nested `REVIEW.md`, whose globs read from there.
+    pub within: Option<String>,
     pub line: usize,
     pub globs: Vec<(String, GlobMatcher)>,
     pub text: String,
@@ -19,13 +23,27 @@ pub struct PathGuidance {
 
 impl PathGuidance {
     pub fn applies_to(&self, path: &str) -> bool {
-        self.globs.iter().any(|(_, g)| g.is_match(path))
+        below(self.within.as_deref(), path)
+            .is_some_and(|p| self.globs.iter().any(|(_, g)| g.is_match(p)))
     }
 
-    /// The guidance as a lane receives it: `glob, glob: text`.
+    /// The guidance as a lane receives it: `glob, glob: text`, each glob
+    /// from the repository's root.
     pub fn render(&self) -> String {
-        let globs: Vec<&str> = self.globs.iter().map(|(g, _)| g.as_str()).collect();
+        let globs: Vec<String> = self
+            .globs
+            .iter()
+            .map(|(g, _)| match &self.within {
+                Some(dir) => format!("{dir}/{g}"),
+                None => g.clone(),
+            })
+            .collect();
         format!("{}: {}", globs.join(", "), self.text)
+    }
+
+    /// Where it is written, e.g. `pkg/REVIEW.md:7`.
+    pub fn convention(&self) -> String {
+        format!("{}:{}", self.origin, self.line)
     }
 }
 
@@ -40,6 +58,8 @@ pub enum Bound {
 
 #[derive(Debug, Clone)]
 pub struct SeverityOverride {
+    /// The file that wrote it: `REVIEW.md`, or a nested `pkg/REVIEW.md`.
+    pub origin: String,
     pub line: usize,
     pub scope: Scope,
     pub bound: Bound,
@@ -48,6 +68,8 @@ pub struct SeverityOverride {
 /// A SUGGESTION pattern the repository does not want reported.
 #[derive(Debug, Clone)]
 pub struct AllowedNit {
+    /// The file that wrote it: `REVIEW.md`, or a nested `pkg/REVIEW.md`.
+    pub origin: String,
     pub line: usize,
     pub scope: Scope,
     pub reason: String,
@@ -167,6 +189,42 @@ impl ReviewMd {
         md
     }
 
+    /// Parses the `REVIEW.md` of directory `dir` (`pkg/api`): what it says
+    /// applies below `dir` only, its globs read from there.
+    pub fn parse_in(text: &str, dir: &str) -> ReviewMd {
+        let dir = dir.trim_matches('/');
+        let origin = format!("{dir}/{}", super::REVIEW_MD);
+        let mut md = ReviewMd::parse(text);
+        for g in &mut md.guidance {
+            g.origin.clone_from(&origin);
+            g.within = Some(dir.to_owned());
+        }
+        for o in &mut md.overrides {
+            o.origin.clone_from(&origin);
+            o.scope.within = Some(dir.to_owned());
+        }
+        for n in &mut md.nits {
+            n.origin.clone_from(&origin);
+            n.scope.within = Some(dir.to_owned());
+        }
+        for w in &mut md.warnings {
+            if let Some(rest) = w.strip_prefix(super::REVIEW_MD) {
+                *w = format!("{origin}{rest}");
+            }
+        }
+        md
+    }
+
+    /// Lays a nested `REVIEW.md` on top of this one: its guidance is given
+    /// too, and where its overrides conflict with these the nearer wins
+    /// ([`super::apply`]).
+    pub fn absorb(&mut self, nested: ReviewMd) {
+        self.guidance.extend(nested.guidance);
+        self.overrides.extend(nested.overrides);
+        self.nits.extend(nested.nits);
+        self.warnings.extend(nested.warnings);
+    }
+
     fn flush(&mut self, section: Option<Section>, pending: Option<Pending>) {
         let (Some(section), Some(Pending { line, text })) = (section, pending) else {
             return;
@@ -174,15 +232,24 @@ impl ReviewMd {
         let parsed = match section {
             Section::PathGuidance => parse_guidance(&text).map(|g| {
                 self.guidance.push(PathGuidance {
+                    origin: super::REVIEW_MD.to_owned(),
+                    within: None,
                     line,
                     globs: g.0,
                     text: g.1,
                 })
             }),
-            Section::SeverityOverrides => parse_override(&text)
-                .map(|(scope, bound)| self.overrides.push(SeverityOverride { line, scope, bound })),
+            Section::SeverityOverrides => parse_override(&text).map(|(scope, bound)| {
+                self.overrides.push(SeverityOverride {
+                    origin: super::REVIEW_MD.to_owned(),
+                    line,
+                    scope,
+                    bound,
+                })
+            }),
             Section::AllowedNits => parse_nit(&text).map(|(scope, reason)| {
                 self.nits.push(AllowedNit {
+                    origin: super::REVIEW_MD.to_owned(),
                     line,
                     scope,
                     reason,

@@ -1,6 +1,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::apply::{Decision, Guarded, Outcome, decide};
+use super::apply::{Decision, Guarded, Outcome, Source, decide};
 use super::strategies::arb_review_md;
 use super::*;
 use proptest::prelude::*;
@@ -119,15 +119,16 @@ fn a_blocker_is_never_capped_or_suppressed_and_the_refusal_is_reported() {
 
 #[test]
 fn decide_allows_everything_but_lowering_a_blocker() {
-    let set = |severity| Decision::Set { severity, line: 1 };
+    let at = || Source("REVIEW.md:1".into());
+    let set = |severity| Decision::Set { severity, at: at() };
     for proposed in [
         set(Severity::Suggestion),
         set(Severity::Important),
-        Decision::Suppress { line: 1 },
+        Decision::Suppress { at: at() },
     ] {
         assert_eq!(
             decide(Severity::Blocker, proposed.clone()),
-            Guarded::Refused(1)
+            Guarded::Refused(at())
         );
         assert_eq!(
             decide(Severity::Important, proposed.clone()),
@@ -180,4 +181,126 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_nested_review_md_applies_below_its_directory_only() {
+    let nested = std::collections::BTreeMap::from([(
+        "pkg".to_owned(),
+        "## Severity Overrides\n- `RV-SEC-008` in `experimental/**`: at most SUGGESTION\n\
+         ## Path Guidance\n- `experimental/**`: may break\n"
+            .to_owned(),
+    )]);
+    let repo = RepoContext::load(None, None).unwrap().with_nested(&nested);
+    assert!(
+        repo.conventions.warnings.is_empty(),
+        "{:?}",
+        repo.conventions.warnings
+    );
+    let severity =
+        |file: &str| match repo
+            .conventions
+            .apply(finding("RV-SEC-008", Severity::Important, file))
+        {
+            Outcome::Kept(f) | Outcome::Overridden(f, _) | Outcome::Protected(f, _) => f.severity,
+            Outcome::Suppressed(_) => panic!("{file}: suppressed"),
+        };
+    assert_eq!(severity("pkg/experimental/x.py"), Severity::Suggestion);
+    assert_eq!(severity("other/x.py"), Severity::Important);
+    assert_eq!(severity("experimental/x.py"), Severity::Important);
+    assert_eq!(severity("pkgs/experimental/x.py"), Severity::Important);
+    // Its guidance reads from the root, and names where it is written.
+    let files = vec!["pkg/experimental/a.py".to_owned()];
+    assert_eq!(
+        repo.guidance_for(&files),
+        ["pkg/experimental/**: may break"]
+    );
+    assert_eq!(repo.conventions.guidance[0].convention(), "pkg/REVIEW.md:4");
+    let report = repo.report();
+    assert_eq!(report.nested_review_md[0].name, "pkg/REVIEW.md");
+}
+
+#[test]
+fn the_nearer_review_md_wins_and_none_silences_a_blocker() {
+    let root = "## Severity Overrides\n- in `**/*.py`: at most SUGGESTION\n";
+    let nested = std::collections::BTreeMap::from([
+        (
+            "pkg".to_owned(),
+            "## Severity Overrides\n- in `**/*.py`: at most IMPORTANT\n".to_owned(),
+        ),
+        (
+            "pkg/core".to_owned(),
+            "## Severity Overrides\n- `RV-SEC-001`: at most SUGGESTION\n".to_owned(),
+        ),
+    ]);
+    let repo = RepoContext::load(Some(root), None)
+        .unwrap()
+        .with_nested(&nested);
+    let outcome =
+        |rule: &str, severity, file: &str| repo.conventions.apply(finding(rule, severity, file));
+    // The root caps every Python finding; pkg's own cap is nearer, and higher.
+    match outcome("RV-COR-004", Severity::Important, "pkg/a.py") {
+        Outcome::Kept(f) => assert_eq!(f.severity, Severity::Important),
+        other => panic!("{other:?}"),
+    }
+    match outcome("RV-COR-004", Severity::Important, "lib/a.py") {
+        Outcome::Overridden(f, e) => {
+            assert_eq!(f.severity, Severity::Suggestion);
+            assert_eq!(e.convention, "REVIEW.md:2");
+        }
+        other => panic!("{other:?}"),
+    }
+    // No file, however near, lowers a BLOCKER; the refusal names it.
+    match outcome("RV-SEC-001", Severity::Blocker, "pkg/core/keys.py") {
+        Outcome::Protected(f, e) => {
+            assert_eq!(f.severity, Severity::Blocker);
+            assert_eq!(e.convention, "pkg/core/REVIEW.md:2");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn codeowners_name_the_owners_of_blockers_and_always_human_files() {
+    let owners = revu_common::bundle::OwnersFile {
+        path: ".github/CODEOWNERS".into(),
+        text: "* @acme/all\n/auth/ @acme/security\npkg/ @pkg-team\n".into(),
+    };
+    let repo = RepoContext::load(None, None)
+        .unwrap()
+        .with_codeowners(Some(&owners));
+    let diff = revu_common::diff::parse(
+        b"diff --git a/auth/login.py b/auth/login.py\n--- a/auth/login.py\n+++ b/auth/login.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n",
+    )
+    .unwrap();
+    let mut findings = vec![
+        finding("RV-SEC-001", Severity::Blocker, "pkg/keys.py"),
+        finding("RV-COR-004", Severity::Important, "pkg/keys.py"),
+    ];
+    let named = repo.owners(&diff, &mut findings);
+    assert_eq!(findings[0].owners, ["@pkg-team"]);
+    assert!(findings[1].owners.is_empty(), "only a BLOCKER names owners");
+    let summary: Vec<(&str, &[String], &[String])> = named
+        .iter()
+        .map(|o| (o.file.as_str(), o.owners.as_slice(), o.because.as_slice()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (
+                "auth/login.py",
+                &["@acme/security".to_owned()][..],
+                &["auth_surface".to_owned()][..]
+            ),
+            (
+                "pkg/keys.py",
+                &["@pkg-team".to_owned()][..],
+                &["blocker".to_owned()][..]
+            ),
+        ]
+    );
+    assert_eq!(
+        repo.report().codeowners.map(|f| f.name),
+        Some(".github/CODEOWNERS".to_owned())
+    );
 }

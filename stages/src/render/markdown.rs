@@ -7,6 +7,7 @@
 mod adjudication;
 mod conventions;
 mod coverage;
+mod owners;
 mod usage;
 mod walkthrough;
 
@@ -61,6 +62,7 @@ fn write_report(out: &mut String, r: &Report) -> fmt::Result {
         writeln!(out, "{}. {}", i + 1, inline(action))?;
     }
     writeln!(out)?;
+    owners::write(out, r)?;
     write_lanes(out, r)?;
     write_facts(out, r)?;
     coverage::write(out, r)?;
@@ -142,6 +144,9 @@ fn write_finding(out: &mut String, f: &Finding, counted: Severity, rigor: Rigor)
         writeln!(out, "  - fix: {}", inline(&f.fix))?;
     }
     writeln!(out, "  - blast radius: {}", inline(f.blast_radius.as_str()))?;
+    if !f.owners.is_empty() {
+        writeln!(out, "  - owners: {}", owners::names(&f.owners))?;
+    }
     Ok(())
 }
 

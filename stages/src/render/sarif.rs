@@ -56,6 +56,7 @@ pub fn sarif(report: &Report) -> String {
                 confidence: f.confidence,
                 dimensions: dimensions(f).iter().map(|d| d.as_str()).collect(),
                 blast_radius: f.blast_radius.as_str().to_owned(),
+                owners: f.owners.clone(),
             },
         })
         .collect();

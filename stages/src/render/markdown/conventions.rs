@@ -1,5 +1,6 @@
-//! The "Repository conventions" section: which `REVIEW.md` and `revu.toml`
-//! the review used and what they changed. Absent when it used neither.
+//! The "Repository conventions" section: which `REVIEW.md` files,
+//! `revu.toml` and `CODEOWNERS` the review used and what they changed.
+//! Absent when it used none.
 
 use super::{code, inline};
 use revu_common::report::{ConventionEffect, Report, SourceFile};
@@ -7,11 +8,18 @@ use std::fmt::{self, Write};
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
     let c = &r.conventions;
-    if c.review_md.is_none() && c.repo_config.is_none() && c.warnings.is_empty() {
+    let used: Vec<&SourceFile> = c
+        .review_md
+        .iter()
+        .chain(&c.nested_review_md)
+        .chain(&c.repo_config)
+        .chain(&c.codeowners)
+        .collect();
+    if used.is_empty() && c.warnings.is_empty() {
         return Ok(());
     }
     writeln!(out, "## Repository conventions\n")?;
-    for file in [&c.review_md, &c.repo_config].into_iter().flatten() {
+    for file in used {
         writeln!(out, "- used {}", source(file))?;
     }
     if !c.ledger_checks.is_empty() {

@@ -171,6 +171,9 @@ pub struct ResultProperties {
     pub confidence: u8,
     pub dimensions: Vec<&'static str>,
     pub blast_radius: String,
+    /// The cited file's owners by `CODEOWNERS`, on a BLOCKER.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owners: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
