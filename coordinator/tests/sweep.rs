@@ -9,7 +9,7 @@ use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::ReviewStore;
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewState};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewPhase, ReviewState};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use serde_json::Value;
@@ -62,7 +62,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
 
 async fn report(backend: &MemoryBackend, id: &ReviewId) -> Value {
     let record = backend.load_record(id).await.unwrap().unwrap();
-    assert_eq!(record.state, ReviewState::Finished, "review {id}");
+    assert_eq!(record.phase, ReviewPhase::Finished, "review {id}");
     let json = backend.load_report(id).await.unwrap().unwrap();
     serde_json::from_str(&json).unwrap()
 }

@@ -5,7 +5,7 @@ use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::ReviewStore;
 use revu_common::queue::redis::RedisBackend;
 use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use revu_common::review::{LaneResult, ProgressEvent, ReviewPhase, ReviewRecord};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_tests::RedisServer;
@@ -39,8 +39,8 @@ async fn load(backend: &RedisBackend, id: &ReviewId) -> ReviewRecord {
 
 async fn report(backend: &RedisBackend, id: &ReviewId) -> Value {
     let record = backend.load_record(id).await.or_fail();
-    let state = record.map(|r| r.state);
-    assert_eq!(state, Some(ReviewState::Finished), "review {id}");
+    let phase = record.map(|r| r.phase);
+    assert_eq!(phase, Some(ReviewPhase::Finished), "review {id}");
     let json = backend.load_report(id).await.or_fail().unwrap_or_default();
     serde_json::from_str(&json).or_fail()
 }

@@ -118,7 +118,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         record: &ReviewRecord,
         report: &LaneReport,
     ) -> Result<(), ServiceError> {
-        if record.state.is_terminal() {
+        if record.phase.is_terminal() {
             self.count("late_reports", 1).await;
             return self
                 .discard(report, "late report for a finished or cancelled review")

@@ -3,10 +3,10 @@
 use super::MemoryBackend;
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
-use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
-use crate::review::{
-    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, ReviewState, now_ms,
+use crate::queue::{
+    CreateOutcome, MoveOutcome, PhaseMove, QueueError, QuotaCharge, ReviewStore, encode,
 };
+use crate::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, now_ms};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -105,11 +105,58 @@ impl ReviewStore for MemoryBackend {
 
     async fn save_record(&self, record: &ReviewRecord) -> Result<(), QueueError> {
         let mut s = self.lock();
-        if record.state.is_terminal() {
-            s.active.remove(&record.id);
-        }
-        s.records.insert(record.id.clone(), record.clone());
+        let Some(stored) = s.records.get_mut(&record.id) else {
+            return Ok(());
+        };
+        *stored = ReviewRecord {
+            phase: stored.phase,
+            ..record.clone()
+        };
         Ok(())
+    }
+
+    async fn move_phase(&self, step: PhaseMove<'_>) -> Result<MoveOutcome, QueueError> {
+        step.check()?;
+        let jobs = step
+            .jobs
+            .iter()
+            .map(|j| Ok((j, encode("lane job", j)?)))
+            .collect::<Result<Vec<_>, QueueError>>()?;
+        let id = &step.record.id;
+        {
+            let mut s = self.lock();
+            let Some(stored) = s.records.get_mut(id) else {
+                return Ok(MoveOutcome::Lost { current: None });
+            };
+            if stored.phase != step.from {
+                return Ok(MoveOutcome::Lost {
+                    current: Some(stored.phase),
+                });
+            }
+            *stored = step.record.clone();
+            for (job, raw) in jobs {
+                s.attempts.entry(id.clone()).or_default().insert(
+                    job.lane.id.clone(),
+                    LaneAttempts {
+                        awaited: job.attempt,
+                        gate_rejected: None,
+                    },
+                );
+                s.add_job(&job.lane.engine, raw);
+            }
+            if let Some(report) = step.report {
+                s.reports.insert(id.clone(), Arc::new(report));
+            }
+            if step.record.phase.is_terminal() {
+                s.active.remove(id);
+            }
+            s.add_events(id, step.events);
+        }
+        if !step.jobs.is_empty() {
+            self.jobs_ready.notify_waiters();
+        }
+        self.events_ready.notify_waiters();
+        Ok(MoveOutcome::Moved)
     }
 
     async fn load_bundle(
@@ -185,13 +232,13 @@ impl ReviewStore for MemoryBackend {
         Ok(true)
     }
 
-    async fn add_lane(&self, record: &ReviewRecord, job: &LaneJob) -> Result<bool, QueueError> {
+    async fn dispatch_planned(&self, job: &LaneJob) -> Result<bool, QueueError> {
         let raw = encode("lane job", job)?;
         let mut s = self.lock();
-        if !s.active.contains(&record.id) {
+        if !s.active.contains(&job.review_id) {
             return Ok(false);
         }
-        let attempts = s.attempts.entry(record.id.clone()).or_default();
+        let attempts = s.attempts.entry(job.review_id.clone()).or_default();
         if attempts.contains_key(&job.lane.id) {
             return Ok(false);
         }
@@ -202,7 +249,6 @@ impl ReviewStore for MemoryBackend {
                 gate_rejected: None,
             },
         );
-        s.records.insert(record.id.clone(), record.clone());
         s.add_job(&job.lane.engine, raw);
         drop(s);
         self.jobs_ready.notify_waiters();
@@ -221,25 +267,6 @@ impl ReviewStore for MemoryBackend {
         id: &ReviewId,
     ) -> Result<BTreeMap<String, LaneAttempts>, QueueError> {
         Ok(self.lock().attempts.get(id).cloned().unwrap_or_default())
-    }
-
-    async fn finish_review(
-        &self,
-        record: &ReviewRecord,
-        report_json: String,
-        events: &[ProgressEvent],
-    ) -> Result<(), QueueError> {
-        {
-            let mut s = self.lock();
-            s.reports.insert(record.id.clone(), Arc::new(report_json));
-            let mut done = record.clone();
-            done.state = ReviewState::Finished;
-            s.active.remove(&record.id);
-            s.records.insert(record.id.clone(), done);
-            s.add_events(&record.id, events);
-        }
-        self.events_ready.notify_waiters();
-        Ok(())
     }
 
     async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {
