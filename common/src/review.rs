@@ -4,14 +4,16 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Slice, Usage};
-use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
+use crate::lane::{LaneJob, LaneKind, LaneSpec, ReviewId, Slice};
+use crate::report::{FactsSummary, Gate, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::Arc;
 
+mod lane_result;
 mod phase;
 
+pub use lane_result::{LaneEnd, LaneResult};
 pub use phase::{ReviewPhase, StepsAhead};
 
 /// Where a review is in its life, as the public API reports it: every
@@ -261,31 +263,6 @@ impl From<ReviewRecord> for StoredRecord {
 /// Every settled lane of a review by lane id, shared rather than copied
 /// by each reader of the store.
 pub type LaneResults = std::collections::BTreeMap<String, Arc<LaneResult>>;
-
-/// The coordinator's settled account of one lane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LaneResult {
-    pub lane_id: String,
-    pub outcome: LaneOutcome,
-    pub attempts: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<LaneReportBody>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub banner: Option<String>,
-    /// For a faulted lane, what kind of fault.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault: Option<FaultKind>,
-    /// What the lane spent on a model service, over all its attempts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// Whether its settling report came from the lane result cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<crate::lane::CacheUse>,
-    #[serde(default)]
-    pub worker: String,
-    #[serde(default)]
-    pub duration_ms: u64,
-}
 
 /// What the store records of one lane's dispatches: the attempt whose
 /// report is awaited (reports of older attempts are stale), and the attempt

@@ -1,7 +1,11 @@
 //! What the release before review phases stored, read by this one: the
-//! fixtures in `fixtures/stored` were written by that release's own types.
+//! fixtures in `fixtures/stored` were written by that release's own types
+//! (review records, and lane results from before a lane's end was an
+//! enum).
 
-use revu_common::review::{ReviewPhase, ReviewRecord};
+use revu_common::lane::FaultKind;
+use revu_common::report::LaneOutcome;
+use revu_common::review::{LaneEnd, LaneResult, ReviewPhase, ReviewRecord};
 use serde_json::Value;
 use std::path::Path;
 
@@ -54,5 +58,49 @@ fn a_record_is_written_as_before_with_its_phase_beside_the_old_state() {
         );
         let back: ReviewRecord = serde_json::from_value(json).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, moved);
+    }
+}
+
+#[test]
+fn a_lane_result_stored_as_options_reads_as_the_end_its_outcome_names() {
+    let complete: LaneResult = decode("result-complete");
+    let LaneEnd::Complete { body } = &complete.end else {
+        panic!("{complete:?}");
+    };
+    assert_eq!(body.findings.len(), 1);
+    assert_eq!(complete.usage.as_ref().map(|u| u.requests), Some(2));
+
+    let incomplete: LaneResult = decode("result-incomplete");
+    let LaneEnd::Incomplete { body, banner } = &incomplete.end else {
+        panic!("{incomplete:?}");
+    };
+    assert!(body.summary.is_empty());
+    assert!(banner.starts_with("report failed the completeness gate twice"));
+
+    let fault: LaneResult = decode("result-fault");
+    assert_eq!(
+        fault.end,
+        LaneEnd::PipelineFault {
+            fault: FaultKind::Timeout,
+            banner: "failed 3 attempt(s), last: lane timed out after 120 s".into(),
+        }
+    );
+    let cancelled: LaneResult = decode("result-cancelled");
+    assert_eq!(cancelled.end, LaneEnd::Cancelled);
+    assert_eq!(cancelled.outcome(), LaneOutcome::Cancelled);
+}
+
+#[test]
+fn a_lane_result_is_stored_in_the_form_it_had() {
+    for name in [
+        "result-complete",
+        "result-incomplete",
+        "result-fault",
+        "result-cancelled",
+    ] {
+        let old: Value = decode(name);
+        let result: LaneResult = decode(name);
+        let written = serde_json::to_value(&result).unwrap_or_default();
+        assert_eq!(written, old, "{name}");
     }
 }

@@ -15,8 +15,7 @@ use revu_common::adjudication::{
     AdjudicationStatus, Decision, is_candidate,
 };
 use revu_common::finding::{Finding, Severity};
-use revu_common::report::LaneOutcome;
-use revu_common::review::LaneResult;
+use revu_common::review::{LaneEnd, LaneResult};
 
 /// The findings after adjudication, and the report's account of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,8 +68,8 @@ pub fn adjudicate(
             report: report(status, warnings),
         };
     };
-    match (&lane.outcome, &lane.body) {
-        (LaneOutcome::Complete, Some(body)) => {
+    match &lane.end {
+        LaneEnd::Complete { body } => {
             let mut out = apply(&plan.engine, findings, &plan.candidates, &body.decisions);
             if !body.findings.is_empty() {
                 out.report.warnings.push(format!(
@@ -80,13 +79,13 @@ pub fn adjudicate(
             }
             out
         }
-        (outcome, _) => Adjudicated {
+        _ => Adjudicated {
             findings,
             report: report(
                 AdjudicationStatus::NotApplied,
                 vec![format!(
                     "lane {ADJUDICATION_LANE} is {}; findings left as verified",
-                    outcome_name(*outcome)
+                    outcome_name(lane.outcome())
                 )],
             ),
         },

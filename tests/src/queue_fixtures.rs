@@ -2,11 +2,14 @@
 //! job from the `rules` stream, and a Redis backend on a test server.
 
 use crate::RedisServer;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::lane::{
+    LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneReportBody, LaneSpec, ReviewId,
+};
 use revu_common::queue::redis::RedisBackend;
 use revu_common::queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord};
+use revu_common::review::{
+    LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord,
+};
 use std::time::Duration;
 
 pub const SHORT: Duration = Duration::from_millis(50);
@@ -91,16 +94,15 @@ pub async fn redis_backend(server: &RedisServer) -> RedisBackend {
 /// says so.
 pub fn settled(lane: &str) -> (std::sync::Arc<LaneResult>, ProgressEvent) {
     let result = LaneResult {
-        lane_id: lane.into(),
-        outcome: LaneOutcome::Complete,
-        attempts: 1,
-        body: None,
-        banner: None,
-        fault: None,
-        usage: None,
-        cache: None,
         worker: "w".into(),
         duration_ms: 1,
+        ..LaneResult::new(
+            lane,
+            LaneEnd::Complete {
+                body: LaneReportBody::default(),
+            },
+            1,
+        )
     };
     let event = ProgressEvent::LaneFinished {
         lane_id: lane.into(),

@@ -6,8 +6,7 @@
 use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewPhase, ReviewState, Stage};
+use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState, Stage};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_tests::RedisServer;
@@ -56,21 +55,20 @@ async fn settle_all_clean<B: ReviewStore>(backend: &B, id: &ReviewId) {
     let record = record.unwrap_or_else(|| panic!("review {id} not stored"));
     for lane in &record.plan.lanes {
         let result = Arc::new(LaneResult {
-            lane_id: lane.id.clone(),
-            outcome: LaneOutcome::Complete,
-            attempts: 1,
-            body: Some(LaneReportBody {
-                reviewed: lane.files.clone(),
-                checks: vec!["rules".into()],
-                summary: "clean".into(),
-                ..LaneReportBody::default()
-            }),
-            banner: None,
-            fault: None,
-            usage: None,
-            cache: None,
             worker: "w".into(),
             duration_ms: 1,
+            ..LaneResult::new(
+                lane.id.clone(),
+                LaneEnd::Complete {
+                    body: LaneReportBody {
+                        reviewed: lane.files.clone(),
+                        checks: vec!["rules".into()],
+                        summary: "clean".into(),
+                        ..LaneReportBody::default()
+                    },
+                },
+                1,
+            )
         });
         let finished = ProgressEvent::LaneFinished {
             lane_id: lane.id.clone(),

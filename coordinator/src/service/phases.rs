@@ -17,10 +17,9 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
 use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
 use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
-use revu_common::report::LaneOutcome;
 use revu_common::review::{
-    GROUPING_LANE, LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, SYNTHESIS_LANE, Stage,
-    SynthesisPlan,
+    GROUPING_LANE, LaneEnd, LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, SYNTHESIS_LANE,
+    Stage, SynthesisPlan,
 };
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
@@ -54,16 +53,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 record.id
             )));
         };
-        let refined = match (&result.outcome, &result.body) {
-            (LaneOutcome::Complete, Some(body)) => Ok(body.slices.clone()),
-            _ => Err(format!(
+        let refined = match &result.end {
+            LaneEnd::Complete { body } => Ok(body.slices.clone()),
+            end => Err(format!(
                 "the grouping lane {}: {}",
-                match result.outcome {
-                    LaneOutcome::Incomplete => "is incomplete",
-                    LaneOutcome::Cancelled => "was cancelled",
-                    LaneOutcome::PipelineFault | LaneOutcome::Complete => "faulted",
+                match end {
+                    LaneEnd::Incomplete { .. } => "is incomplete",
+                    LaneEnd::Cancelled => "was cancelled",
+                    LaneEnd::PipelineFault { .. } | LaneEnd::Complete { .. } => "faulted",
                 },
-                result.banner.as_deref().unwrap_or("no usable report")
+                result.banner().unwrap_or("no usable report")
             )),
         };
         // More slices than the lane limit leaves room for: refused like any

@@ -8,8 +8,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
 use revu_common::lane::{FaultKind, ReviewId};
 use revu_common::queue::{JobQueue, MoveOutcome, ReviewStore};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
+use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
 use std::sync::Arc;
@@ -141,18 +140,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 Fault::Deadline => (DEADLINE_BANNER.to_owned(), FaultKind::Deadline),
                 Fault::Review(banner) => (banner.to_owned(), FaultKind::Bundle),
             };
-            let result = LaneResult {
-                lane_id: lane.id.clone(),
-                outcome: LaneOutcome::PipelineFault,
-                attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
-                body: None,
-                banner: Some(banner),
-                fault: Some(kind),
-                usage: None,
-                cache: None,
-                worker: String::new(),
-                duration_ms: 0,
-            };
+            let result = LaneResult::new(
+                lane.id.clone(),
+                LaneEnd::PipelineFault {
+                    fault: kind,
+                    banner,
+                },
+                attempts.get(&lane.id).map_or(1, |a| a.awaited),
+            );
             self.settle(record, result).await?;
             faulted += 1;
         }
@@ -207,18 +202,11 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .lanes
             .iter()
             .map(|lane| {
-                let result = LaneResult {
-                    lane_id: lane.id.clone(),
-                    outcome: LaneOutcome::PipelineFault,
-                    attempts: 0,
-                    body: None,
-                    banner: Some(banner.to_owned()),
-                    fault: Some(FaultKind::Bundle),
-                    usage: None,
-                    cache: None,
-                    worker: String::new(),
-                    duration_ms: 0,
+                let end = LaneEnd::PipelineFault {
+                    fault: FaultKind::Bundle,
+                    banner: banner.to_owned(),
                 };
+                let result = LaneResult::new(lane.id.clone(), end, 0);
                 (lane.id.clone(), Arc::new(result))
             })
             .collect();

@@ -4,7 +4,8 @@ use super::*;
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
 use revu_common::finding::{BlastRadius, Dimension};
-use revu_common::lane::LaneReportBody;
+use revu_common::lane::{FaultKind, LaneReportBody};
+use revu_common::report::LaneOutcome;
 
 fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
     Finding {
@@ -166,23 +167,31 @@ fn a_candidate_no_longer_verified_is_ignored() {
     assert!(out.report.warnings[0].starts_with("candidate 0 (src/a.rs:1) is not among"));
 }
 
+/// The adjudication lane ended `outcome`, its report (where that outcome
+/// keeps one) holding `decisions` and `findings`.
 fn lane(outcome: LaneOutcome, decisions: Vec<Decision>, findings: Vec<Finding>) -> LaneResult {
+    let body = LaneReportBody {
+        summary: "re-tried".into(),
+        findings,
+        decisions,
+        ..LaneReportBody::default()
+    };
+    let end = match outcome {
+        LaneOutcome::Complete => LaneEnd::Complete { body },
+        LaneOutcome::Incomplete => LaneEnd::Incomplete {
+            body,
+            banner: "report incomplete: cut".into(),
+        },
+        LaneOutcome::PipelineFault => LaneEnd::PipelineFault {
+            fault: FaultKind::Timeout,
+            banner: "failed 3 attempt(s)".into(),
+        },
+        LaneOutcome::Cancelled => LaneEnd::Cancelled,
+    };
     LaneResult {
-        lane_id: ADJUDICATION_LANE.into(),
-        outcome,
-        attempts: 1,
-        body: Some(LaneReportBody {
-            summary: "re-tried".into(),
-            findings,
-            decisions,
-            ..LaneReportBody::default()
-        }),
-        banner: None,
-        fault: None,
-        usage: None,
-        cache: None,
         worker: "w".into(),
         duration_ms: 1,
+        ..LaneResult::new(ADJUDICATION_LANE, end, 1)
     }
 }
 
