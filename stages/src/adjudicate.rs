@@ -158,7 +158,7 @@ pub fn apply(
             action: d.action,
             rule: f.rule.clone(),
             citation: f.citation(),
-            summary: f.summary.clone(),
+            summary: f.shown_summary().into_owned(),
             from: f.severity,
             to,
             reason: d.reason.trim().to_owned(),
@@ -168,6 +168,7 @@ pub fn apply(
             Action::Downgrade => match lower(f.severity) {
                 Some(to) => {
                     report.changes.push(change(Some(to)));
+                    f.downgraded_from.get_or_insert(f.severity);
                     f.severity = to;
                     report.downgraded += 1;
                 }

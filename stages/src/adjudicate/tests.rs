@@ -22,6 +22,8 @@ fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
     }
 }
@@ -74,6 +76,12 @@ fn confirm_keeps_downgrade_lowers_one_level_drop_removes() {
     assert_eq!(
         rules_and_severities(&out.findings),
         [("B1", Blocker), ("B2", Important), ("S1", Suggestion)]
+    );
+    let lowered: Vec<Option<Severity>> = out.findings.iter().map(|f| f.downgraded_from).collect();
+    assert_eq!(
+        lowered,
+        [None, Some(Blocker), None],
+        "only B2 says it was lowered"
     );
     let r = &out.report;
     assert_eq!(r.status, AdjudicationStatus::Applied);
@@ -286,11 +294,16 @@ fn arb_case() -> impl Strategy<Value = (Vec<Finding>, Vec<Finding>)> {
 }
 
 /// Whether `after` can be what adjudication made of `before`: the same
-/// finding at the same or a lower severity.
+/// finding at the same severity, or at a lower one that names the one it
+/// was raised with.
 fn same_or_lower(after: &Finding, before: &Finding) -> bool {
+    let lowered = after.severity < before.severity;
+    let says_so = after.downgraded_from == lowered.then_some(before.severity);
     after.severity <= before.severity
+        && says_so
         && Finding {
             severity: before.severity,
+            downgraded_from: None,
             ..after.clone()
         } == *before
 }
