@@ -38,7 +38,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     }
 
     /// One look at the review: [`Coordinator::try_finalize`]'s work.
-    /// Returns whether to look again at once (a move that added no lane).
+    /// Returns whether to look again at once: the review moved to its
+    /// domain lanes, and a refinement may have left none to wait for.
     async fn finalize_once(&self, id: &ReviewId) -> Result<bool, ServiceError> {
         // Asked together, so that on Redis they go out in one round trip.
         let (record, settled) =
