@@ -219,6 +219,19 @@ impl Finding {
         }
     }
 
+    /// This finding as the current version writes it when it was stored
+    /// before the pre-existing mark was a field: the mark taken out of its
+    /// summary and set as `pre_existing_line`.
+    pub fn with_mark_as_field(mut self) -> Self {
+        if !self.pre_existing_line
+            && let Some(rest) = self.summary.strip_prefix(PRE_EXISTING_MARK)
+        {
+            self.summary = rest.to_owned();
+            self.pre_existing_line = true;
+        }
+        self
+    }
+
     /// Whether a linter raised it: its rule reads `TOOL:CODE` (an engine's
     /// own findings read `engine:NAME`).
     pub fn is_linter_finding(&self) -> bool {
@@ -309,5 +322,12 @@ mod tests {
         f.summary = "stale".into();
         f.pre_existing_line = true;
         assert_eq!(f.shown_summary(), "[pre-existing] stale");
+        let stored = Finding {
+            summary: "[pre-existing] stale".into(),
+            pre_existing_line: false,
+            ..f.clone()
+        };
+        assert_eq!(stored.with_mark_as_field(), f);
+        assert_eq!(f.clone().with_mark_as_field(), f, "once");
     }
 }

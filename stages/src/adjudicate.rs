@@ -70,7 +70,15 @@ pub fn adjudicate(
     };
     match &lane.end {
         LaneEnd::Complete { body } => {
-            let mut out = apply(&plan.engine, findings, &plan.candidates, &body.decisions);
+            // Candidates of a review stored before the pre-existing mark
+            // was a field have it in their summaries.
+            let candidates: Vec<Finding> = plan
+                .candidates
+                .iter()
+                .cloned()
+                .map(Finding::with_mark_as_field)
+                .collect();
+            let mut out = apply(&plan.engine, findings, &candidates, &body.decisions);
             if !body.findings.is_empty() {
                 out.report.warnings.push(format!(
                     "the lane listed {} finding(s); ignored: adjudication never adds findings",

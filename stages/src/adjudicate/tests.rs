@@ -53,6 +53,28 @@ fn verified() -> (Vec<Finding>, Vec<Finding>) {
     (findings, candidates)
 }
 
+#[test]
+fn candidates_stored_with_the_mark_in_their_summary_still_match() {
+    let (mut findings, _) = verified();
+    findings[1].pre_existing_line = true;
+    let mut stored = findings[1].clone();
+    stored.pre_existing_line = false;
+    stored.summary = format!("[pre-existing] {}", stored.summary);
+    let plan = AdjudicationPlan {
+        engine: "llm".into(),
+        candidates: vec![stored],
+    };
+    let result = lane(
+        LaneOutcome::Complete,
+        vec![decide(0, Action::Downgrade, "only reachable from tests")],
+        vec![],
+    );
+    let out = adjudicate(&plan, Some(&result), findings);
+    assert!(out.report.warnings.is_empty(), "{:?}", out.report.warnings);
+    assert_eq!(out.findings[1].severity, Important);
+    assert_eq!(out.report.changes[0].summary, "[pre-existing] B2 summary");
+}
+
 fn rules_and_severities(findings: &[Finding]) -> Vec<(&str, Severity)> {
     findings
         .iter()
