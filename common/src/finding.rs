@@ -183,10 +183,20 @@ pub struct Finding {
     pub confidence: u8,
     pub blast_radius: BlastRadius,
     /// Set by verification on a finding below BLOCKER that cites a line
-    /// the change did not add: kept for the reader (its summary starts
-    /// `[pre-existing]`), never counted by the verdict.
+    /// the change did not add: kept for the reader, never counted by the
+    /// verdict. Such a finding is also `pre_existing_line`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pre_existing: bool,
+    /// Set by verification on a finding of any severity that cites a line
+    /// the change did not add: wherever it is shown, its summary reads
+    /// after [`PRE_EXISTING_MARK`] ([`Finding::shown_summary`]). Reports
+    /// written before the field carry the mark in the summary itself.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pre_existing_line: bool,
+    /// Set by adjudication on a finding it lowered: the severity it was
+    /// raised with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downgraded_from: Option<Severity>,
     /// A finding about the change as a whole rather than what the code
     /// does at its line (a missing test, a file's size): the blast radius
     /// never elevates it.
@@ -198,7 +208,34 @@ pub struct Finding {
     pub owners: Vec<String>,
 }
 
+/// What precedes the summary of a finding on a line the change did not
+/// add, wherever the finding is shown.
+pub const PRE_EXISTING_MARK: &str = "[pre-existing] ";
+
 impl Finding {
+    /// The summary as a reader sees it: after [`PRE_EXISTING_MARK`] when
+    /// the finding cites a line the change did not add.
+    pub fn shown_summary(&self) -> std::borrow::Cow<'_, str> {
+        if self.pre_existing_line {
+            std::borrow::Cow::Owned(format!("{PRE_EXISTING_MARK}{}", self.summary))
+        } else {
+            std::borrow::Cow::Borrowed(&self.summary)
+        }
+    }
+
+    /// This finding as the current version writes it when it was stored
+    /// before the pre-existing mark was a field: the mark taken out of its
+    /// summary and set as `pre_existing_line`.
+    pub fn with_mark_as_field(mut self) -> Self {
+        if !self.pre_existing_line
+            && let Some(rest) = self.summary.strip_prefix(PRE_EXISTING_MARK)
+        {
+            self.summary = rest.to_owned();
+            self.pre_existing_line = true;
+        }
+        self
+    }
+
     /// Whether a linter raised it: its rule reads `TOOL:CODE` (an engine's
     /// own findings read `engine:NAME`).
     pub fn is_linter_finding(&self) -> bool {
@@ -276,6 +313,8 @@ mod tests {
             confidence: 90,
             blast_radius: BlastRadius::Local,
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         };
@@ -284,5 +323,16 @@ mod tests {
         assert_eq!(f.citation(), "src/a.rs:3-5");
         f.line = 0;
         assert_eq!(f.citation(), "src/a.rs");
+        assert_eq!(f.shown_summary(), "");
+        f.summary = "stale".into();
+        f.pre_existing_line = true;
+        assert_eq!(f.shown_summary(), "[pre-existing] stale");
+        let stored = Finding {
+            summary: "[pre-existing] stale".into(),
+            pre_existing_line: false,
+            ..f.clone()
+        };
+        assert_eq!(stored.with_mark_as_field(), f);
+        assert_eq!(f.clone().with_mark_as_field(), f, "once");
     }
 }

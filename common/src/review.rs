@@ -4,13 +4,20 @@
 use crate::adjudication::AdjudicationPlan;
 use crate::facts::Signal;
 use crate::finding::{Dimension, Finding};
-use crate::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, LaneSpec, ReviewId, Slice, Usage};
-use crate::report::{FactsSummary, Gate, LaneOutcome, RigorChoice, Verdict};
+use crate::lane::{LaneJob, LaneKind, LaneSpec, ReviewId, Slice};
+use crate::report::{FactsSummary, Gate, RigorChoice, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Where a review is in its life. Only `Running` reviews change.
+mod lane_result;
+mod phase;
+
+pub use lane_result::{LaneEnd, LaneResult};
+pub use phase::{ReviewPhase, StepsAhead};
+
+/// Where a review is in its life, as the public API reports it: every
+/// phase before the review's end is `Running` ([`ReviewPhase::state`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviewState {
@@ -89,7 +96,9 @@ pub struct GroupingPlan {
     /// Engine that runs the grouping lane.
     pub engine: String,
     pub proposal: Vec<Slice>,
-    /// The domain lanes are in the plan.
+    /// The domain lanes are in the plan. Kept for records stored before
+    /// reviews had a phase, whose phase is derived from it
+    /// ([`ReviewPhase::of_legacy`]); the coordinator goes by the phase.
     #[serde(default)]
     pub applied: bool,
 }
@@ -156,9 +165,12 @@ impl ReviewPlan {
 
 /// The stored record of a review.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "StoredRecord", into = "StoredRecord")]
 pub struct ReviewRecord {
     pub id: ReviewId,
-    pub state: ReviewState,
+    /// Moved only by the store, from the phase it leaves
+    /// (`ReviewStore::move_phase`).
+    pub phase: ReviewPhase,
     pub created_ms: u64,
     /// Unix milliseconds after which missing lanes are faulted.
     pub deadline_ms: u64,
@@ -168,21 +180,20 @@ pub struct ReviewRecord {
     /// W3C `traceparent` of the span that accepted the review, so that
     /// spans of later work on it (gathering, finalizing, on any
     /// coordinator) join the review's trace. Set only when tracing is on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traceparent: Option<String>,
     /// The idempotency key the review was submitted under, if any, so that
     /// the key can expire with the review.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotency_key: Option<String>,
 }
 
 impl ReviewRecord {
-    /// A running review of `plan`, created at `created_ms` and due by
-    /// `deadline_ms` (Unix milliseconds), outside any trace.
+    /// A new review of `plan`, in the phase it starts in, created at
+    /// `created_ms` and due by `deadline_ms` (Unix milliseconds), outside
+    /// any trace.
     pub fn running(id: ReviewId, plan: ReviewPlan, created_ms: u64, deadline_ms: u64) -> Self {
         ReviewRecord {
             id,
-            state: ReviewState::Running,
+            phase: ReviewPhase::start(&plan),
             created_ms,
             deadline_ms,
             plan: Arc::new(plan),
@@ -190,36 +201,68 @@ impl ReviewRecord {
             idempotency_key: None,
         }
     }
+
+    /// This record moved to `phase` (the plan shared, not copied).
+    pub fn in_phase(&self, phase: ReviewPhase) -> Self {
+        ReviewRecord {
+            phase,
+            ..self.clone()
+        }
+    }
+}
+
+/// A review record as it is stored. `state` is what records held before
+/// reviews had a phase, and is still written for readers that know only
+/// it; a record without `phase` takes the phase its old fields imply.
+#[derive(Serialize, Deserialize)]
+struct StoredRecord {
+    id: ReviewId,
+    state: ReviewState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    phase: Option<ReviewPhase>,
+    created_ms: u64,
+    deadline_ms: u64,
+    plan: Arc<ReviewPlan>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    traceparent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    idempotency_key: Option<String>,
+}
+
+impl From<StoredRecord> for ReviewRecord {
+    fn from(s: StoredRecord) -> Self {
+        ReviewRecord {
+            phase: s
+                .phase
+                .unwrap_or_else(|| ReviewPhase::of_legacy(s.state, &s.plan)),
+            id: s.id,
+            created_ms: s.created_ms,
+            deadline_ms: s.deadline_ms,
+            plan: s.plan,
+            traceparent: s.traceparent,
+            idempotency_key: s.idempotency_key,
+        }
+    }
+}
+
+impl From<ReviewRecord> for StoredRecord {
+    fn from(r: ReviewRecord) -> Self {
+        StoredRecord {
+            id: r.id,
+            state: r.phase.state(),
+            phase: Some(r.phase),
+            created_ms: r.created_ms,
+            deadline_ms: r.deadline_ms,
+            plan: r.plan,
+            traceparent: r.traceparent,
+            idempotency_key: r.idempotency_key,
+        }
+    }
 }
 
 /// Every settled lane of a review by lane id, shared rather than copied
 /// by each reader of the store.
 pub type LaneResults = std::collections::BTreeMap<String, Arc<LaneResult>>;
-
-/// The coordinator's settled account of one lane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LaneResult {
-    pub lane_id: String,
-    pub outcome: LaneOutcome,
-    pub attempts: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub body: Option<LaneReportBody>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub banner: Option<String>,
-    /// For a faulted lane, what kind of fault.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fault: Option<FaultKind>,
-    /// What the lane spent on a model service, over all its attempts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    /// Whether its settling report came from the lane result cache.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<crate::lane::CacheUse>,
-    #[serde(default)]
-    pub worker: String,
-    #[serde(default)]
-    pub duration_ms: u64,
-}
 
 /// What the store records of one lane's dispatches: the attempt whose
 /// report is awaited (reports of older attempts are stale), and the attempt

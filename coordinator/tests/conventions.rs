@@ -8,8 +8,8 @@
 use revu_common::bundle::ReviewBundle;
 use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_common::lane::{LaneReportBody, ReviewId};
-use revu_common::report::{LaneOutcome, Report};
-use revu_common::review::{LaneResult, LaneResults};
+use revu_common::report::Report;
+use revu_common::review::{LaneEnd, LaneResult, LaneResults};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, prepare};
 use revu_stages::assemble::assemble;
@@ -39,6 +39,8 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, summary: &str)
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }
@@ -109,17 +111,16 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         .iter()
         .map(|l| {
             let result = LaneResult {
-                lane_id: l.id.clone(),
-                outcome: LaneOutcome::Complete,
-                attempts: 1,
-                // Every finding goes to the first lane, the others are clean.
-                body: Some(body.take().unwrap_or_default()),
-                banner: None,
-                fault: None,
-                usage: None,
-                cache: None,
                 worker: "w".into(),
                 duration_ms: 1,
+                // Every finding goes to the first lane, the others are clean.
+                ..LaneResult::new(
+                    l.id.clone(),
+                    LaneEnd::Complete {
+                        body: body.take().unwrap_or_default(),
+                    },
+                    1,
+                )
             };
             (l.id.clone(), Arc::new(result))
         })
@@ -319,16 +320,9 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
                     ..LaneReportBody::default()
                 };
                 let result = LaneResult {
-                    lane_id: l.id.clone(),
-                    outcome: LaneOutcome::Complete,
-                    attempts: 1,
-                    body: Some(body),
-                    banner: None,
-                    fault: None,
-                    usage: None,
-                    cache: None,
                     worker: "w".into(),
                     duration_ms: 1,
+                    ..LaneResult::new(l.id.clone(), LaneEnd::Complete { body }, 1)
                 };
                 (l.id.clone(), Arc::new(result))
             })

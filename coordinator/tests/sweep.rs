@@ -8,8 +8,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::ReviewStore;
 use revu_common::queue::memory::MemoryBackend;
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewState};
+use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use serde_json::Value;
@@ -34,22 +33,21 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
     let record = backend.load_record(id).await.unwrap().unwrap();
     for lane in &record.plan.lanes {
         let result = Arc::new(LaneResult {
-            lane_id: lane.id.clone(),
-            outcome: LaneOutcome::Complete,
-            attempts: 1,
-            body: Some(LaneReportBody {
-                reviewed: lane.files.clone(),
-                checks: vec!["rules".into()],
-                findings: vec![],
-                summary: "clean".into(),
-                ..LaneReportBody::default()
-            }),
-            banner: None,
-            fault: None,
-            usage: None,
-            cache: None,
             worker: "w".into(),
             duration_ms: 1,
+            ..LaneResult::new(
+                lane.id.clone(),
+                LaneEnd::Complete {
+                    body: LaneReportBody {
+                        reviewed: lane.files.clone(),
+                        checks: vec!["rules".into()],
+                        findings: vec![],
+                        summary: "clean".into(),
+                        ..LaneReportBody::default()
+                    },
+                },
+                1,
+            )
         });
         let finished = ProgressEvent::LaneFinished {
             lane_id: result.lane_id.clone(),
@@ -62,7 +60,7 @@ async fn settle_all_clean(backend: &MemoryBackend, id: &ReviewId) {
 
 async fn report(backend: &MemoryBackend, id: &ReviewId) -> Value {
     let record = backend.load_record(id).await.unwrap().unwrap();
-    assert_eq!(record.state, ReviewState::Finished, "review {id}");
+    assert_eq!(record.phase, ReviewPhase::Finished, "review {id}");
     let json = backend.load_report(id).await.unwrap().unwrap();
     serde_json::from_str(&json).unwrap()
 }

@@ -15,8 +15,7 @@ use revu_common::adjudication::{
     AdjudicationStatus, Decision, is_candidate,
 };
 use revu_common::finding::{Finding, Severity};
-use revu_common::report::LaneOutcome;
-use revu_common::review::LaneResult;
+use revu_common::review::{LaneEnd, LaneResult};
 
 /// The findings after adjudication, and the report's account of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,9 +68,17 @@ pub fn adjudicate(
             report: report(status, warnings),
         };
     };
-    match (&lane.outcome, &lane.body) {
-        (LaneOutcome::Complete, Some(body)) => {
-            let mut out = apply(&plan.engine, findings, &plan.candidates, &body.decisions);
+    match &lane.end {
+        LaneEnd::Complete { body } => {
+            // Candidates of a review stored before the pre-existing mark
+            // was a field have it in their summaries.
+            let candidates: Vec<Finding> = plan
+                .candidates
+                .iter()
+                .cloned()
+                .map(Finding::with_mark_as_field)
+                .collect();
+            let mut out = apply(&plan.engine, findings, &candidates, &body.decisions);
             if !body.findings.is_empty() {
                 out.report.warnings.push(format!(
                     "the lane listed {} finding(s); ignored: adjudication never adds findings",
@@ -80,13 +87,13 @@ pub fn adjudicate(
             }
             out
         }
-        (outcome, _) => Adjudicated {
+        _ => Adjudicated {
             findings,
             report: report(
                 AdjudicationStatus::NotApplied,
                 vec![format!(
                     "lane {ADJUDICATION_LANE} is {}; findings left as verified",
-                    outcome_name(*outcome)
+                    outcome_name(lane.outcome())
                 )],
             ),
         },
@@ -159,7 +166,7 @@ pub fn apply(
             action: d.action,
             rule: f.rule.clone(),
             citation: f.citation(),
-            summary: f.summary.clone(),
+            summary: f.shown_summary().into_owned(),
             from: f.severity,
             to,
             reason: d.reason.trim().to_owned(),
@@ -169,6 +176,7 @@ pub fn apply(
             Action::Downgrade => match lower(f.severity) {
                 Some(to) => {
                     report.changes.push(change(Some(to)));
+                    f.downgraded_from.get_or_insert(f.severity);
                     f.severity = to;
                     report.downgraded += 1;
                 }

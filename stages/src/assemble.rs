@@ -20,7 +20,7 @@ use revu_common::report::{
     ConventionsReport, Coverage, FileCoverage, FileRead, GuidanceGiven, LaneOutcome, LaneSummary,
     Report, SCHEMA_VERSION, Walkthrough,
 };
-use revu_common::review::{LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
+use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
 use revu_common::telemetry::names::span;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -166,9 +166,7 @@ fn coverage(
     let reported = |spec: &&LaneSpec| {
         spec.kind.reviews()
             && spec.kind != LaneKind::Adjudication
-            && results.get(&spec.id).is_some_and(|r| {
-                matches!(r.outcome, LaneOutcome::Complete | LaneOutcome::Incomplete)
-            })
+            && results.get(&spec.id).is_some_and(|r| r.body().is_some())
     };
     // Each file's reporting lanes, skip and binary mark, found in one pass
     // over the lanes and the diff: a specialist lane lists every file, so
@@ -237,15 +235,9 @@ fn coverage(
     let truncated = plan
         .lanes
         .iter()
-        .filter_map(|spec| {
-            let r = results.get(&spec.id)?;
-            (r.outcome == LaneOutcome::Incomplete).then(|| {
-                format!(
-                    "{}: {}",
-                    spec.id,
-                    r.banner.as_deref().unwrap_or("incomplete")
-                )
-            })
+        .filter_map(|spec| match &results.get(&spec.id)?.end {
+            LaneEnd::Incomplete { banner, .. } => Some(format!("{}: {banner}", spec.id)),
+            _ => None,
         })
         .collect();
     Coverage { files, truncated }
@@ -254,13 +246,14 @@ fn coverage(
 /// The synthesis lane's walkthrough, its file lines kept only for changed
 /// files and put in the order of the facts.
 fn walkthrough(engine: &str, plan: &ReviewPlan, result: Option<&LaneResult>) -> Walkthrough {
-    let body = result
-        .filter(|r| r.outcome == LaneOutcome::Complete)
-        .and_then(|r| r.body.as_ref());
+    let body = match result.map(|r| &r.end) {
+        Some(LaneEnd::Complete { body }) => Some(body),
+        _ => None,
+    };
     let Some(body) = body else {
         let why = result
-            .and_then(|r| r.banner.clone())
-            .unwrap_or_else(|| "the synthesis lane never settled".to_owned());
+            .and_then(LaneResult::banner)
+            .unwrap_or("the synthesis lane never settled");
         return Walkthrough {
             engine: engine.to_owned(),
             note: Some(format!("no walkthrough: {why}")),
@@ -320,7 +313,7 @@ fn verify_lanes(
         .lanes
         .iter()
         .filter(|spec| spec.kind.reviews() && spec.kind != LaneKind::Adjudication)
-        .filter_map(|spec| results.get(&spec.id)?.body.as_ref())
+        .filter_map(|spec| results.get(&spec.id)?.body())
         .flat_map(|body| body.findings.iter().cloned())
         .collect();
     let ledger = repo.config.ledger.run(diff);
@@ -333,7 +326,7 @@ fn verify_lanes(
 
 /// One lane's line in the report.
 fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
-    let body = result.and_then(|r| r.body.as_ref());
+    let body = result.and_then(LaneResult::body);
     let (domain, dimension) = match &spec.kind {
         LaneKind::Domain { domain } => (Some(domain.clone()), None),
         LaneKind::Specialist { dimension } => (None, Some(*dimension)),
@@ -352,7 +345,7 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
         dimension,
         engine: spec.engine.clone(),
         outcome: result
-            .map(|r| r.outcome)
+            .map(LaneResult::outcome)
             .unwrap_or(LaneOutcome::PipelineFault),
         attempts: result.map(|r| r.attempts).unwrap_or(0),
         files: spec.files.len(),
@@ -362,7 +355,7 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
         usage: result.and_then(|r| r.usage.clone()),
         cache: result.and_then(|r| r.cache),
         banner: match result {
-            Some(r) => r.banner.clone(),
+            Some(r) => r.banner().map(str::to_owned),
             None => Some("lane never settled".to_owned()),
         },
     }

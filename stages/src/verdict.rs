@@ -159,8 +159,14 @@ impl<'a> Tally<'a> {
             .filter_map(|f| Some((folded_severity(f, input.rigor)?, f)))
             .collect();
         counted.sort_by(|(sa, a), (sb, b)| {
-            (sb, &a.file, a.line, a.end_line, &a.rule, &a.summary)
-                .cmp(&(sa, &b.file, b.line, b.end_line, &b.rule, &b.summary))
+            (sb, &a.file, a.line, a.end_line, &a.rule, a.shown_summary()).cmp(&(
+                sa,
+                &b.file,
+                b.line,
+                b.end_line,
+                &b.rule,
+                b.shown_summary(),
+            ))
         });
         let of = |sev: Severity| {
             counted
@@ -219,7 +225,7 @@ impl<'a> Tally<'a> {
         let blockers = self
             .blockers
             .iter()
-            .map(|f| format!("fix: {} ({})", f.summary, f.citation()));
+            .map(|f| format!("fix: {} ({})", f.shown_summary(), f.citation()));
         let lanes = self.unsettled.iter().map(|l| {
             let why = l.banner.as_deref().unwrap_or(match l.outcome {
                 LaneOutcome::Incomplete => "report incomplete",
@@ -242,7 +248,7 @@ impl<'a> Tally<'a> {
         let importants = self
             .importants
             .iter()
-            .map(|f| format!("follow up: {} ({})", f.summary, f.citation()));
+            .map(|f| format!("follow up: {} ({})", f.shown_summary(), f.citation()));
         let actions: Vec<String> = blockers
             .chain(lanes)
             .chain(signals)

@@ -10,7 +10,8 @@
 //! 3. the repo's conventions (`REVIEW.md` severity overrides, then allowed
 //!    nits) set the severity the later checks judge; they never lower or
 //!    silence a BLOCKER (see [`crate::conventions::apply`]);
-//! 4. a finding on a line the change did not add is marked `[pre-existing]`;
+//! 4. a finding on a line the change did not add is `pre_existing_line`
+//!    (shown after `[pre-existing]`, never with the mark in its summary);
 //!    below BLOCKER it is also `pre_existing`, which the verdict does not
 //!    count;
 //! 5. confidence must reach the floor of the severity;
@@ -21,7 +22,7 @@ use crate::conventions::ReviewMd;
 use crate::conventions::apply::Outcome;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch, FileStatus};
-use revu_common::finding::{Dimension, Finding, Severity};
+use revu_common::finding::{Dimension, Finding, PRE_EXISTING_MARK, Severity};
 use revu_common::report::{ConventionEffect, VerificationStats};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,8 +44,6 @@ pub struct ConventionEffects {
     /// Conventions refused because they would lower or silence a BLOCKER.
     pub protected: Vec<ConventionEffect>,
 }
-
-const PRE_EXISTING: &str = "[pre-existing] ";
 
 /// Checks citations, applies confidence floors, merges duplicates.
 pub fn verify(raised: Vec<Finding>, diff: &Diff, bundle: &ReviewBundle) -> Verified {
@@ -68,8 +67,11 @@ pub fn verify_with(
     let mut survivors = Vec::new();
     let index = bundle.code_index.as_ref();
     for mut finding in raised {
-        // Only verification says what is pre-existing.
+        // Only verification says what is pre-existing, and only
+        // adjudication what it lowered.
         finding.pre_existing = false;
+        finding.pre_existing_line = false;
+        finding.downgraded_from = None;
         // A use at head the client's index read as left behind by the
         // change (a stale caller of a renamed symbol) may be cited in a
         // file the change did not touch; it is caused by the change.
@@ -132,8 +134,10 @@ pub fn verify_with(
             if finding.severity != Severity::Blocker {
                 finding.pre_existing = true;
             }
-            if !finding.summary.starts_with(PRE_EXISTING) {
-                finding.summary.insert_str(0, PRE_EXISTING);
+            finding.pre_existing_line = true;
+            // An engine that wrote the mark itself: shown once, from the field.
+            if let Some(rest) = finding.summary.strip_prefix(PRE_EXISTING_MARK) {
+                finding.summary = rest.to_owned();
             }
         }
         if finding.confidence < finding.severity.confidence_floor() {

@@ -2,11 +2,14 @@
 //! job from the `rules` stream, and a Redis backend on a test server.
 
 use crate::RedisServer;
-use revu_common::lane::{LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId};
+use revu_common::lane::{
+    LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneReportBody, LaneSpec, ReviewId,
+};
 use revu_common::queue::redis::RedisBackend;
-use revu_common::queue::{Delivery, JobQueue, QueueError};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewPlan, ReviewRecord};
+use revu_common::queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
+use revu_common::review::{
+    LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord,
+};
 use std::time::Duration;
 
 pub const SHORT: Duration = Duration::from_millis(50);
@@ -91,16 +94,15 @@ pub async fn redis_backend(server: &RedisServer) -> RedisBackend {
 /// says so.
 pub fn settled(lane: &str) -> (std::sync::Arc<LaneResult>, ProgressEvent) {
     let result = LaneResult {
-        lane_id: lane.into(),
-        outcome: LaneOutcome::Complete,
-        attempts: 1,
-        body: None,
-        banner: None,
-        fault: None,
-        usage: None,
-        cache: None,
         worker: "w".into(),
         duration_ms: 1,
+        ..LaneResult::new(
+            lane,
+            LaneEnd::Complete {
+                body: LaneReportBody::default(),
+            },
+            1,
+        )
     };
     let event = ProgressEvent::LaneFinished {
         lane_id: lane.into(),
@@ -108,4 +110,37 @@ pub fn settled(lane: &str) -> (std::sync::Arc<LaneResult>, ProgressEvent) {
         findings: 0,
     };
     (std::sync::Arc::new(result), event)
+}
+
+/// Moves the review of `record` (in its phase as stored) to `to`, with
+/// `events`; the move must be made. Returns the record after it.
+pub async fn move_to<B: ReviewStore>(
+    b: &B,
+    record: &ReviewRecord,
+    to: ReviewPhase,
+    events: &[ProgressEvent],
+) -> ReviewRecord {
+    let next = record.in_phase(to);
+    let moved = b
+        .move_phase(PhaseMove::new(record.phase, &next, events))
+        .await
+        .or_fail();
+    assert_eq!(moved, MoveOutcome::Moved, "{} to {to}", record.phase);
+    next
+}
+
+/// Finishes the review of `record` as finalization does: to Finalizing,
+/// then to Finished with `report` and `events`; both moves must be made.
+pub async fn finish<B: ReviewStore>(
+    b: &B,
+    record: &ReviewRecord,
+    report: &str,
+    events: &[ProgressEvent],
+) {
+    let finalizing = move_to(b, record, ReviewPhase::Finalizing, &[]).await;
+    let finished = b
+        .finish_review(&finalizing, report.to_owned(), events)
+        .await
+        .or_fail();
+    assert_eq!(finished, MoveOutcome::Moved);
 }

@@ -1,17 +1,25 @@
 //! The queue contract, run against both backends: Redis Streams (on a real
 //! redis-server) and the in-memory one of the embedded mode. What only
 //! the Redis store does (poison entries, trimming, staged diffs) is in
-//! `redis_store.rs`.
+//! `redis_store.rs`. Every case runs on two worker threads, so that tasks
+//! a case spawns race for real.
 
+#[path = "queue_conformance/phases.rs"]
+mod phases;
+
+use phases::{
+    a_phase_moves_only_from_the_phase_it_leaves, cancel_and_finish_race_and_exactly_one_wins,
+};
 use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{LaneJob, LaneKind, ReviewId};
+use revu_common::lane::{LaneJob, ReviewId};
 use revu_common::queue::memory::MemoryBackend;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_common::report::{Gate, Verdict};
-use revu_common::review::{LaneAttempts, ProgressEvent, ReviewState, now_ms};
+use revu_common::review::{LaneAttempts, ProgressEvent, ReviewPhase, now_ms};
 use revu_tests::queue_fixtures::{
-    OrFail, SHORT, job, record, redis_backend, report, rules, settled, take, take_job,
+    OrFail, SHORT, finish, job, move_to, record, redis_backend, report, rules, settled, take,
+    take_job,
 };
 use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
@@ -174,13 +182,13 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
         verdict: Verdict::Approve,
         gate: Gate::MergeReady,
     };
-    b.finish_review(
+    finish(
+        &b,
         &record(&first),
-        "{\"report\":1}".into(),
+        "{\"report\":1}",
         std::slice::from_ref(&verdict),
     )
-    .await
-    .or_fail();
+    .await;
     let last = b.read_events(&first, &all[2].0, SHORT).await.or_fail();
     assert_eq!(
         last.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
@@ -188,7 +196,7 @@ async fn store_is_idempotent_and_settles_each_lane_once<B: JobQueue + ReviewStor
     );
     assert!(b.active_reviews().await.or_fail().is_empty());
     let rec = b.load_record(&first).await.or_fail();
-    assert_eq!(rec.map(|r| r.state), Some(ReviewState::Finished));
+    assert_eq!(rec.map(|r| r.phase), Some(ReviewPhase::Finished));
     let rep = b.load_report(&first).await.or_fail();
     assert_eq!(rep.as_deref(), Some("{\"report\":1}"));
 }
@@ -335,51 +343,38 @@ async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore>(b: B)
     assert_eq!(b.job_backlog().await.or_fail().delayed, 0);
 }
 
-async fn a_lane_is_added_once_and_only_to_an_active_review<B: JobQueue + ReviewStore>(b: B) {
+async fn a_planned_lane_is_dispatched_once_and_only_while_active<B: JobQueue + ReviewStore>(b: B) {
     let id = ReviewId::new();
     let first = job(&id, "domain:a");
+    let mut planned = record(&id);
+    let late = job(&id, "domain:b");
+    Arc::make_mut(&mut planned.plan).lanes = vec![first.lane.clone(), late.lane.clone()];
     b.create_review(
-        &record(&id),
+        &planned,
         &Arc::default(),
         None,
         std::slice::from_ref(&first),
     )
     .await
     .or_fail();
-    let mut grown = record(&id);
-    let mut added = job(&id, "adjudication");
-    added.lane.kind = LaneKind::Adjudication;
-    let plan = std::sync::Arc::make_mut(&mut grown.plan);
-    plan.lanes.push(first.lane.clone());
-    plan.lanes.push(added.lane.clone());
-    // Read once before the change: a record read again after it is the
-    // changed one, whatever a reader kept of the first.
-    let before = b.load_record(&id).await.or_fail();
-    assert_eq!(before.map(|r| r.plan.lanes.len()), Some(0));
-    assert!(b.add_lane(&grown, &added).await.or_fail());
-    // A second coordinator (or a repeated sweep) adds nothing.
-    assert!(!b.add_lane(&grown, &added).await.or_fail());
-    let stored = b.load_record(&id).await.or_fail();
-    assert_eq!(stored.map(|r| r.plan.lanes.len()), Some(2));
+    assert!(b.dispatch_planned(&late).await.or_fail());
+    // A second coordinator (or a repeated sweep) sends nothing.
+    assert!(!b.dispatch_planned(&late).await.or_fail());
+    assert!(!b.dispatch_planned(&first).await.or_fail());
     let attempts = b.lane_attempts(&id).await.or_fail();
-    assert_eq!(attempts.get("adjudication").map(|a| a.awaited), Some(1));
-    let backlog = b.job_backlog().await.or_fail();
-    assert_eq!(backlog.undelivered, 2);
+    assert_eq!(attempts.get("domain:b").map(|a| a.awaited), Some(1));
+    assert_eq!(b.job_backlog().await.or_fail().undelivered, 2);
 
-    // A cancelled review gets no new lane.
+    // A cancelled review gets no lane dispatched.
     let other = ReviewId::new();
     b.create_review(&record(&other), &Arc::default(), None, &[])
         .await
         .or_fail();
-    let running = b.load_record(&other).await.or_fail();
-    assert_eq!(running.map(|r| r.state), Some(ReviewState::Running));
-    let mut cancelled = record(&other);
-    cancelled.state = ReviewState::Cancelled;
-    b.save_record(&cancelled).await.or_fail();
-    let late = job(&other, "adjudication");
-    assert!(!b.add_lane(&record(&other), &late).await.or_fail());
+    move_to(&b, &record(&other), ReviewPhase::Cancelled, &[]).await;
+    assert!(!b.dispatch_planned(&job(&other, "domain:a")).await.or_fail());
     let stored = b.load_record(&other).await.or_fail();
-    assert_eq!(stored.map(|r| r.state), Some(ReviewState::Cancelled));
+    assert_eq!(stored.map(|r| r.phase), Some(ReviewPhase::Cancelled));
+    assert_eq!(b.job_backlog().await.or_fail().undelivered, 2);
 }
 
 async fn jobs_reach_only_consumers_of_their_engine<B: JobQueue + ReviewStore>(b: B) {
@@ -624,21 +619,21 @@ async fn a_large_record_reads_back_whole<B: JobQueue + ReviewStore>(b: B) {
         let loaded = b.load_record(&id).await.or_fail();
         assert!(loaded.as_ref() == Some(&large), "{read} read differs");
     }
-    let mut cancelled = large.clone();
-    cancelled.state = ReviewState::Cancelled;
-    b.save_record(&cancelled).await.or_fail();
+    let mut later = large.clone();
+    later.deadline_ms = 1;
+    b.save_record(&later).await.or_fail();
     let loaded = b.load_record(&id).await.or_fail();
-    assert!(
-        loaded.as_ref() == Some(&cancelled),
-        "the saved change not read"
-    );
+    assert!(loaded.as_ref() == Some(&later), "the saved change not read");
+    let cancelled = move_to(&b, &later, ReviewPhase::Cancelled, &[]).await;
+    let loaded = b.load_record(&id).await.or_fail();
+    assert!(loaded.as_ref() == Some(&cancelled), "the move not read");
 }
 
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
         mod memory {
             $(
-                #[tokio::test]
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $case() {
                     super::$case(super::MemoryBackend::new()).await;
                 }
@@ -646,7 +641,7 @@ macro_rules! conformance {
         }
         mod redis_streams {
             $(
-                #[tokio::test]
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $case() {
                     let server = super::RedisServer::start();
                     super::$case(super::redis_backend(&server).await).await;
@@ -687,7 +682,7 @@ conformance!(
     trimming_never_removes_undelivered_or_pending_entries,
     creation_dispatches_lanes_and_retries_are_dispatched_once,
     a_delayed_retry_is_held_back_until_due,
-    a_lane_is_added_once_and_only_to_an_active_review,
+    a_planned_lane_is_dispatched_once_and_only_while_active,
     jobs_reach_only_consumers_of_their_engine,
     each_engine_stream_says_its_depth_and_oldest_entry,
     tenants_have_their_own_reviews_and_idempotency_keys,
@@ -695,6 +690,8 @@ conformance!(
     the_lane_cache_keeps_a_body_until_it_expires,
     a_large_diff_is_stored_whole,
     a_large_record_reads_back_whole,
+    a_phase_moves_only_from_the_phase_it_leaves,
+    cancel_and_finish_race_and_exactly_one_wins,
 );
 
 #[tokio::test]

@@ -7,9 +7,9 @@ use revu_common::lane::ReviewId;
 use revu_common::queue::redis::layout::shard_of;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewRecord, ReviewState};
+use revu_common::review::{ProgressEvent, ReviewPhase, ReviewRecord};
 use revu_tests::queue_fixtures::{
-    OrFail, SHORT, job, record, redis_backend, report, settled, take, take_job,
+    OrFail, SHORT, finish, job, move_to, record, redis_backend, report, settled, take, take_job,
 };
 use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
@@ -237,17 +237,9 @@ async fn redis_a_finished_review_expires_after_its_retention() {
     };
     let verdict = [ProgressEvent::Cancelled];
     // Finished, cancelled, and finished without a retention.
-    b.finish_review(&reviews[0].0, "{}".into(), &verdict)
-        .await
-        .or_fail();
-    let cancelled = ReviewRecord {
-        state: ReviewState::Cancelled,
-        ..reviews[1].0.clone()
-    };
-    b.save_record(&cancelled).await.or_fail();
-    kept.finish_review(&reviews[2].0, "{}".into(), &verdict)
-        .await
-        .or_fail();
+    finish(&b, &reviews[0].0, "{}", &verdict).await;
+    move_to(&b, &reviews[1].0, ReviewPhase::Cancelled, &verdict).await;
+    finish(&kept, &reviews[2].0, "{}", &verdict).await;
     for (record, key) in &reviews[..2] {
         // A late event keeps the expiry.
         b.push_event(&record.id, &ProgressEvent::Cancelled)
@@ -276,9 +268,7 @@ async fn redis_a_finished_review_expires_after_its_retention() {
     long.create_review(&record, &bundle, Some("ci-4"), &[])
         .await
         .or_fail();
-    long.finish_review(&record, "{}".into(), &verdict)
-        .await
-        .or_fail();
+    finish(&long, &record, "{}", &verdict).await;
     let idem = idem_ttl("ci-4").await;
     assert!(
         (300..=24 * 60 * 60).contains(&idem),
@@ -300,13 +290,7 @@ async fn an_expired_review_is_gone_and_its_key_makes_a_new_one(b: RedisBackend) 
     b.create_review(&record, &bundle, Some("ci-1"), &[])
         .await
         .or_fail();
-    b.finish_review(
-        &record,
-        "{\"verdict\":1}".into(),
-        &[ProgressEvent::Cancelled],
-    )
-    .await
-    .or_fail();
+    finish(&b, &record, "{\"verdict\":1}", &[ProgressEvent::Cancelled]).await;
     assert!(b.load_report(&id).await.or_fail().is_some());
     // Redis expires keys within moments of their time; bounded wait.
     let mut gone = false;

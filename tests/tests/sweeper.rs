@@ -4,8 +4,7 @@
 use revu_common::lane::{LaneReportBody, ReviewId};
 use revu_common::queue::ReviewStore;
 use revu_common::queue::redis::RedisBackend;
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, ReviewState};
+use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewRecord};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_tests::RedisServer;
@@ -39,8 +38,8 @@ async fn load(backend: &RedisBackend, id: &ReviewId) -> ReviewRecord {
 
 async fn report(backend: &RedisBackend, id: &ReviewId) -> Value {
     let record = backend.load_record(id).await.or_fail();
-    let state = record.map(|r| r.state);
-    assert_eq!(state, Some(ReviewState::Finished), "review {id}");
+    let phase = record.map(|r| r.phase);
+    assert_eq!(phase, Some(ReviewPhase::Finished), "review {id}");
     let json = backend.load_report(id).await.or_fail().unwrap_or_default();
     serde_json::from_str(&json).or_fail()
 }
@@ -77,22 +76,21 @@ async fn a_review_whose_bundle_is_gone_is_faulted_and_the_next_one_finishes() {
     let record = load(&backend, &healthy).await;
     for lane in &record.plan.lanes {
         let result = Arc::new(LaneResult {
-            lane_id: lane.id.clone(),
-            outcome: LaneOutcome::Complete,
-            attempts: 1,
-            body: Some(LaneReportBody {
-                reviewed: lane.files.clone(),
-                checks: vec!["rules".into()],
-                findings: vec![],
-                summary: "clean".into(),
-                ..LaneReportBody::default()
-            }),
-            banner: None,
-            fault: None,
-            usage: None,
-            cache: None,
             worker: "w".into(),
             duration_ms: 1,
+            ..LaneResult::new(
+                lane.id.clone(),
+                LaneEnd::Complete {
+                    body: LaneReportBody {
+                        reviewed: lane.files.clone(),
+                        checks: vec!["rules".into()],
+                        findings: vec![],
+                        summary: "clean".into(),
+                        ..LaneReportBody::default()
+                    },
+                },
+                1,
+            )
         });
         let finished = ProgressEvent::LaneFinished {
             lane_id: result.lane_id.clone(),

@@ -9,8 +9,8 @@ use revu_common::lane::{
     FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId,
 };
 use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::{Delivery, JobQueue, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewPlan, ReviewRecord, ReviewState};
+use revu_common::queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, ReviewStore};
+use revu_common::review::{ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord};
 use revu_worker::engines::{Engine, Engines, LaneInput, Review};
 use revu_worker::runner::Worker;
 use std::sync::Arc;
@@ -156,9 +156,11 @@ async fn create_endless(
 
 /// Marks the review of `record` cancelled in the store.
 async fn cancel(backend: &MemoryBackend, record: &ReviewRecord) {
-    let mut cancelled = record.clone();
-    cancelled.state = ReviewState::Cancelled;
-    assert!(backend.save_record(&cancelled).await.is_ok());
+    let cancelled = record.in_phase(ReviewPhase::Cancelled);
+    let moved = backend
+        .move_phase(PhaseMove::new(record.phase, &cancelled, &[]))
+        .await;
+    assert!(matches!(moved, Ok(MoveOutcome::Moved)), "{moved:?}");
 }
 
 #[tokio::test]

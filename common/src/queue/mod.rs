@@ -13,7 +13,7 @@ pub mod memory;
 pub mod redis;
 mod store;
 
-pub use store::{CreateOutcome, QuotaCharge, ReviewStore};
+pub use store::{CreateOutcome, MoveOutcome, PhaseMove, QuotaCharge, ReviewStore};
 
 use crate::lane::{LaneJob, LaneReport};
 use std::future::Future;
@@ -89,6 +89,13 @@ pub enum QueueError {
     /// yet replicated); the same call again may succeed.
     #[error("write lost: {0}")]
     Lost(String),
+    /// A phase move the phase table does not allow
+    /// ([`crate::review::ReviewPhase::allows`]).
+    #[error("a review does not move from {from} to {to}")]
+    PhaseMove {
+        from: crate::review::ReviewPhase,
+        to: crate::review::ReviewPhase,
+    },
     /// The backend's settings cannot work (a file that does not read, a
     /// CA for a URL without TLS).
     #[error("{0}")]
@@ -122,6 +129,7 @@ impl QueueError {
             | QueueError::Decode { .. }
             | QueueError::BadEntry(_)
             | QueueError::Corrupt(_)
+            | QueueError::PhaseMove { .. }
             | QueueError::Config(_) => false,
         }
     }

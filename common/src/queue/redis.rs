@@ -12,9 +12,9 @@
 //! | `{p:N}:engines`                    | set    | engines that have a job stream in the shard  |
 //! | `{p:N}:results`                    | stream | lane reports; consumer group `coordinators`  |
 //! | `{p:N}:dead`                       | stream | dead-lettered jobs with their reason         |
-//! | `{p:N}:review:{id}`                | hash   | `record`, `bundle`, `diff`, `report`, and    |
-//! |                                    |        | `head:{sha256}`: each head file's contents,  |
-//! |                                    |        | once per distinct content                    |
+//! | `{p:N}:review:{id}`                | hash   | `record`, `phase`, `bundle`, `diff`,         |
+//! |                                    |        | `report`, and `head:{sha256}`: each head     |
+//! |                                    |        | file's contents, once per distinct content   |
 //! | `{p:N}:review:{id}:diff`           | string | a diff over 1 MiB, kept apart from the hash  |
 //! | `{p:N}:review:{id}:lanes`          | hash   | settled lane results by lane id              |
 //! | `{p:N}:review:{id}:attempts`       | hash   | the attempt awaited per lane                 |
@@ -23,6 +23,11 @@
 //! | `{p:N}:idem:{key}`                 | string | review id submitted under an idempotency key |
 //! | `p:stats`                          | hash   | delivery counters (retries, duplicates, …)   |
 //! | `p:cache:{key}`                    | string | a lane report body, reused until it expires  |
+//!
+//! A review's `phase` field is what a phase move compares and sets, in
+//! the script that writes the record and everything else the move brings
+//! (see `phase.rs`); a review stored before reviews had a phase has none
+//! until its first move, and reads in the phase its record implies.
 //!
 //! A review's own keys (`review:{id}` and its suffixes, `:diff` among
 //! them) expire together once it has finished, when the coordinator keeps
@@ -41,6 +46,7 @@ mod cover;
 pub use conn::Conn;
 pub mod layout;
 mod maintenance;
+mod phase;
 mod queue;
 mod reads;
 mod records;

@@ -3,7 +3,9 @@
 use super::QueueError;
 use crate::bundle::ReviewBundle;
 use crate::lane::{LaneJob, ReviewId};
-use crate::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord};
+use crate::review::{
+    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewPhase, ReviewRecord,
+};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
@@ -25,7 +27,68 @@ pub enum QuotaCharge {
     Refused { used: u64 },
 }
 
+/// A review's move from one phase to the next ([`ReviewStore::move_phase`]),
+/// with what is written in the same step.
+#[derive(Debug)]
+pub struct PhaseMove<'a> {
+    /// The phase the review must be in for the move to happen.
+    pub from: ReviewPhase,
+    /// The review after the move: its phase is the one it moves to, its
+    /// plan the plan from then on.
+    pub record: &'a ReviewRecord,
+    /// First attempts of lanes the move adds to the plan, dispatched with
+    /// it (each recorded as its lane's awaited attempt).
+    pub jobs: &'a [LaneJob],
+    /// What watchers hear of the move, appended with it.
+    pub events: &'a [ProgressEvent],
+    /// The final report, stored with a move to Finished.
+    pub report: Option<String>,
+}
+
+impl<'a> PhaseMove<'a> {
+    /// The move of `record`'s review from `from` to `record.phase`, with
+    /// nothing written beside the record but `events`.
+    pub fn new(from: ReviewPhase, record: &'a ReviewRecord, events: &'a [ProgressEvent]) -> Self {
+        PhaseMove {
+            from,
+            record,
+            jobs: &[],
+            events,
+            report: None,
+        }
+    }
+
+    /// An error unless the phase table allows the move: asking for any
+    /// other is a mistake of the caller, never a race.
+    pub(crate) fn check(&self) -> Result<(), QueueError> {
+        let to = self.record.phase;
+        if self.from.allows(to) {
+            Ok(())
+        } else {
+            Err(QueueError::PhaseMove {
+                from: self.from,
+                to,
+            })
+        }
+    }
+}
+
+/// What [`ReviewStore::move_phase`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoveOutcome {
+    /// The review moved, and everything that goes with the move is stored.
+    Moved,
+    /// Nothing changed: the review was no longer in the phase the move
+    /// leaves. `current` is the phase it was in (another move won), or
+    /// `None` when the store no longer holds the review.
+    Lost { current: Option<ReviewPhase> },
+}
+
 /// Durable state of reviews.
+///
+/// A review's stored record changes only together with its phase
+/// ([`ReviewStore::move_phase`]), so a move that checks the phase it
+/// leaves also checks the plan it replaces.
 pub trait ReviewStore: Clone + Send + Sync + 'static {
     /// A new id for a review `tenant` submits, under `idempotency_key` if
     /// it has one. A backend that keeps a review beside its key (a Redis
@@ -88,10 +151,27 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<Option<ReviewRecord>, QueueError>> + Send;
 
+    /// Stores `record` in place of the review's record, all but its
+    /// phase: the phase moves only by [`ReviewStore::move_phase`].
     fn save_record(
         &self,
         record: &ReviewRecord,
     ) -> impl Future<Output = Result<(), QueueError>> + Send;
+
+    /// Moves a review from `step.from` to `step.record.phase`, only if it
+    /// is still in `step.from` (a compare-and-set), and in the same atomic
+    /// step stores the record, dispatches the jobs, appends the events and
+    /// stores the report of the move. A move to Finished or Cancelled also
+    /// takes the review out of the active reviews and starts its
+    /// retention. Of two moves from one phase, one is made and the other
+    /// told the phase the first moved to.
+    ///
+    /// A move the phase table does not allow is an error, whatever the
+    /// stored phase.
+    fn move_phase(
+        &self,
+        step: PhaseMove<'_>,
+    ) -> impl Future<Output = Result<MoveOutcome, QueueError>> + Send;
 
     /// The review's bundle, shared: one copy however many lanes read it
     /// at once in one process.
@@ -148,16 +228,14 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         gate_rejection: bool,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
-    /// Adds a lane to a running review and dispatches its first attempt,
-    /// in one atomic step and at most once: stores `record` (the review's
-    /// record with the lane already in its plan), records `job.attempt` as
+    /// Dispatches the first attempt `job` of a lane already in the stored
+    /// plan, in one atomic step and at most once: records `job.attempt` as
     /// the lane's awaited attempt and publishes `job`. Returns `false`,
     /// changing nothing, when the lane already has an awaited attempt (a
     /// second coordinator or sweep got there first) or the review is no
     /// longer active (finished or cancelled).
-    fn add_lane(
+    fn dispatch_planned(
         &self,
-        record: &ReviewRecord,
         job: &LaneJob,
     ) -> impl Future<Output = Result<bool, QueueError>> + Send;
 
@@ -176,17 +254,28 @@ pub trait ReviewStore: Clone + Send + Sync + 'static {
         id: &ReviewId,
     ) -> impl Future<Output = Result<BTreeMap<String, LaneAttempts>, QueueError>> + Send;
 
-    /// Stores the final report, marks the review finished and inactive,
-    /// and appends `events` (its last: the verdict) in the same atomic
-    /// step, so that watchers of a finished review always hear its verdict.
-    /// The JSON is taken, not borrowed: the embedded mode's store keeps it
-    /// as it is, where a copy would hold a large report twice at once.
+    /// Moves the review of `record` (in Finalizing) to Finished, storing
+    /// the final report and appending `events` (its last: the verdict) in
+    /// the same atomic step, so that watchers of a finished review always
+    /// hear its verdict, and a review cancelled meanwhile stays cancelled
+    /// (the move is then lost, and nothing is stored). The JSON is taken,
+    /// not borrowed: the embedded mode's store keeps it as it is, where a
+    /// copy would hold a large report twice at once.
     fn finish_review(
         &self,
         record: &ReviewRecord,
         report_json: String,
         events: &[ProgressEvent],
-    ) -> impl Future<Output = Result<(), QueueError>> + Send;
+    ) -> impl Future<Output = Result<MoveOutcome, QueueError>> + Send {
+        let finished = record.in_phase(ReviewPhase::Finished);
+        async move {
+            self.move_phase(PhaseMove {
+                report: Some(report_json),
+                ..PhaseMove::new(ReviewPhase::Finalizing, &finished, events)
+            })
+            .await
+        }
+    }
 
     fn load_report(
         &self,

@@ -1,11 +1,16 @@
-//! Finalization: once every lane settled, verify, decide and store the report.
+//! Finalization: once every lane of a review's phase settled, the review
+//! moves on (see [`revu_common::review::ReviewPhase`] for the table): to
+//! its domain lanes, its adjudication lane, its synthesis lane, or, when
+//! none is ahead, to Finalizing, where the report is verified, decided and
+//! stored with the move to Finished.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use revu_common::bundle::ReviewBundle;
 use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_common::report::Report;
-use revu_common::review::{GROUPING_LANE, ProgressEvent, Stage};
+use revu_common::review::{
+    GROUPING_LANE, ProgressEvent, ReviewPhase, ReviewRecord, Stage, StepsAhead,
+};
 use revu_common::telemetry::names::{attr, span};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
@@ -14,94 +19,120 @@ use std::time::Instant;
 use tracing::field::Empty;
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
-    /// Finalizes the review if it is running and every planned lane settled
-    /// (first dispatching the domain lanes of a refined review, then the
-    /// adjudication lane and the synthesis lane, when the review has them).
-    /// Safe to call repeatedly and from several coordinators: the report is
-    /// a pure function of stored state, so a second writer writes the same.
-    /// In one process, one call at a time works on a review: a call that
-    /// comes meanwhile leaves it to that one, which then looks again.
+    /// Moves the review on if the lanes of its phase have all settled, and
+    /// finalizes it once no lane is ahead. Safe to call repeatedly and from
+    /// several coordinators: each move is made once, from the phase it
+    /// leaves, and what it writes is a pure function of stored state. In
+    /// one process, one call at a time works on a review: a call that comes
+    /// meanwhile leaves it to that one, which then looks again.
     pub(super) async fn try_finalize(&self, id: &ReviewId) -> Result<(), ServiceError> {
         let Some(claim) = self.finalizing.claim(id) else {
             return Ok(());
         };
         loop {
-            self.finalize_once(id).await?;
-            if !claim.asked_again() {
+            let again = self.finalize_once(id).await?;
+            if !again && !claim.asked_again() {
                 return Ok(());
             }
         }
     }
 
     /// One look at the review: [`Coordinator::try_finalize`]'s work.
-    async fn finalize_once(&self, id: &ReviewId) -> Result<(), ServiceError> {
+    /// Returns whether to look again at once: the review moved to its
+    /// domain lanes, and a refinement may have left none to wait for.
+    async fn finalize_once(&self, id: &ReviewId) -> Result<bool, ServiceError> {
         // Asked together, so that on Redis they go out in one round trip.
         let (record, settled) =
             tokio::join!(self.backend.load_record(id), self.backend.settled_count(id));
         let Some(record) = record? else {
             return Err(ServiceError::NotFound(id.clone()));
         };
-        if record.state.is_terminal() {
-            return Ok(());
-        }
-        // Fewer settled lanes than planned ones: a lane is still out, and
-        // reading every result (each lane's report, as each settles) would
-        // make a review of N lanes read N * N / 2 of them. A refined
-        // review's grouping lane is looked at below whatever else runs.
-        if record.plan.grouping.is_none() && settled? < record.plan.lanes.len() {
-            return Ok(());
-        }
-        // Every lane settled: the results and the bundle the verdict needs
-        // are asked for together. A refined review reads its bundle only
-        // where it needs it.
-        let (results, prefetched) = if record.plan.grouping.is_none() {
-            let (results, bundle) =
-                tokio::join!(self.backend.lane_results(id), self.backend.load_bundle(id));
-            (results?, Some(bundle))
-        } else {
-            (self.backend.lane_results(id).await?, None)
+        // Whether a lane the phase waits for is still out. Counting is
+        // enough: reading every result (each lane's report, as each
+        // settles) would make a review of N lanes read N * N / 2 of them.
+        let waiting = match record.phase {
+            ReviewPhase::Finished | ReviewPhase::Cancelled => return Ok(false),
+            ReviewPhase::Grouping => !self.backend.lane_settled(id, GROUPING_LANE).await?,
+            ReviewPhase::Finalizing => false,
+            _ => settled? < record.plan.lanes.len(),
         };
-        let stored = |bundle: Option<Arc<ReviewBundle>>| {
-            bundle
-                .ok_or_else(|| ServiceError::Internal(format!("review {id} has no stored bundle")))
-        };
-        let load_bundle = || async { stored(self.backend.load_bundle(id).await?) };
-        // The domain lanes of a refined review start when its grouping
-        // lane settled, whatever else is still running.
-        if let Some(grouping) = &record.plan.grouping
-            && results.contains_key(GROUPING_LANE)
-        {
-            if !grouping.applied {
-                let bundle = load_bundle().await?;
-                return self.plan_domain_lanes(&record, &results, &bundle).await;
+        if waiting {
+            if record.phase == ReviewPhase::Reviewing && record.plan.grouping.is_some() {
+                self.dispatch_undispatched(&record).await?;
             }
-            self.dispatch_undispatched(&record, &results).await?;
+            return Ok(false);
         }
-        if record
-            .plan
-            .lanes
-            .iter()
-            .any(|l| !results.contains_key(&l.id))
-        {
-            return Ok(());
-        }
-        let bundle = match prefetched {
-            Some(bundle) => stored(bundle?)?,
-            None => load_bundle().await?,
+        // The results and the bundle every next step needs, together.
+        let (results, bundle) =
+            tokio::join!(self.backend.lane_results(id), self.backend.load_bundle(id));
+        let (results, bundle) = (results?, bundle?);
+        let bundle = bundle
+            .ok_or_else(|| ServiceError::Internal(format!("review {id} has no stored bundle")))?;
+        let next = match record.phase {
+            // A finalization a stopped coordinator began: carried on.
+            ReviewPhase::Finalizing => None,
+            phase => {
+                let candidates = if phase == ReviewPhase::Reviewing {
+                    self.adjudication_candidates(&record, &results, &bundle)
+                        .await?
+                } else {
+                    Vec::new()
+                };
+                let ahead = StepsAhead {
+                    adjudication: !candidates.is_empty(),
+                    synthesis: record.plan.synthesis.is_some(),
+                };
+                match phase.once_settled(ahead) {
+                    Some(ReviewPhase::Reviewing) => {
+                        let moved = self.plan_domain_lanes(&record, &results, &bundle).await?;
+                        return Ok(moved == MoveOutcome::Moved);
+                    }
+                    Some(ReviewPhase::Adjudicating) => {
+                        self.start_adjudication(&record, candidates).await?;
+                        return Ok(false);
+                    }
+                    Some(ReviewPhase::Synthesizing) => {
+                        self.start_synthesis(&record, &results, &bundle).await?;
+                        return Ok(false);
+                    }
+                    next => next,
+                }
+            }
         };
-        if self.start_adjudication(&record, &results, &bundle).await?
-            || self.start_synthesis(&record, &results, &bundle).await?
-        {
-            return Ok(());
-        }
-        self.backend
-            .push_event(
-                id,
-                &ProgressEvent::StageStarted {
+        let record = match next {
+            None => record,
+            Some(ReviewPhase::Finalizing) => {
+                let finalizing = record.in_phase(ReviewPhase::Finalizing);
+                let verify = [ProgressEvent::StageStarted {
                     stage: Stage::Verify,
-                },
-            )
-            .await?;
+                }];
+                let step = PhaseMove::new(record.phase, &finalizing, &verify);
+                if self.backend.move_phase(step).await? != MoveOutcome::Moved {
+                    // Another coordinator finalizes it, or it was cancelled.
+                    return Ok(false);
+                }
+                finalizing
+            }
+            Some(other) => {
+                return Err(ServiceError::Internal(format!(
+                    "review {id}: no step moves {} to {other}",
+                    record.phase
+                )));
+            }
+        };
+        self.finalize(record, results, bundle).await?;
+        Ok(false)
+    }
+
+    /// Verifies, decides and renders the report of `record` (in
+    /// Finalizing) and stores it with the move to Finished.
+    async fn finalize(
+        &self,
+        record: ReviewRecord,
+        results: revu_common::review::LaneResults,
+        bundle: Arc<revu_common::bundle::ReviewBundle>,
+    ) -> Result<(), ServiceError> {
+        let id = &record.id;
         let fin = observe::finalize_span(&record);
         let plan = record.plan.clone();
         let review_id = id.clone();
@@ -147,16 +178,25 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             verdict_event(&report),
         ];
         // The store takes the JSON: a large report is megabytes.
-        self.backend.finish_review(&record, json, &closing).await?;
-        self.observe_finished(&report);
-        tracing::info!(
-            parent: &fin,
-            review_id = %id,
-            verdict = %report.verdict,
-            gate = %report.gate,
-            findings = report.findings.len(),
-            "review finished"
-        );
+        match self.backend.finish_review(&record, json, &closing).await? {
+            MoveOutcome::Moved => {
+                self.observe_finished(&report);
+                tracing::info!(
+                    parent: &fin,
+                    review_id = %id,
+                    verdict = %report.verdict,
+                    gate = %report.gate,
+                    findings = report.findings.len(),
+                    "review finished"
+                );
+            }
+            MoveOutcome::Lost { current } => {
+                if let Some(handoff) = &self.handoff {
+                    handoff.take(id);
+                }
+                tracing::info!(parent: &fin, review_id = %id, ?current, "review not finished: it left finalizing first");
+            }
+        }
         Ok(())
     }
 }

@@ -10,8 +10,7 @@ use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
 use revu_stages::completeness;
 use std::time::Duration;
 use tracing::Instrument;
@@ -118,7 +117,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         record: &ReviewRecord,
         report: &LaneReport,
     ) -> Result<(), ServiceError> {
-        if record.state.is_terminal() {
+        if record.phase.is_terminal() {
             self.count("late_reports", 1).await;
             return self
                 .discard(report, "late report for a finished or cancelled review")
@@ -248,13 +247,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 .plan
                 .job(id, spec, report.attempt + 1, record.deadline_ms)
         };
-        let result = |outcome, body, banner, fault| LaneResult {
+        let result = |end| LaneResult {
             lane_id: spec.id.clone(),
-            outcome,
+            end,
             attempts: report.attempt,
-            body,
-            banner,
-            fault,
             usage: report.usage.clone(),
             cache: report.cache,
             worker: report.worker.clone(),
@@ -262,11 +258,9 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         };
         Ok(match state.on_report(report.attempt, reported, &policy) {
             Transition::Discard(why) => Step::Discard(why),
-            Transition::Complete(body) => {
-                Step::Settle(result(LaneOutcome::Complete, Some(body), None, None))
-            }
+            Transition::Complete(body) => Step::Settle(result(LaneEnd::Complete { body })),
             Transition::Incomplete { body, why } => {
-                Step::Settle(result(LaneOutcome::Incomplete, Some(body), Some(why), None))
+                Step::Settle(result(LaneEnd::Incomplete { body, banner: why }))
             }
             Transition::SendBack { problems } => Step::GateRetry {
                 reason: format!("completeness gate: {}", problems.join("; ")),
@@ -281,12 +275,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 reason,
                 kind,
             },
-            Transition::Fault { why, kind } => Step::Settle(result(
-                LaneOutcome::PipelineFault,
-                None,
-                Some(why),
-                Some(kind),
-            )),
+            Transition::Fault { why, kind } => Step::Settle(result(LaneEnd::PipelineFault {
+                fault: kind,
+                banner: why,
+            })),
         })
     }
 
@@ -317,7 +309,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             "attempts": result.attempts,
         })
         .to_string();
-        let why = result.banner.as_deref().unwrap_or("faulted");
+        let why = result.banner().unwrap_or("faulted");
         self.backend.dead_letter_job(None, &raw, why).await?;
         self.count("dead_letters", 1).await;
         Ok(())
@@ -330,17 +322,16 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         record: &ReviewRecord,
         result: LaneResult,
     ) -> Result<(), ServiceError> {
-        let event = match result.outcome {
-            LaneOutcome::PipelineFault => ProgressEvent::LaneFaulted {
+        let event = match &result.end {
+            LaneEnd::PipelineFault { banner, .. } => ProgressEvent::LaneFaulted {
                 lane_id: result.lane_id.clone(),
-                reason: result.banner.clone().unwrap_or_default(),
+                reason: banner.clone(),
             },
             _ => ProgressEvent::LaneFinished {
                 lane_id: result.lane_id.clone(),
                 attempt: result.attempts,
                 findings: result
-                    .body
-                    .as_ref()
+                    .body()
                     .map(|b| u32::try_from(b.findings.len()).unwrap_or(u32::MAX))
                     .unwrap_or(0),
             },
@@ -354,8 +345,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .await?
         {
             self.observe_settled(record, &result);
-            if result.outcome == LaneOutcome::PipelineFault {
-                tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = result.banner.as_deref().unwrap_or(""), "lane faulted");
+            if let LaneEnd::PipelineFault { banner, .. } = &result.end {
+                tracing::warn!(review_id = %record.id, lane = %result.lane_id, reason = %banner, "lane faulted");
                 self.dead_letter(record, &result).await?;
             }
             "lanes_settled"

@@ -7,7 +7,7 @@ use revu_common::lane::{FaultKind, LaneJob, LaneReport, LaneSpec, ReviewId};
 use revu_common::metrics::{LaneLabels, ReasonLabels};
 use revu_common::queue::{JobQueue, ReviewStore};
 use revu_common::report::{LaneOutcome, Report};
-use revu_common::review::{LaneResult, ReviewRecord, now_ms};
+use revu_common::review::{LaneEnd, LaneResult, ReviewRecord, now_ms};
 use revu_common::telemetry::names::{attr, span};
 use revu_common::telemetry::{MessagingTarget, set_remote_parent, traceparent};
 use std::time::Duration;
@@ -123,19 +123,13 @@ pub(super) fn record_step(step: &'static str) {
     Span::current().record(attr::STEP, step);
 }
 
-/// The metric label of a faulted lane's kind of fault.
-fn fault_label(result: &LaneResult) -> &'static str {
-    result.fault.unwrap_or_default().label()
-}
-
 /// Notes on the current span how a lane settled.
 pub(super) fn record_settled(result: &LaneResult) {
     let current = Span::current();
-    current.record(attr::OUTCOME, outcome_label(result.outcome));
-    if result.outcome == LaneOutcome::PipelineFault {
-        let reason = result.banner.as_deref().unwrap_or_default();
-        current.record(attr::FAULT_REASON, reason);
-        current.record(attr::FAULT_CLASS, fault_label(result));
+    current.record(attr::OUTCOME, outcome_label(result.outcome()));
+    if let LaneEnd::PipelineFault { fault, banner } = &result.end {
+        current.record(attr::FAULT_REASON, banner.as_str());
+        current.record(attr::FAULT_CLASS, fault.label());
     }
 }
 
@@ -175,14 +169,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let Some(spec) = record.plan.lanes.iter().find(|l| l.id == result.lane_id) else {
             return;
         };
-        let outcome = outcome_label(result.outcome);
+        let outcome = outcome_label(result.outcome());
         let since = Duration::from_millis(now_ms().saturating_sub(record.created_ms));
         self.metrics
             .lane_duration
             .get_or_create(&LaneLabels::new(spec, outcome))
             .observe(since.as_secs_f64());
-        if result.outcome == LaneOutcome::PipelineFault {
-            let class = fault_label(result);
+        if let LaneEnd::PipelineFault { fault, .. } = &result.end {
+            let class = fault.label();
             self.metrics
                 .lane_faults
                 .get_or_create(&ReasonLabels {

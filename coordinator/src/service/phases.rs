@@ -1,52 +1,68 @@
-//! The optional lanes around the review lanes: the grouping lane, whose
-//! slices become the domain lanes once it settles, and the synthesis lane,
-//! dispatched once every other lane settled, whose walkthrough the report
-//! carries. Neither has a say over findings or verdict: a failed grouping
-//! lane leaves the deterministic proposal in place, a failed synthesis lane
-//! leaves the report without a walkthrough.
+//! The phase moves that add lanes (see [`revu_common::review::ReviewPhase`]):
+//! the grouping lane's slices become the domain lanes once it settles
+//! (Grouping to Reviewing), and the synthesis lane, whose walkthrough the
+//! report carries, is dispatched once every other lane settled (to
+//! Synthesizing). Neither has a say over findings or verdict: a failed
+//! grouping lane leaves the deterministic proposal in place, a failed
+//! synthesis lane leaves the report without a walkthrough.
+//!
+//! Each move stores the grown plan and dispatches the new lanes' first
+//! attempts in one atomic step, from the phase it leaves: of coordinators
+//! racing to make it (or a sweep repeating it), one does, once.
 
+use super::submit::dispatched;
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::prepare::place_domain_lanes;
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff;
-use revu_common::lane::{LaneJob, LaneKind, LaneSpec};
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::LaneOutcome;
+use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_common::review::{
-    GROUPING_LANE, LaneResults, ProgressEvent, ReviewRecord, SYNTHESIS_LANE, Stage, SynthesisPlan,
+    GROUPING_LANE, LaneEnd, LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, SYNTHESIS_LANE,
+    Stage, SynthesisPlan,
 };
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;
 use std::sync::Arc;
-use tracing::Instrument;
+
+/// Where [`Coordinator::move_to`] left a review.
+#[derive(Debug)]
+pub(super) enum Reached {
+    /// Moved; the record after the move.
+    Moved(ReviewRecord),
+    /// Not moved: the review is in the phase of this record.
+    Found(ReviewRecord),
+}
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
-    /// Plans and dispatches the domain lanes of a refined review whose
-    /// grouping lane settled. Safe to repeat: the slices are a pure function
-    /// of stored state, each lane is added at most once, and
-    /// [`Self::dispatch_undispatched`] sends the lanes a stopped
-    /// coordinator did not reach.
+    /// Plans the domain lanes of a refined review whose grouping lane
+    /// settled, and moves it to Reviewing with them dispatched. The slices
+    /// are a pure function of stored state, so whichever coordinator makes
+    /// the move plans what any other would have.
     pub(super) async fn plan_domain_lanes(
         &self,
         record: &ReviewRecord,
         results: &LaneResults,
         bundle: &ReviewBundle,
-    ) -> Result<(), ServiceError> {
+    ) -> Result<MoveOutcome, ServiceError> {
         let (Some(grouping), Some(result)) = (&record.plan.grouping, results.get(GROUPING_LANE))
         else {
-            return Ok(());
+            return Err(ServiceError::Internal(format!(
+                "review {} is grouping without a settled grouping lane",
+                record.id
+            )));
         };
-        let refined = match (&result.outcome, &result.body) {
-            (LaneOutcome::Complete, Some(body)) => Ok(body.slices.clone()),
-            _ => Err(format!(
+        let refined = match &result.end {
+            LaneEnd::Complete { body } => Ok(body.slices.clone()),
+            end => Err(format!(
                 "the grouping lane {}: {}",
-                match result.outcome {
-                    LaneOutcome::Incomplete => "is incomplete",
-                    LaneOutcome::Cancelled => "was cancelled",
-                    LaneOutcome::PipelineFault | LaneOutcome::Complete => "faulted",
+                match end {
+                    LaneEnd::Incomplete { .. } => "is incomplete",
+                    LaneEnd::Cancelled => "was cancelled",
+                    LaneEnd::PipelineFault { .. } | LaneEnd::Complete { .. } => "faulted",
                 },
-                result.banner.as_deref().unwrap_or("no usable report")
+                result.banner().unwrap_or("no usable report")
             )),
         };
         // More slices than the lane limit leaves room for: refused like any
@@ -66,7 +82,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let repo = RepoContext::load(bundle.conventions.as_deref(), bundle.repo_config.as_deref())
             .unwrap_or_default()
             .with_nested(&bundle.nested_conventions);
-        let mut next = record.clone();
+        let mut next = record.in_phase(ReviewPhase::Reviewing);
         let plan = Arc::make_mut(&mut next.plan);
         place_domain_lanes(plan, &outcome.slices, &self.settings, &repo);
         plan.cover_fallback = outcome.fallback.clone();
@@ -83,54 +99,50 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .filter(|l| matches!(l.kind, LaneKind::Domain { .. }))
             .cloned()
             .collect();
-        for lane in &lanes {
-            self.add_and_announce(&next, lane).await?;
-        }
-        Ok(())
+        self.advance(record.phase, &next, &lanes, Vec::new()).await
     }
 
-    /// Dispatches the planned lanes that never reached the queue (a
-    /// coordinator stopped between adding the first and the last).
+    /// Dispatches the planned lanes that never reached the queue: the
+    /// version before review phases added a refined review's domain lanes
+    /// one at a time, so one it left stopped midway has some undispatched.
     pub(super) async fn dispatch_undispatched(
         &self,
         record: &ReviewRecord,
-        results: &LaneResults,
     ) -> Result<(), ServiceError> {
-        if record
-            .plan
-            .lanes
-            .iter()
-            .all(|l| results.contains_key(&l.id))
-        {
-            return Ok(());
-        }
         let attempts = self.backend.lane_attempts(&record.id).await?;
         for lane in record
             .plan
             .lanes
             .iter()
-            .filter(|l| !attempts.contains_key(&l.id) && !results.contains_key(&l.id))
+            .filter(|l| !attempts.contains_key(&l.id))
         {
-            self.add_and_announce(record, lane).await?;
+            let mut job = record.plan.job(&record.id, lane, 1, record.deadline_ms);
+            let publish = observe::publish_span(&mut job, &self.messaging);
+            let sent = self.backend.dispatch_planned(&job).await?;
+            observe::record_sent(&publish, sent);
+            if sent {
+                tracing::info!(review_id = %record.id, lane = %lane.id, engine = %lane.engine, "lane dispatched");
+                self.announce_dispatch(&job).await?;
+            }
         }
         Ok(())
     }
 
-    /// Dispatches the synthesis lane of a review whose other lanes have
-    /// all settled, with the findings the report would have now. Returns
-    /// whether the review now waits for it.
+    /// Moves a review whose other lanes have all settled to Synthesizing,
+    /// dispatching the synthesis lane with the findings the report would
+    /// have now.
     pub(super) async fn start_synthesis(
         &self,
         record: &ReviewRecord,
         results: &LaneResults,
         bundle: &ReviewBundle,
-    ) -> Result<bool, ServiceError> {
+    ) -> Result<MoveOutcome, ServiceError> {
         let Some(synthesis) = &record.plan.synthesis else {
-            return Ok(false);
+            return Err(ServiceError::Internal(format!(
+                "review {} has no synthesis planned",
+                record.id
+            )));
         };
-        if record.plan.lane(SYNTHESIS_LANE).is_some() {
-            return Ok(false);
-        }
         let (id, plan, settled, bundle) = (
             record.id.clone(),
             record.plan.clone(),
@@ -156,45 +168,98 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 .collect(),
             guidance: Vec::new(),
         };
-        let mut next = record.clone();
+        let mut next = record.in_phase(ReviewPhase::Synthesizing);
         let plan = Arc::make_mut(&mut next.plan);
         plan.lanes.push(lane.clone());
         plan.synthesis = Some(SynthesisPlan {
             engine: synthesis.engine.clone(),
             findings,
         });
-        if self.add_and_announce(&next, &lane).await? {
-            self.backend
-                .push_event(
-                    &record.id,
-                    &ProgressEvent::StageStarted {
-                        stage: Stage::Synthesis,
-                    },
-                )
-                .await?;
-        }
-        Ok(true)
+        let started = ProgressEvent::StageStarted {
+            stage: Stage::Synthesis,
+        };
+        self.advance(record.phase, &next, &[lane], vec![started])
+            .await
     }
 
-    /// Adds `lane` of `next` to the review and its first attempt to the
-    /// queue, at most once; tells watchers when this call sent it.
-    pub(super) async fn add_and_announce(
+    /// Moves review `id` to `to` from whatever phase it is in, with
+    /// `events`. When another move wins first, looks again, at most once
+    /// per phase (phases only move forward). Does nothing to a review
+    /// already in `to`, at its end, or in a phase that does not move to
+    /// `to`: that record comes back as [`Reached::Found`].
+    pub(super) async fn move_to(
         &self,
-        next: &ReviewRecord,
-        lane: &LaneSpec,
-    ) -> Result<bool, ServiceError> {
-        let mut job: LaneJob = next.plan.job(&next.id, lane, 1, next.deadline_ms);
-        let publish = observe::publish_span(&mut job, &self.messaging);
-        let sent = self
-            .backend
-            .add_lane(next, &job)
-            .instrument(publish.clone())
-            .await?;
-        observe::record_sent(&publish, sent);
-        if sent {
-            tracing::info!(review_id = %next.id, lane = %lane.id, engine = %lane.engine, "lane dispatched");
-            self.announce_dispatch(&job).await?;
+        id: &ReviewId,
+        to: ReviewPhase,
+        events: &[ProgressEvent],
+    ) -> Result<Reached, ServiceError> {
+        for _ in ReviewPhase::ALL {
+            let Some(record) = self.backend.load_record(id).await? else {
+                return Err(ServiceError::NotFound(id.clone()));
+            };
+            if !record.phase.allows(to) {
+                return Ok(Reached::Found(record));
+            }
+            let next = record.in_phase(to);
+            match self
+                .backend
+                .move_phase(PhaseMove::new(record.phase, &next, events))
+                .await?
+            {
+                MoveOutcome::Moved => return Ok(Reached::Moved(next)),
+                MoveOutcome::Lost { current: None } => {
+                    return Err(ServiceError::NotFound(id.clone()));
+                }
+                MoveOutcome::Lost { current: Some(_) } => {}
+            }
         }
-        Ok(sent)
+        Err(ServiceError::Internal(format!(
+            "review {id}: its phase moved on at every look"
+        )))
+    }
+
+    /// Moves the review from `from` to `next` (its record after the move),
+    /// dispatching the first attempt of each of `lanes` with the move;
+    /// watchers hear of each dispatch, then `events`.
+    pub(super) async fn advance(
+        &self,
+        from: ReviewPhase,
+        next: &ReviewRecord,
+        lanes: &[LaneSpec],
+        events: Vec<ProgressEvent>,
+    ) -> Result<MoveOutcome, ServiceError> {
+        let mut jobs: Vec<LaneJob> = lanes
+            .iter()
+            .map(|lane| next.plan.job(&next.id, lane, 1, next.deadline_ms))
+            .collect();
+        let publish: Vec<tracing::Span> = jobs
+            .iter_mut()
+            .map(|job| observe::publish_span(job, &self.messaging))
+            .collect();
+        let mut announced: Vec<ProgressEvent> = jobs.iter().map(dispatched).collect();
+        announced.extend(events);
+        let moved = self
+            .backend
+            .move_phase(PhaseMove {
+                jobs: &jobs,
+                ..PhaseMove::new(from, next, &announced)
+            })
+            .await?;
+        let sent = moved == MoveOutcome::Moved;
+        for span in &publish {
+            observe::record_sent(span, sent);
+        }
+        match moved {
+            MoveOutcome::Moved => {
+                tracing::info!(review_id = %next.id, %from, to = %next.phase, lanes = jobs.len(), "review moved on");
+                for job in &jobs {
+                    tracing::info!(review_id = %next.id, lane = %job.lane.id, engine = %job.lane.engine, "lane dispatched");
+                }
+            }
+            MoveOutcome::Lost { current } => {
+                tracing::debug!(review_id = %next.id, %from, to = %next.phase, ?current, "phase move lost");
+            }
+        }
+        Ok(moved)
     }
 }

@@ -1,9 +1,10 @@
 //! Queries and control: get, watch, cancel.
 
+use super::phases::Reached;
 use super::{Coordinator, ServiceError};
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewState};
+use revu_common::review::{ProgressEvent, ReviewPhase, ReviewState};
 use std::time::Duration;
 
 /// A review as `GetReview` reports it.
@@ -27,17 +28,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             self.backend.load_report(id),
         );
         let record = record?.ok_or_else(|| ServiceError::NotFound(id.clone()))?;
-        let report_json = match (record.state, report?) {
-            (ReviewState::Finished, Some(report)) => Some(report),
-            // The state and the report are written in one step; were the
+        let report_json = match (record.phase, report?) {
+            (ReviewPhase::Finished, Some(report)) => Some(report),
+            // The phase and the report are written in one step; were the
             // reads answered out of order, the report is read again.
-            (ReviewState::Finished, None) => self.backend.load_report(id).await?,
+            (ReviewPhase::Finished, None) => self.backend.load_report(id).await?,
             _ => None,
         };
         let lanes_total = record.plan.lanes.len();
         Ok(ReviewStatus {
             id: id.clone(),
-            state: record.state,
+            state: record.phase.state(),
             report_json,
             lanes_total,
             lanes_settled: settled?.min(lanes_total),
@@ -45,22 +46,18 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     }
 
     /// Stops a running review: no more dispatch, late reports discarded.
+    /// Returns the state the review ends in: `Cancelled`, or `Finished`
+    /// when its report was stored first (the cancel lost, and changed
+    /// nothing).
     pub async fn cancel(&self, id: &ReviewId) -> Result<ReviewState, ServiceError> {
-        let mut record = self
-            .backend
-            .load_record(id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(id.clone()))?;
-        if record.state.is_terminal() {
-            return Ok(record.state);
+        let cancelled = [ProgressEvent::Cancelled];
+        match self.move_to(id, ReviewPhase::Cancelled, &cancelled).await? {
+            Reached::Moved(_) => {
+                tracing::info!(review_id = %id, "review cancelled");
+                Ok(ReviewState::Cancelled)
+            }
+            Reached::Found(record) => Ok(record.phase.state()),
         }
-        record.state = ReviewState::Cancelled;
-        self.backend.save_record(&record).await?;
-        self.backend
-            .push_event(id, &ProgressEvent::Cancelled)
-            .await?;
-        tracing::info!(review_id = %id, "review cancelled");
-        Ok(ReviewState::Cancelled)
     }
 
     /// The review's state, without its lanes or report.
@@ -68,7 +65,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self.backend
             .load_record(id)
             .await?
-            .map(|r| r.state)
+            .map(|r| r.phase.state())
             .ok_or_else(|| ServiceError::NotFound(id.clone()))
     }
 

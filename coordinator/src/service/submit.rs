@@ -278,7 +278,7 @@ fn dispatch_order(jobs: &mut [LaneJob], plan: &ReviewPlan) {
 }
 
 /// The event that says `job` is on the queue.
-fn dispatched(job: &LaneJob) -> ProgressEvent {
+pub(super) fn dispatched(job: &LaneJob) -> ProgressEvent {
     ProgressEvent::LaneDispatched {
         lane_id: job.lane.id.clone(),
         attempt: job.attempt,

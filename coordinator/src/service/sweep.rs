@@ -2,13 +2,13 @@
 //! coordinator; all it does is idempotent, so several may sweep at once.
 
 use super::finalize::verdict_event;
+use super::phases::Reached;
 use super::{Coordinator, ServiceError};
 use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
 use revu_common::lane::{FaultKind, ReviewId};
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::LaneOutcome;
-use revu_common::review::{LaneResult, LaneResults, ReviewRecord, now_ms};
+use revu_common::queue::{JobQueue, MoveOutcome, ReviewStore};
+use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
 use std::sync::Arc;
@@ -103,7 +103,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let Some(record) = self.backend.load_record(id).await? else {
             return Ok(());
         };
-        if record.state.is_terminal() {
+        if record.phase.is_terminal() {
             return Ok(());
         }
         if now >= record.deadline_ms && self.fault_unsettled(&record, Fault::Deadline).await? > 0 {
@@ -140,18 +140,14 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 Fault::Deadline => (DEADLINE_BANNER.to_owned(), FaultKind::Deadline),
                 Fault::Review(banner) => (banner.to_owned(), FaultKind::Bundle),
             };
-            let result = LaneResult {
-                lane_id: lane.id.clone(),
-                outcome: LaneOutcome::PipelineFault,
-                attempts: attempts.get(&lane.id).map_or(1, |a| a.awaited),
-                body: None,
-                banner: Some(banner),
-                fault: Some(kind),
-                usage: None,
-                cache: None,
-                worker: String::new(),
-                duration_ms: 0,
-            };
+            let result = LaneResult::new(
+                lane.id.clone(),
+                LaneEnd::PipelineFault {
+                    fault: kind,
+                    banner,
+                },
+                attempts.get(&lane.id).map_or(1, |a| a.awaited),
+            );
             self.settle(record, result).await?;
             faulted += 1;
         }
@@ -168,7 +164,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let Some(record) = self.backend.load_record(id).await? else {
             return Ok(());
         };
-        if record.state.is_terminal() {
+        if record.phase.is_terminal() {
             return Ok(());
         }
         let mut banner = format!("review faulted: {reason}");
@@ -183,33 +179,34 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 if failed != reason {
                     banner = format!("{banner}; finalizing failed: {failed}");
                 }
-                self.close_faulted(&record, &banner).await
+                self.close_faulted(id, &banner).await
             }
             other => other,
         }
     }
 
-    /// Finishes `record` with a report built from its plan alone, every
-    /// lane a pipeline fault with `banner`. Nothing stored beside the
-    /// record is read: that is what failed.
-    async fn close_faulted(&self, record: &ReviewRecord, banner: &str) -> Result<(), ServiceError> {
+    /// Finishes review `id` with a report built from its plan alone, every
+    /// lane a pipeline fault with `banner`, moving it to Finalizing first
+    /// (unless it is there already). Nothing stored beside the record is
+    /// read: that is what failed.
+    async fn close_faulted(&self, id: &ReviewId, banner: &str) -> Result<(), ServiceError> {
+        let record = match self.move_to(id, ReviewPhase::Finalizing, &[]).await {
+            Ok(Reached::Moved(record)) => record,
+            Ok(Reached::Found(record)) if record.phase == ReviewPhase::Finalizing => record,
+            // Finished, cancelled or gone meanwhile.
+            Ok(Reached::Found(_)) | Err(ServiceError::NotFound(_)) => return Ok(()),
+            Err(e) => return Err(e),
+        };
         let results: LaneResults = record
             .plan
             .lanes
             .iter()
             .map(|lane| {
-                let result = LaneResult {
-                    lane_id: lane.id.clone(),
-                    outcome: LaneOutcome::PipelineFault,
-                    attempts: 0,
-                    body: None,
-                    banner: Some(banner.to_owned()),
-                    fault: Some(FaultKind::Bundle),
-                    usage: None,
-                    cache: None,
-                    worker: String::new(),
-                    duration_ms: 0,
+                let end = LaneEnd::PipelineFault {
+                    fault: FaultKind::Bundle,
+                    banner: banner.to_owned(),
                 };
+                let result = LaneResult::new(lane.id.clone(), end, 0);
                 (lane.id.clone(), Arc::new(result))
             })
             .collect();
@@ -220,9 +217,13 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             &Diff::default(),
             &ReviewBundle::default(),
         );
-        self.backend
-            .finish_review(record, render::json(&report), &[verdict_event(&report)])
+        let finished = self
+            .backend
+            .finish_review(&record, render::json(&report), &[verdict_event(&report)])
             .await?;
+        if finished != MoveOutcome::Moved {
+            return Ok(());
+        }
         self.observe_finished(&report);
         tracing::info!(
             review_id = %record.id,

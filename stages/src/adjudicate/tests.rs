@@ -4,7 +4,8 @@ use super::*;
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
 use revu_common::finding::{BlastRadius, Dimension};
-use revu_common::lane::LaneReportBody;
+use revu_common::lane::{FaultKind, LaneReportBody};
+use revu_common::report::LaneOutcome;
 
 fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
     Finding {
@@ -21,6 +22,8 @@ fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }
@@ -51,6 +54,28 @@ fn verified() -> (Vec<Finding>, Vec<Finding>) {
     (findings, candidates)
 }
 
+#[test]
+fn candidates_stored_with_the_mark_in_their_summary_still_match() {
+    let (mut findings, _) = verified();
+    findings[1].pre_existing_line = true;
+    let mut stored = findings[1].clone();
+    stored.pre_existing_line = false;
+    stored.summary = format!("[pre-existing] {}", stored.summary);
+    let plan = AdjudicationPlan {
+        engine: "llm".into(),
+        candidates: vec![stored],
+    };
+    let result = lane(
+        LaneOutcome::Complete,
+        vec![decide(0, Action::Downgrade, "only reachable from tests")],
+        vec![],
+    );
+    let out = adjudicate(&plan, Some(&result), findings);
+    assert!(out.report.warnings.is_empty(), "{:?}", out.report.warnings);
+    assert_eq!(out.findings[1].severity, Important);
+    assert_eq!(out.report.changes[0].summary, "[pre-existing] B2 summary");
+}
+
 fn rules_and_severities(findings: &[Finding]) -> Vec<(&str, Severity)> {
     findings
         .iter()
@@ -74,6 +99,12 @@ fn confirm_keeps_downgrade_lowers_one_level_drop_removes() {
     assert_eq!(
         rules_and_severities(&out.findings),
         [("B1", Blocker), ("B2", Important), ("S1", Suggestion)]
+    );
+    let lowered: Vec<Option<Severity>> = out.findings.iter().map(|f| f.downgraded_from).collect();
+    assert_eq!(
+        lowered,
+        [None, Some(Blocker), None],
+        "only B2 says it was lowered"
     );
     let r = &out.report;
     assert_eq!(r.status, AdjudicationStatus::Applied);
@@ -167,23 +198,31 @@ fn a_candidate_no_longer_verified_is_ignored() {
     assert!(out.report.warnings[0].starts_with("candidate 0 (src/a.rs:1) is not among"));
 }
 
+/// The adjudication lane ended `outcome`, its report (where that outcome
+/// keeps one) holding `decisions` and `findings`.
 fn lane(outcome: LaneOutcome, decisions: Vec<Decision>, findings: Vec<Finding>) -> LaneResult {
+    let body = LaneReportBody {
+        summary: "re-tried".into(),
+        findings,
+        decisions,
+        ..LaneReportBody::default()
+    };
+    let end = match outcome {
+        LaneOutcome::Complete => LaneEnd::Complete { body },
+        LaneOutcome::Incomplete => LaneEnd::Incomplete {
+            body,
+            banner: "report incomplete: cut".into(),
+        },
+        LaneOutcome::PipelineFault => LaneEnd::PipelineFault {
+            fault: FaultKind::Timeout,
+            banner: "failed 3 attempt(s)".into(),
+        },
+        LaneOutcome::Cancelled => LaneEnd::Cancelled,
+    };
     LaneResult {
-        lane_id: ADJUDICATION_LANE.into(),
-        outcome,
-        attempts: 1,
-        body: Some(LaneReportBody {
-            summary: "re-tried".into(),
-            findings,
-            decisions,
-            ..LaneReportBody::default()
-        }),
-        banner: None,
-        fault: None,
-        usage: None,
-        cache: None,
         worker: "w".into(),
         duration_ms: 1,
+        ..LaneResult::new(ADJUDICATION_LANE, end, 1)
     }
 }
 
@@ -278,11 +317,16 @@ fn arb_case() -> impl Strategy<Value = (Vec<Finding>, Vec<Finding>)> {
 }
 
 /// Whether `after` can be what adjudication made of `before`: the same
-/// finding at the same or a lower severity.
+/// finding at the same severity, or at a lower one that names the one it
+/// was raised with.
 fn same_or_lower(after: &Finding, before: &Finding) -> bool {
+    let lowered = after.severity < before.severity;
+    let says_so = after.downgraded_from == lowered.then_some(before.severity);
     after.severity <= before.severity
+        && says_so
         && Finding {
             severity: before.severity,
+            downgraded_from: None,
             ..after.clone()
         } == *before
 }

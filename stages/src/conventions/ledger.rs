@@ -116,6 +116,8 @@ impl LedgerEntry {
             confidence: self.confidence,
             blast_radius: self.blast_radius.clone(),
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         }

@@ -76,6 +76,8 @@ pub fn finding(
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }

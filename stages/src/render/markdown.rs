@@ -136,7 +136,7 @@ fn write_finding(out: &mut String, f: &Finding, counted: Severity, rigor: Rigor)
             rigor_name(rigor)
         )?;
     }
-    writeln!(out, " — {}", inline(&f.summary))?;
+    writeln!(out, " — {}", inline(&f.shown_summary()))?;
     if !f.why.is_empty() {
         writeln!(out, "  - why: {}", inline(&f.why))?;
     }

@@ -56,10 +56,10 @@ fn dimensions(f: &Finding) -> Vec<Dimension> {
     out
 }
 
-/// The finding as prose for tools that show one message: the summary, then
-/// why and the fix when the engine gave them.
+/// The finding as prose for tools that show one message: the summary (as
+/// the reader sees it), then why and the fix when the engine gave them.
 fn message(f: &Finding) -> String {
-    let mut out = f.summary.trim().to_owned();
+    let mut out = f.shown_summary().trim().to_owned();
     for (label, text) in [("why", &f.why), ("fix", &f.fix)] {
         if !text.trim().is_empty() {
             out.push_str(&format!("\n\n{label}: {}", text.trim()));

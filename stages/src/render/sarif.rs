@@ -119,7 +119,7 @@ fn rules(findings: &[Finding]) -> Vec<Rule> {
             Some(Rule {
                 id: id.to_owned(),
                 short_description: Text {
-                    text: one_line(&first.summary),
+                    text: one_line(&first.shown_summary()),
                 },
                 full_description: (!first.why.trim().is_empty()).then(|| Text {
                     text: first.why.clone(),
@@ -138,10 +138,10 @@ fn rules(findings: &[Finding]) -> Vec<Rule> {
 }
 
 fn help(f: &Finding) -> String {
-    [&f.fix, &f.why, &f.summary]
+    [f.fix.as_str(), f.why.as_str(), &f.shown_summary()]
         .into_iter()
         .find(|t| !t.trim().is_empty())
-        .cloned()
+        .map(str::to_owned)
         .unwrap_or_else(|| f.rule.clone())
 }
 
@@ -246,7 +246,7 @@ fn fingerprints(findings: &[Finding]) -> Vec<String> {
 }
 
 fn finding_hash(f: &Finding) -> u64 {
-    let key = format!("{}\0{}\0{}", f.rule, f.file, normalize(&f.summary));
+    let key = format!("{}\0{}\0{}", f.rule, f.file, normalize(&f.shown_summary()));
     fnv1a(key.as_bytes())
 }
 

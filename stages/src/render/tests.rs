@@ -237,3 +237,49 @@ fn the_review_usage_is_the_sum_of_the_lanes_with_unpriced_lanes_counted() {
     assert_eq!(usage.cost_usd, Some(revu_common::lane::Usd(3_000_000)));
     assert_eq!(usage.unpriced_lanes, 1);
 }
+
+/// A finding marked pre-existing by its field renders as the same finding
+/// did when the mark was written into its summary (reports written before
+/// the field): Markdown, SARIF (fingerprints included) and rdjson come out
+/// byte for byte the same, and both reports validate.
+#[test]
+fn the_pre_existing_mark_renders_from_the_field_as_it_did_from_the_summary() {
+    let mut marked = blocked_report();
+    let mut before = marked.clone();
+    // The counted BLOCKER and an uncounted IMPORTANT, both on lines the
+    // change did not add.
+    for i in [0, 2] {
+        marked.findings[i].pre_existing_line = true;
+        before.findings[i].summary = format!("[pre-existing] {}", before.findings[i].summary);
+    }
+    marked.findings[2].pre_existing = true;
+    before.findings[2].pre_existing = true;
+    let renderers: [(&str, Renderer); 3] = [("md", markdown), ("sarif", sarif), ("rdjson", rdjson)];
+    for (name, render) in renderers {
+        let shown = render(&marked);
+        assert!(
+            shown.contains("[pre-existing] session token"),
+            "{name}: {shown}"
+        );
+        assert_eq!(shown, render(&before), "{name}");
+    }
+    let doc: Value = serde_json::from_str(&json(&marked)).unwrap();
+    let finding = &doc["findings"][0];
+    assert_eq!(finding["pre_existing_line"], true, "{finding}");
+    assert!(
+        finding["summary"]
+            .as_str()
+            .is_some_and(|s| !s.contains("[pre-existing]")),
+        "the mark is a field, not prose: {finding}"
+    );
+    // A finding adjudication lowered says from what.
+    marked.findings[1].downgraded_from = Some(Severity::Blocker);
+    let validator = report_validator();
+    for report in [&marked, &before] {
+        let doc: Value = serde_json::from_str(&json(report)).unwrap();
+        let errs = errors(&validator, &doc);
+        assert!(errs.is_empty(), "{errs:#?}");
+    }
+    let doc: Value = serde_json::from_str(&json(&marked)).unwrap();
+    assert_eq!(doc["findings"][1]["downgraded_from"], "BLOCKER");
+}

@@ -88,6 +88,8 @@ fn finding(rule: &str, severity: Severity, file: &str, line: u32, dimension: Dim
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }
@@ -161,29 +163,54 @@ fn bad_end_line_is_cleared_without_dropping() {
 fn untouched_lines_are_marked_pre_existing_once_and_only_blockers_count() {
     let mut marked = finding("B", Blocker, "src/a.rs", 13, Security);
     marked.summary = "[pre-existing] already".into();
-    // An engine cannot mark its own finding pre-existing.
+    // An engine cannot mark its own finding pre-existing, nor downgraded.
     let mut claimed = finding("D", Important, "src/a.rs", 11, Design);
     claimed.pre_existing = true;
+    claimed.pre_existing_line = true;
+    claimed.downgraded_from = Some(Blocker);
     let out = run(vec![
         finding("A", Blocker, "src/a.rs", 10, Security),
         marked,
         finding("C", Important, "src/a.rs", 10, Design),
         claimed,
     ]);
-    let got: Vec<(&str, &str, bool)> = out
+    let got: Vec<(&str, &str, bool, bool)> = out
         .findings
         .iter()
-        .map(|f| (f.rule.as_str(), f.summary.as_str(), f.pre_existing))
+        .map(|f| {
+            (
+                f.rule.as_str(),
+                f.summary.as_str(),
+                f.pre_existing_line,
+                f.pre_existing,
+            )
+        })
         .collect();
+    // The mark is a field, never prose: an engine's own is taken out.
     assert_eq!(
         got,
         [
-            ("A", "[pre-existing] A summary", false),
-            ("B", "[pre-existing] already", false),
-            ("C", "[pre-existing] C summary", true),
-            ("D", "D summary", false),
+            ("A", "A summary", true, false),
+            ("B", "already", true, false),
+            ("C", "C summary", true, true),
+            ("D", "D summary", false, false),
         ]
     );
+    let shown: Vec<String> = out
+        .findings
+        .iter()
+        .map(|f| f.shown_summary().into_owned())
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "[pre-existing] A summary",
+            "[pre-existing] already",
+            "[pre-existing] C summary",
+            "D summary",
+        ]
+    );
+    assert!(out.findings.iter().all(|f| f.downgraded_from.is_none()));
     assert_eq!(out.stats.dropped_untouched_line, 0);
     assert_eq!(out.stats.pre_existing, 1);
 }

@@ -113,7 +113,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
         let (record, review) =
             tokio::join!(self.backend.load_record(&job.review_id), self.load(job));
         match record {
-            Ok(Some(r)) if r.state.is_terminal() => {
+            Ok(Some(r)) if r.phase.is_terminal() => {
                 return Err(failed(
                     FaultKind::Cancelled,
                     "review already finished or cancelled; lane not run",

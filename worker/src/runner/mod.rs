@@ -371,7 +371,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                     Err(e) => tracing::debug!(error = %e, "lease extension failed"),
                 }
                 match backend.load_record(&review).await {
-                    Ok(Some(r)) if r.state.is_terminal() => {
+                    Ok(Some(r)) if r.phase.is_terminal() => {
                         tracing::info!(worker = %name, entry, review_id = %review, "review over: lane abandoned");
                         let _ = tell.send(Some(Abandon::ReviewOver));
                         return;

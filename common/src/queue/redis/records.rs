@@ -72,7 +72,7 @@ impl RecordCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::{ReviewPlan, ReviewState};
+    use crate::review::{ReviewPhase, ReviewPlan};
 
     fn record(id: &str) -> ReviewRecord {
         ReviewRecord::running(ReviewId(id.into()), ReviewPlan::default(), 1, 2)
@@ -90,8 +90,7 @@ mod tests {
             "changed text decodes anew"
         );
         assert_eq!(cache.get(&ReviewId("b".into()), "text-1"), None);
-        let mut finished = r.clone();
-        finished.state = ReviewState::Finished;
+        let finished = r.in_phase(ReviewPhase::Finished);
         cache.put(&r.id, "text-2", &finished);
         assert_eq!(cache.get(&r.id, "text-2"), Some(finished));
         assert_eq!(cache.get(&r.id, "text-1"), None);

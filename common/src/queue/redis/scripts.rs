@@ -72,8 +72,8 @@ return len
 /// in turn.
 /// ARGV: use-key flag ("1"/"0"), review id, record, bundle, diff (empty
 /// when staged), key TTL, the staged diff's length ("-1": not staged),
-/// the number N of head files, N (digest, contents) pairs, then (lane id,
-/// engine, job JSON) triples.
+/// the review's phase, the number N of head files, N (digest, contents)
+/// pairs, then (lane id, engine, job JSON) triples.
 pub(super) static CREATE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
@@ -92,20 +92,20 @@ if ARGV[7] ~= '-1' then
   end
   redis.call('RENAME', KEYS[6], KEYS[7])
   redis.call('PERSIST', KEYS[7])
-  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4])
+  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'phase', ARGV[8])
 else
-  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5])
+  redis.call('HSET', KEYS[2], 'record', ARGV[3], 'bundle', ARGV[4], 'diff', ARGV[5], 'phase', ARGV[8])
 end
 if ARGV[1] == '1' then
   redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[6])
 end
-local heads = tonumber(ARGV[8])
-for i = 9, 8 + 2 * heads, 2 do
+local heads = tonumber(ARGV[9])
+for i = 10, 9 + 2 * heads, 2 do
   redis.call('HSET', KEYS[2], 'head:' .. ARGV[i], ARGV[i + 1])
 end
 redis.call('SADD', KEYS[4], ARGV[2])
 local job = 0
-for i = 9 + 2 * heads, #ARGV, 3 do
+for i = 10 + 2 * heads, #ARGV, 3 do
   job = job + 1
   redis.call('HSET', KEYS[3], ARGV[i], '1')
   redis.call('SADD', KEYS[5], ARGV[i + 1])
@@ -157,28 +157,88 @@ return 1
     )
 });
 
-/// Adds lane ARGV[2] to review ARGV[1]: stores the record ARGV[3] (which
-/// plans the lane), sets the lane's awaited attempt to ARGV[5] and publishes
-/// the job ARGV[4]; only if the review is still active and the lane has no
-/// awaited attempt yet. Returns 1 if it dispatched.
+/// Dispatches the first attempt ARGV[4] of lane ARGV[2], already in the
+/// plan of review ARGV[1]: sets the lane's awaited attempt to ARGV[3] and
+/// publishes the job; only if the review is still active and the lane has
+/// no awaited attempt yet. Returns 1 if it dispatched.
 ///
-/// KEYS: review hash, attempts hash, active set, the job's stream, engines
-/// set, ready set. ARGV[6]: the job's engine.
-pub(super) static ADD_LANE_AND_DISPATCH: LazyLock<Script> = LazyLock::new(|| {
+/// KEYS: attempts hash, active set, the job's stream, engines set, ready
+/// set. ARGV[5]: the job's engine.
+pub(super) static DISPATCH_PLANNED: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r#"
-if redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0 then
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 then
   return 0
 end
-if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then
+if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
   return 0
 end
-redis.call('HSET', KEYS[1], 'record', ARGV[3])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[5])
-redis.call('SADD', KEYS[5], ARGV[6])
-redis.call('SADD', KEYS[6], ARGV[6])
-redis.call('XADD', KEYS[4], '*', 'payload', ARGV[4])
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[5])
+redis.call('SADD', KEYS[5], ARGV[5])
+redis.call('XADD', KEYS[3], '*', 'payload', ARGV[4])
 return 1
+"#,
+    )
+});
+
+/// Moves review ARGV[1] from phase ARGV[2] to ARGV[3], only if the review
+/// hash's `phase` field is ARGV[2]; with the move, stores the record
+/// ARGV[4] (and the report ARGV[5], unless empty), appends the events and
+/// publishes the first attempts of the jobs. A move to an end (ARGV[6] ==
+/// "1") takes the review out of the active set and, when ARGV[7] is not
+/// empty, makes its keys expire in ARGV[7] seconds (its idempotency key
+/// only sooner, never later). Returns {1, ""} when it moved, {0, phase}
+/// when the review is in another phase, {0, ""} when it is gone.
+///
+/// A review stored before reviews had a phase has no `phase` field: its
+/// record is as that version left it, so every caller derives the same
+/// phase from it, and the caller's ARGV[2] is taken as its phase. The
+/// first move writes the field.
+///
+/// KEYS: review hash, attempts hash, events stream, active set, engines
+/// set, ready set, diff key, lanes hash, idempotency key (the review hash
+/// when it has none), then the job stream of each job in turn.
+/// ARGV[8]: the events stream's cap; ARGV[9]: the number E of events, E
+/// events, then (lane id, engine, job JSON) triples.
+pub(super) static MOVE_PHASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r#"
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return {0, ''}
+end
+local current = redis.call('HGET', KEYS[1], 'phase')
+if current and current ~= ARGV[2] then
+  return {0, current}
+end
+redis.call('HSET', KEYS[1], 'phase', ARGV[3], 'record', ARGV[4])
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[1], 'report', ARGV[5])
+end
+local events = tonumber(ARGV[9])
+for i = 10, 9 + events do
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[8], '*', 'payload', ARGV[i])
+end
+local job = 0
+for i = 10 + events, #ARGV, 3 do
+  job = job + 1
+  redis.call('HSET', KEYS[2], ARGV[i], '1')
+  redis.call('SADD', KEYS[5], ARGV[i + 1])
+  redis.call('SADD', KEYS[6], ARGV[i + 1])
+  redis.call('XADD', KEYS[9 + job], '*', 'payload', ARGV[i + 2])
+end
+if ARGV[6] == '1' then
+  redis.call('SREM', KEYS[4], ARGV[1])
+  if ARGV[7] ~= '' then
+    for _, key in ipairs({KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8]}) do
+      redis.call('EXPIRE', key, ARGV[7])
+    end
+    if KEYS[9] ~= KEYS[1] then
+      redis.call('EXPIRE', KEYS[9], ARGV[7], 'LT')
+    end
+  end
+end
+return {1, ''}
 "#,
     )
 });

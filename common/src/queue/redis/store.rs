@@ -1,17 +1,18 @@
 //! [`ReviewStore`] on Redis hashes, sets and per-review event streams.
 
 use super::conn::block_ms;
+use super::phase::with_stored_phase;
 use super::scripts::{
-    ADD_LANE_AND_DISPATCH, ADVANCE_AND_DISPATCH, APPEND_EVENTS, CHARGE_QUOTA, CREATE_AND_DISPATCH,
+    ADVANCE_AND_DISPATCH, APPEND_EVENTS, CHARGE_QUOTA, CREATE_AND_DISPATCH, DISPATCH_PLANNED,
     GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE, STAGE_PIECE,
 };
 use super::{RedisBackend, layout};
 use crate::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
 use crate::lane::{LaneJob, ReviewId};
-use crate::queue::{CreateOutcome, QueueError, QuotaCharge, ReviewStore, encode};
-use crate::review::{
-    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, ReviewState, now_ms,
+use crate::queue::{
+    CreateOutcome, MoveOutcome, PhaseMove, QueueError, QuotaCharge, ReviewStore, encode,
 };
+use crate::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, now_ms};
 use redis::streams::StreamReadReply;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -26,10 +27,7 @@ const DIFF_PIECE: usize = 1024 * 1024;
 /// creating its review.
 const STAGING_TTL_SECS: u64 = 60 * 60;
 /// Events kept per review (approximate trim).
-const EVENTS_MAX: u64 = 10_000;
-/// The suffixes of a review's keys (the hash has none), which expire
-/// together once it has finished and its retention is over.
-const REVIEW_KEYS: [&str; 5] = ["", "diff", "lanes", "attempts", "events"];
+pub(super) const EVENTS_MAX: u64 = 10_000;
 
 fn decode_json<T: serde::de::DeserializeOwned>(
     what: &'static str,
@@ -49,53 +47,6 @@ struct StoredBundle<'a> {
 }
 
 impl RedisBackend {
-    /// Adds to `pipe` the expiry of every key of the finished review
-    /// `record`, when reviews are kept for a while only, and of its
-    /// idempotency key when that would outlive it (`LT`: a key due to
-    /// expire sooner keeps its day). Writes after it (a late event) keep
-    /// the expiry: only replacing a key's whole value clears it.
-    fn expire_review(&self, pipe: &mut redis::Pipeline, record: &ReviewRecord) {
-        let Some(secs) = self.retention_secs else {
-            return;
-        };
-        for suffix in REVIEW_KEYS {
-            pipe.cmd("EXPIRE")
-                .arg(self.layout.review(&record.id, suffix))
-                .arg(secs)
-                .ignore();
-        }
-        if let Some(key) = &record.idempotency_key {
-            pipe.cmd("EXPIRE")
-                .arg(self.layout.idempotency(record.id.tenant(), key))
-                .arg(secs)
-                .arg("LT")
-                .ignore();
-        }
-    }
-
-    /// Adds to `pipe` an `XADD` of each of `events` to the review's event
-    /// stream (one slot, so one node of a cluster takes them all).
-    fn append_events(
-        &self,
-        pipe: &mut redis::Pipeline,
-        id: &ReviewId,
-        events: &[ProgressEvent],
-    ) -> Result<(), QueueError> {
-        let key = self.layout.review(id, "events");
-        for event in events {
-            pipe.cmd("XADD")
-                .arg(&key)
-                .arg("MAXLEN")
-                .arg("~")
-                .arg(EVENTS_MAX)
-                .arg("*")
-                .arg("payload")
-                .arg(encode("progress event", event)?)
-                .ignore();
-        }
-        Ok(())
-    }
-
     /// `command` on the sharded key `name` of every shard, in shard order:
     /// one round trip on one Redis (a pipeline); on a cluster, where the
     /// shards' slots are on several masters, one command each.
@@ -243,6 +194,7 @@ impl ReviewStore for RedisBackend {
             } else {
                 "-1".to_owned()
             })
+            .arg(record.phase.as_str())
             .arg(blobs.len());
         for (digest, bytes) in &blobs {
             call.arg(digest).arg(*bytes);
@@ -330,16 +282,17 @@ impl ReviewStore for RedisBackend {
 
     async fn load_record(&self, id: &ReviewId) -> Result<Option<ReviewRecord>, QueueError> {
         let mut conn = self.conn.clone();
-        let raw: Option<String> = redis::cmd("HGET")
+        let (raw, phase): (Option<String>, Option<String>) = redis::cmd("HMGET")
             .arg(self.layout.review(id, ""))
             .arg("record")
+            .arg("phase")
             .query_async(&mut conn)
             .await?;
         let Some(raw) = raw else {
             return Ok(None);
         };
         if let Some(record) = self.records.get(id, &raw) {
-            return Ok(Some(record));
+            return with_stored_phase(record, phase.as_deref()).map(Some);
         }
         // A large change's record (every file's facts, every lane's plan)
         // is decoded off the runtime: megabytes take milliseconds.
@@ -354,27 +307,22 @@ impl ReviewStore for RedisBackend {
         };
         let record = record?;
         self.records.put(id, &raw, &record);
-        Ok(Some(record))
+        with_stored_phase(record, phase.as_deref()).map(Some)
     }
 
     async fn save_record(&self, record: &ReviewRecord) -> Result<(), QueueError> {
         let mut conn = self.conn.clone();
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .cmd("HSET")
+        redis::cmd("HSET")
             .arg(self.layout.review(&record.id, ""))
             .arg("record")
             .arg(encode("review record", record)?)
-            .ignore();
-        if record.state.is_terminal() {
-            pipe.cmd("SREM")
-                .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
-                .arg(&record.id.0)
-                .ignore();
-            self.expire_review(&mut pipe, record);
-        }
-        pipe.query_async::<()>(&mut conn).await?;
+            .query_async::<()>(&mut conn)
+            .await?;
         Ok(())
+    }
+
+    async fn move_phase(&self, step: PhaseMove<'_>) -> Result<MoveOutcome, QueueError> {
+        self.move_phase_now(step).await
     }
 
     async fn load_bundle(
@@ -498,21 +446,20 @@ impl ReviewStore for RedisBackend {
         Ok(dispatched == 1)
     }
 
-    async fn add_lane(&self, record: &ReviewRecord, job: &LaneJob) -> Result<bool, QueueError> {
+    async fn dispatch_planned(&self, job: &LaneJob) -> Result<bool, QueueError> {
         let mut conn = self.conn.clone();
-        let shard = layout::shard_of(&record.id);
-        let dispatched: i64 = ADD_LANE_AND_DISPATCH
-            .key(self.layout.review(&record.id, ""))
-            .key(self.layout.review(&record.id, "attempts"))
+        let id = &job.review_id;
+        let shard = layout::shard_of(id);
+        let dispatched: i64 = DISPATCH_PLANNED
+            .key(self.layout.review(id, "attempts"))
             .key(self.layout.sharded(shard, "active"))
             .key(self.layout.jobs(shard, &job.lane.engine))
             .key(self.layout.sharded(shard, "engines"))
             .key(self.layout.ready(shard))
-            .arg(&record.id.0)
+            .arg(&id.0)
             .arg(&job.lane.id)
-            .arg(encode("review record", record)?)
-            .arg(encode("lane job", job)?)
             .arg(job.attempt)
+            .arg(encode("lane job", job)?)
             .arg(&job.lane.engine)
             .invoke_async(&mut conn)
             .await?;
@@ -540,34 +487,6 @@ impl ReviewStore for RedisBackend {
             .query_async(&mut conn)
             .await?;
         Ok(decode_attempts(raw))
-    }
-
-    async fn finish_review(
-        &self,
-        record: &ReviewRecord,
-        report_json: String,
-        events: &[ProgressEvent],
-    ) -> Result<(), QueueError> {
-        let mut done = record.clone();
-        done.state = ReviewState::Finished;
-        let mut conn = self.conn.clone();
-        let mut pipe = redis::pipe();
-        pipe.atomic()
-            .cmd("HSET")
-            .arg(self.layout.review(&record.id, ""))
-            .arg("record")
-            .arg(encode("review record", &done)?)
-            .arg("report")
-            .arg(report_json)
-            .ignore()
-            .cmd("SREM")
-            .arg(self.layout.sharded(layout::shard_of(&record.id), "active"))
-            .arg(&record.id.0)
-            .ignore();
-        self.append_events(&mut pipe, &record.id, events)?;
-        self.expire_review(&mut pipe, record);
-        pipe.query_async::<()>(&mut conn).await?;
-        Ok(())
     }
 
     async fn load_report(&self, id: &ReviewId) -> Result<Option<String>, QueueError> {

@@ -16,6 +16,8 @@ fn finding(rule: &str, severity: Severity, file: &str, summary: &str) -> Finding
         confidence: 90,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }

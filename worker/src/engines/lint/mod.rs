@@ -278,6 +278,8 @@ fn finding(tool: &str, r: Raw) -> Finding {
         confidence: CONFIDENCE,
         blast_radius: BlastRadius::Local,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }

@@ -347,6 +347,8 @@ mod tests {
             confidence: 90,
             blast_radius: BlastRadius::System,
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         };

@@ -187,6 +187,8 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
                 .as_deref()
                 .map_or(BlastRadius::Local, BlastRadius::parse),
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         })

@@ -126,6 +126,8 @@ mod tests {
             confidence: 90,
             blast_radius: revu_common::finding::BlastRadius::Local,
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         });

@@ -255,6 +255,8 @@ pub(crate) fn finding(
         confidence: rule.confidence(),
         blast_radius,
         pre_existing: false,
+        pre_existing_line: false,
+        downgraded_from: None,
         meta: false,
         owners: Vec::new(),
     }

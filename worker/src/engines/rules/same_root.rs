@@ -104,6 +104,8 @@ mod tests {
             confidence: 85,
             blast_radius: BlastRadius::Local,
             pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
             meta: false,
             owners: Vec::new(),
         }
