@@ -297,10 +297,12 @@ pub enum LaneAttemptOutcome {
     /// The engine produced a report. Its body is raw JSON so that the
     /// coordinator's completeness gate, not the transport, judges its shape.
     Reported { body: serde_json::Value },
-    /// The engine failed; `transient` says whether a retry may help.
+    /// The engine failed; `retry` says whether another attempt may help
+    /// (on the wire, the boolean `transient`).
     Failed {
         reason: String,
-        transient: bool,
+        #[serde(rename = "transient", with = "crate::retry::as_transient")]
+        retry: crate::retry::Retry,
         /// What kind of failure, for metrics and dashboards (the reason's
         /// wording may change; the kind does not).
         #[serde(default)]

@@ -1,5 +1,9 @@
 //! The one retry policy: bounded attempts, exponential backoff with full
 //! jitter. Used for lane re-dispatch and for calls to the backend.
+//!
+//! Whether to try again is the error's to say: every error that may be
+//! retried implements [`Retryable`] (the queue's, the engines', the
+//! coordinator's), so no call site classifies errors of its own.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -9,6 +13,65 @@ use std::time::Duration;
 pub enum Retry {
     Transient,
     Permanent,
+}
+
+/// An error that says whether trying again may help: the one way retries
+/// are decided.
+pub trait Retryable {
+    /// Whether the same call may succeed later.
+    fn retry(&self) -> Retry;
+
+    /// How long the other side asked to be left alone (a rate limit's
+    /// `Retry-After`), when it said.
+    fn retry_after(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Whether [`Retryable::retry`] says it may go away.
+    fn is_transient(&self) -> bool {
+        self.retry() == Retry::Transient
+    }
+}
+
+impl Retryable for Retry {
+    fn retry(&self) -> Retry {
+        *self
+    }
+}
+
+impl Retry {
+    /// `Transient` when `transient`, else `Permanent`.
+    pub fn when(transient: bool) -> Retry {
+        if transient {
+            Retry::Transient
+        } else {
+            Retry::Permanent
+        }
+    }
+}
+
+/// [`Retry`] as the boolean `transient` that reports and records carry.
+pub mod as_transient {
+    use super::Retry;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(retry: &Retry, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(*retry == Retry::Transient)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Retry, D::Error> {
+        bool::deserialize(d).map(Retry::when)
+    }
+}
+
+impl crate::lane::LaneAttemptOutcome {
+    /// Whether a failed attempt may be retried (a report never is).
+    pub fn retry(&self) -> Retry {
+        match self {
+            crate::lane::LaneAttemptOutcome::Failed { retry, .. } => *retry,
+            crate::lane::LaneAttemptOutcome::Reported { .. } => Retry::Permanent,
+        }
+    }
 }
 
 /// A bounded exponential backoff.
@@ -65,24 +128,23 @@ impl RetryPolicy {
 }
 
 impl RetryPolicy {
-    /// Runs `op` until it succeeds, fails with an error `classify` calls
-    /// permanent, or has made `max_attempts` attempts; sleeps the policy's
-    /// delay between attempts. Returns the last error when it gives up.
+    /// Runs `op` until it succeeds, fails with an error that is not
+    /// [`Retryable::is_transient`], or has made `max_attempts` attempts;
+    /// sleeps the policy's delay between attempts (at least what the error
+    /// asked for). Returns the last error when it gives up.
     #[cfg(feature = "runtime")]
-    pub async fn run<T, E, Fut>(
-        &self,
-        mut op: impl FnMut() -> Fut,
-        classify: impl Fn(&E) -> Retry,
-    ) -> Result<T, E>
+    pub async fn run<T, E, Fut>(&self, mut op: impl FnMut() -> Fut) -> Result<T, E>
     where
+        E: Retryable,
         Fut: std::future::Future<Output = Result<T, E>>,
     {
         let mut attempt = 1;
         loop {
             match op().await {
                 Ok(v) => return Ok(v),
-                Err(e) if self.allows_another(attempt, classify(&e)) => {
-                    tokio::time::sleep(self.delay(attempt)).await;
+                Err(e) if self.allows_another(attempt, e.retry()) => {
+                    let wait = self.delay(attempt).max(e.retry_after().unwrap_or_default());
+                    tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
                 Err(e) => return Err(e),
@@ -144,7 +206,7 @@ mod tests {
         async fn transient_errors_are_retried_until_success() {
             let calls = AtomicU32::new(0);
             let errors = [Retry::Transient, Retry::Transient];
-            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            let got = FAST.run(|| flaky(&calls, &errors)).await;
             assert_eq!(got, Ok(3));
             assert_eq!(calls.load(Ordering::SeqCst), 3);
         }
@@ -153,7 +215,7 @@ mod tests {
         async fn a_permanent_error_ends_at_once() {
             let calls = AtomicU32::new(0);
             let errors = [Retry::Transient, Retry::Permanent, Retry::Transient];
-            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            let got = FAST.run(|| flaky(&calls, &errors)).await;
             assert_eq!(got, Err(Retry::Permanent));
             assert_eq!(calls.load(Ordering::SeqCst), 2);
         }
@@ -162,7 +224,7 @@ mod tests {
         async fn attempts_are_bounded() {
             let calls = AtomicU32::new(0);
             let errors = [Retry::Transient; 10];
-            let got = FAST.run(|| flaky(&calls, &errors), |e| *e).await;
+            let got = FAST.run(|| flaky(&calls, &errors)).await;
             assert_eq!(got, Err(Retry::Transient));
             assert_eq!(calls.load(Ordering::SeqCst), FAST.max_attempts);
         }

@@ -4,6 +4,7 @@
 
 use revu_common::bundle::ReviewBundle;
 use revu_common::lane::ReviewId;
+use revu_common::retry::Retryable;
 use revu_common::queue::redis::layout::shard_of;
 use revu_common::queue::redis::{RedisBackend, RedisOptions};
 use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};

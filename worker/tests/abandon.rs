@@ -103,7 +103,7 @@ fn assert_cancelled(report: &LaneReport) {
             report.outcome,
             LaneAttemptOutcome::Failed {
                 kind: FaultKind::Cancelled,
-                transient: false,
+                retry: revu_common::retry::Retry::Permanent,
                 ..
             }
         ),

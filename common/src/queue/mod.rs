@@ -102,10 +102,12 @@ pub enum QueueError {
     Config(String),
 }
 
-impl QueueError {
-    /// Whether retrying the same call later may succeed.
-    pub fn is_transient(&self) -> bool {
-        match self {
+impl crate::retry::Retryable for QueueError {
+    /// Transient when the backend could not be reached or was moving
+    /// (retrying the same call later may succeed); permanent when the
+    /// call or what it read is wrong.
+    fn retry(&self) -> crate::retry::Retry {
+        crate::retry::Retry::when(match self {
             QueueError::Redis(e) => {
                 use ::redis::{ErrorKind, ServerErrorKind};
                 e.is_io_error()
@@ -131,7 +133,7 @@ impl QueueError {
             | QueueError::Corrupt(_)
             | QueueError::PhaseMove { .. }
             | QueueError::Config(_) => false,
-        }
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
 use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_common::queue::{Delivery, JobQueue, ReviewStore};
+use revu_common::retry::Retry;
 use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
 use revu_stages::completeness;
 use std::time::Duration;
@@ -228,12 +229,12 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             }
             LaneAttemptOutcome::Failed {
                 reason,
-                transient,
+                retry,
                 kind,
                 retry_after_ms,
             } => Reported::Failed {
                 reason: reason.clone(),
-                transient: *transient,
+                retry: *retry,
                 kind: *kind,
                 retry_after: retry_after_ms.map(Duration::from_millis),
             },
@@ -365,7 +366,7 @@ fn oversized(report: &LaneReport, reason: String) -> LaneReport {
     LaneReport {
         outcome: LaneAttemptOutcome::Failed {
             reason,
-            transient: false,
+            retry: Retry::Permanent,
             kind: FaultKind::BadReport,
             retry_after_ms: None,
         },
@@ -379,7 +380,7 @@ fn masked(report: &LaneReport) -> std::borrow::Cow<'_, LaneReport> {
     match &report.outcome {
         LaneAttemptOutcome::Failed {
             reason,
-            transient,
+            retry,
             kind,
             retry_after_ms,
         } => match revu_common::redact::redact(reason) {
@@ -387,7 +388,7 @@ fn masked(report: &LaneReport) -> std::borrow::Cow<'_, LaneReport> {
             std::borrow::Cow::Owned(reason) => std::borrow::Cow::Owned(LaneReport {
                 outcome: LaneAttemptOutcome::Failed {
                     reason,
-                    transient: *transient,
+                    retry: *retry,
                     kind: *kind,
                     retry_after_ms: *retry_after_ms,
                 },

@@ -52,7 +52,7 @@ pub(super) enum Reported {
     /// service asked to be left alone, if it did.
     Failed {
         reason: String,
-        transient: bool,
+        retry: Retry,
         kind: FaultKind,
         retry_after: Option<Duration>,
     },
@@ -156,22 +156,17 @@ impl LaneState {
             },
             Reported::Failed {
                 reason,
-                transient,
+                retry,
                 kind,
                 retry_after,
             } => {
-                let retry = if transient {
-                    Retry::Transient
-                } else {
-                    Retry::Permanent
-                };
                 if policy.allows_another(attempt, retry) {
                     Transition::Retry {
                         delay: policy.delay(attempt).max(retry_after.unwrap_or_default()),
                         reason,
                         kind,
                     }
-                } else if transient {
+                } else if retry == Retry::Transient {
                     Transition::Fault {
                         why: format!("failed {attempt} attempt(s), last: {reason}"),
                         kind,
@@ -219,7 +214,7 @@ mod tests {
     fn failed(transient: bool) -> Reported {
         Reported::Failed {
             reason: "boom".into(),
-            transient,
+            retry: Retry::when(transient),
             kind: FaultKind::Timeout,
             retry_after: None,
         }
@@ -309,7 +304,7 @@ mod tests {
     fn a_retry_waits_out_the_engine_s_retry_after() {
         let rate_limited = Reported::Failed {
             reason: "429".into(),
-            transient: true,
+            retry: Retry::Transient,
             kind: FaultKind::EngineError,
             retry_after: Some(Duration::from_secs(7)),
         };

@@ -29,6 +29,7 @@ use crate::metrics::CoordinatorMetrics;
 use revu_common::diff::DiffError;
 use revu_common::lane::ReviewId;
 use revu_common::queue::{JobQueue, QueueError, ReviewStore};
+use revu_common::retry::{Retry, Retryable};
 use revu_common::telemetry::MessagingTarget;
 use revu_stages::grouping::{Grouper, GroupingError, default_domains};
 use std::sync::Arc;
@@ -59,6 +60,23 @@ pub enum ServiceError {
     Backend(#[from] QueueError),
     #[error("internal: {0}")]
     Internal(String),
+}
+
+impl Retryable for ServiceError {
+    /// Transient when the backend could not be reached (a later call may
+    /// succeed) or is full for now; permanent for a request that is wrong.
+    fn retry(&self) -> Retry {
+        match self {
+            ServiceError::Backend(q) => q.retry(),
+            ServiceError::Busy { .. } => Retry::Transient,
+            ServiceError::InvalidDiff(_)
+            | ServiceError::Limit(_)
+            | ServiceError::InvalidRequest(_)
+            | ServiceError::NotFound(_)
+            | ServiceError::Quota { .. }
+            | ServiceError::Internal(_) => Retry::Permanent,
+        }
+    }
 }
 
 /// The coordinator's review logic over backend `B`.

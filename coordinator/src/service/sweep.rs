@@ -8,6 +8,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff::Diff;
 use revu_common::lane::{FaultKind, ReviewId};
 use revu_common::queue::{JobQueue, MoveOutcome, ReviewStore};
+use revu_common::retry::Retryable;
 use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
@@ -28,12 +29,6 @@ enum Fault<'a> {
     Deadline,
     /// It cannot be handled; the banner says why.
     Review(&'a str),
-}
-
-/// Whether a later sweep may succeed where this one failed: the backend was
-/// unreachable, not the review broken.
-fn is_transient(e: &ServiceError) -> bool {
-    matches!(e, ServiceError::Backend(q) if q.is_transient())
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -78,7 +73,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             let Err(e) = self.sweep_review(id, now).await else {
                 continue;
             };
-            if is_transient(&e) {
+            if e.is_transient() {
                 tracing::warn!(review_id = %id, error = %e, "review not swept; retried next sweep");
                 continue;
             }
@@ -173,7 +168,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             Err(e) => Err(e),
         };
         match faulted {
-            Err(e) if !is_transient(&e) => {
+            Err(e) if !e.is_transient() => {
                 tracing::warn!(review_id = %id, error = %e, "review cannot be finalized; closing it with every lane faulted");
                 let failed = e.to_string();
                 if failed != reason {

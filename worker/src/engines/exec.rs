@@ -294,6 +294,7 @@ mod tests {
     use crate::engines::LoadedReview;
     use revu_common::bundle::ReviewBundle;
     use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
+    use revu_common::retry::Retry;
     use std::path::PathBuf;
     use std::sync::Arc;
     use std::time::Instant;
@@ -412,7 +413,7 @@ mod tests {
         let started = Instant::now();
         let err = match run(&script.engine(timeout)).await {
             Err(EngineError {
-                transient: true,
+                retry: Retry::Transient,
                 kind: FaultKind::EngineError,
                 reason,
                 ..

@@ -19,6 +19,7 @@ use revu_common::bundle::ReviewBundle;
 use revu_common::diff::{Diff, FilePatch};
 use revu_common::finding::{Dimension, Finding};
 use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
+use revu_common::retry::{Retry, Retryable};
 use rules::{Rule, all_rules};
 use std::future::Future;
 use std::pin::Pin;
@@ -185,34 +186,44 @@ pub struct EngineError {
     pub kind: FaultKind,
     /// Whether another attempt may succeed (timeouts, rate limits,
     /// crashes), or will fail the same way (bad input, misconfiguration).
-    pub transient: bool,
+    pub retry: Retry,
     pub reason: String,
     /// How long the engine's service asked to be left alone (a rate
     /// limit's `Retry-After`); the next attempt waits at least this long.
-    pub retry_after: Option<Duration>,
+    pub wait: Option<Duration>,
 }
 
 impl EngineError {
     pub fn transient(kind: FaultKind, reason: impl Into<String>) -> Self {
         EngineError {
             kind,
-            transient: true,
+            retry: Retry::Transient,
             reason: reason.into(),
-            retry_after: None,
+            wait: None,
         }
     }
 
     pub fn permanent(kind: FaultKind, reason: impl Into<String>) -> Self {
         EngineError {
-            transient: false,
+            retry: Retry::Permanent,
             ..Self::transient(kind, reason)
         }
     }
 
     /// The same error, asking the next attempt to wait at least `after`.
-    pub fn retry_after(mut self, after: Duration) -> Self {
-        self.retry_after = Some(after);
+    pub fn waiting(mut self, after: Duration) -> Self {
+        self.wait = Some(after);
         self
+    }
+}
+
+impl Retryable for EngineError {
+    fn retry(&self) -> Retry {
+        self.retry
+    }
+
+    fn retry_after(&self) -> Option<Duration> {
+        self.wait
     }
 }
 

@@ -6,16 +6,17 @@ use super::Worker;
 use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
 use revu_common::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
 use revu_common::queue::{JobQueue, ReviewStore};
+use revu_common::retry::{Retry, Retryable};
 use std::sync::Arc;
 
 pub(super) fn failed(
     kind: FaultKind,
     reason: impl Into<String>,
-    transient: bool,
+    retry: Retry,
 ) -> LaneAttemptOutcome {
     LaneAttemptOutcome::Failed {
         reason: reason.into(),
-        transient,
+        retry,
         kind,
         retry_after_ms: None,
     }
@@ -104,7 +105,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             return Err(failed(
                 FaultKind::NoEngine,
                 format!("this worker has no engine {:?}", job.lane.engine),
-                false,
+                Retry::Permanent,
             ));
         };
         // The review's state and its bundle are asked for together (one
@@ -117,7 +118,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return Err(failed(
                     FaultKind::Cancelled,
                     "review already finished or cancelled; lane not run",
-                    false,
+                    Retry::Permanent,
                 ));
             }
             Ok(_) => {}
@@ -155,18 +156,22 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 Err(e) => failed(
                     FaultKind::BadReport,
                     format!("report does not serialize: {e}"),
-                    false,
+                    Retry::Permanent,
                 ),
             },
             Ok(Err(e)) => LaneAttemptOutcome::Failed {
-                reason: e.reason,
-                transient: e.transient,
+                retry: e.retry(),
                 kind: e.kind,
                 retry_after_ms: e
-                    .retry_after
+                    .retry_after()
                     .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+                reason: e.reason,
             },
-            Err(e) => failed(FaultKind::Crash, format!("engine crashed: {e}"), true),
+            Err(e) => failed(
+                FaultKind::Crash,
+                format!("engine crashed: {e}"),
+                Retry::Transient,
+            ),
         }
     }
 
@@ -185,14 +190,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return Err(failed(
                     FaultKind::Bundle,
                     format!("review bundle of {} not found", job.review_id),
-                    false,
+                    Retry::Permanent,
                 ));
             }
             Err(e) => {
                 return Err(failed(
                     FaultKind::Bundle,
                     format!("loading review bundle: {e}"),
-                    e.is_transient(),
+                    e.retry(),
                 ));
             }
         };
@@ -207,14 +212,14 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 return Err(failed(
                     FaultKind::Bundle,
                     format!("stored diff does not parse: {e}"),
-                    false,
+                    Retry::Permanent,
                 ));
             }
             Err(e) => {
                 return Err(failed(
                     FaultKind::Crash,
                     format!("diff parser crashed: {e}"),
-                    true,
+                    Retry::Transient,
                 ));
             }
         };

@@ -19,7 +19,7 @@ use held::Held;
 use revu_common::lane::{
     CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage,
 };
-use revu_common::queue::{Delivery, JobQueue, QueueError, ReviewStore};
+use revu_common::queue::{Delivery, JobQueue, ReviewStore};
 use revu_common::retry::{Retry, RetryPolicy};
 use revu_common::review::{ProgressEvent, now_ms};
 use revu_common::telemetry::MessagingTarget;
@@ -389,7 +389,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     fn abandoned_report(&self, job: &LaneJob, started: Instant, meter: &Meter) -> LaneReport {
         let outcome = LaneAttemptOutcome::Failed {
             reason: "review finished or cancelled while the lane ran; lane abandoned".into(),
-            transient: false,
+            retry: Retry::Permanent,
             kind: FaultKind::Cancelled,
             retry_after_ms: None,
         };
@@ -450,7 +450,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 lane::failed(
                     FaultKind::Deadline,
                     "lane deadline passed before it started",
-                    false,
+                    Retry::Permanent,
                 ),
                 None,
             )
@@ -466,17 +466,21 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             }
             ran.unwrap_or_else(|_| {
                 let reason = format!("lane ran longer than {}s", limit.as_secs());
-                (lane::failed(FaultKind::Timeout, reason, true), None)
+                (
+                    lane::failed(FaultKind::Timeout, reason, Retry::Transient),
+                    None,
+                )
             })
         };
         let outcome = redacted(outcome);
         if let LaneAttemptOutcome::Failed {
             reason,
-            transient,
+            retry,
             kind,
             ..
         } = &outcome
         {
+            let transient = *retry == Retry::Transient;
             tracing::warn!(review_id = %job.review_id, lane = %job.lane.id, attempt = job.attempt, transient, reason, kind = kind.label(), "lane failed");
         }
         self.report_cached(job, started, meter, outcome, cache)
@@ -486,16 +490,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// hiccups. If it stays down the job stays pending and is reclaimed.
     async fn write_report(&self, entry: &str, report: &LaneReport) {
         let written = WRITE_RETRY
-            .run(
-                || self.backend.complete_job(entry, report),
-                |e: &QueueError| {
-                    if e.is_transient() {
-                        Retry::Transient
-                    } else {
-                        Retry::Permanent
-                    }
-                },
-            )
+            .run(|| self.backend.complete_job(entry, report))
             .await;
         match written {
             Ok(()) => {
@@ -514,12 +509,12 @@ fn redacted(outcome: LaneAttemptOutcome) -> LaneAttemptOutcome {
     match outcome {
         LaneAttemptOutcome::Failed {
             reason,
-            transient,
+            retry,
             kind,
             retry_after_ms,
         } => LaneAttemptOutcome::Failed {
             reason: revu_common::redact::redact(&reason).into_owned(),
-            transient,
+            retry,
             kind,
             retry_after_ms,
         },

@@ -5,6 +5,7 @@
 use super::{LlmEngine, prompt, refusal, retry_after, wire};
 use crate::engines::{EngineError, Meter};
 use revu_common::lane::{FaultKind, Usage};
+use revu_common::retry::Retryable;
 use serde_json::Value;
 use std::time::Duration;
 use tracing::Instrument;
@@ -179,7 +180,7 @@ impl LlmEngine {
             _ => EngineError::transient(FaultKind::EngineError, reason),
         };
         match retry_after {
-            Some(after) if error.transient => error.retry_after(after),
+            Some(after) if error.is_transient() => error.waiting(after),
             _ => error,
         }
     }

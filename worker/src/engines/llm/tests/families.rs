@@ -10,6 +10,7 @@ use super::server::{Scripted, Seen, Server, ok, status};
 use super::*;
 use crate::engines::llm::family::{MaxTokensField, ReasoningEffort};
 use revu_common::lane::Usd;
+use revu_common::retry::Retryable;
 
 fn openai_error(message: &str, param: &str, code: &str) -> Scripted {
     let body = json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}});
@@ -113,7 +114,7 @@ async fn a_refused_parameter_is_named_with_the_flag_that_changes_it() {
         .review(input())
         .await
         .unwrap_err();
-    assert!(!refused.transient);
+    assert!(!refused.is_transient());
     assert_eq!(refused.kind, FaultKind::Refused);
     assert!(
         refused.reason.contains("refusing parameter max_tokens")

@@ -11,6 +11,7 @@ use super::*;
 use revu_common::bundle::ReviewBundle;
 use revu_common::finding::Dimension;
 use revu_common::lane::{LaneKind, LaneSpec};
+use revu_common::retry::Retryable;
 use server::{Scripted, Server, ok, status};
 use std::sync::{Arc, Mutex};
 
@@ -176,17 +177,17 @@ async fn a_rate_limit_is_transient_and_carries_the_servers_wait() {
     .await;
     let llm = engine(Provider::Openai, &server);
     let limited = review(&llm).await.unwrap_err();
-    assert!(limited.transient);
+    assert!(limited.is_transient());
     assert_eq!(limited.kind, FaultKind::RateLimited);
-    assert_eq!(limited.retry_after, Some(Duration::from_secs(3)));
+    assert_eq!(limited.wait, Some(Duration::from_secs(3)));
     assert!(
         limited.reason.contains("429: slow down"),
         "{}",
         limited.reason
     );
     let down = review(&llm).await.unwrap_err();
-    assert!(down.transient);
-    assert_eq!(down.retry_after, Some(Duration::from_millis(1500)));
+    assert!(down.is_transient());
+    assert_eq!(down.wait, Some(Duration::from_millis(1500)));
 }
 
 #[tokio::test]
@@ -199,7 +200,7 @@ async fn a_refusal_is_permanent_with_the_servers_reason_and_no_key_in_it() {
     .await;
     let llm = engine(Provider::Openai, &server);
     let refused = review(&llm).await.unwrap_err();
-    assert!(!refused.transient);
+    assert!(!refused.is_transient());
     assert_eq!(refused.kind, FaultKind::Refused);
     assert!(refused.reason.contains("401: Invalid API key provided"));
     assert!(!refused.reason.contains("sk-test-secret"));
