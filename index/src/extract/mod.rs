@@ -158,6 +158,7 @@ impl Reader {
             binders: HashSet::new(),
             import_starts: Vec::new(),
             import_node: 0,
+            ancestors: Vec::new(),
         };
         walk.run(tree.root_node());
         walk.bind_module_names();
@@ -215,6 +216,10 @@ struct Walk<'a, 't> {
     /// import node being read starts.
     import_starts: Vec<usize>,
     import_node: usize,
+    /// The nodes around the node being read, its parent last: the walk's
+    /// own path, since tree-sitter finds a node's parent by descending
+    /// from the root again.
+    ancestors: Vec<Node<'t>>,
 }
 
 fn line_of(node: Node<'_>) -> u32 {
@@ -247,6 +252,7 @@ impl<'a, 't> Walk<'a, 't> {
             self.enter(node);
             self.visit(node);
             if cursor.goto_first_child() {
+                self.ancestors.push(node);
                 continue;
             }
             loop {
@@ -256,6 +262,7 @@ impl<'a, 't> Walk<'a, 't> {
                 if !cursor.goto_parent() {
                     return;
                 }
+                self.ancestors.pop();
             }
         }
     }
@@ -335,6 +342,8 @@ impl<'a, 't> Walk<'a, 't> {
         });
     }
 
+    /// Whether the name `node`, the node being read, is reached through
+    /// an object.
     fn is_member(&self, node: Node<'t>) -> bool {
         let kind = node.kind();
         if matches!(
@@ -346,7 +355,7 @@ impl<'a, 't> Walk<'a, 't> {
         ) {
             return true;
         }
-        let Some(parent) = node.parent() else {
+        let Some(&parent) = self.ancestors.last() else {
             return false;
         };
         match (self.lang, parent.kind()) {
