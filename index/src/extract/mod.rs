@@ -15,8 +15,15 @@ use revu_common::code_index::SymbolKind;
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
 
+/// The version of what the extractor makes of a file: part of the key of
+/// every cache entry ([`crate::cache`]), so that an entry written by
+/// another extractor is never used. Bumped with any change to this module,
+/// to [`Lang`] or to a grammar's version that changes the facts of a file;
+/// `tests/extractor_version.rs` tells when.
+pub const EXTRACTOR_VERSION: u32 = 1;
+
 /// What one file defines, names and imports.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileFacts {
     pub defs: Vec<Def>,
     pub refs: Vec<Ref>,
@@ -112,6 +119,20 @@ pub struct Import {
     pub bound: Vec<String>,
     /// Inside a function: its names are that function's locals.
     pub local: bool,
+}
+
+impl FileFacts {
+    /// These facts as [`Reader::read`] gives them when it keeps only the
+    /// definitions and references whose name `want` accepts.
+    pub fn keep(mut self, want: &dyn Fn(&str) -> bool) -> FileFacts {
+        self.defs.retain(|d| want(&d.name));
+        self.refs.retain(|r| want(&r.name));
+        // The index holds what is kept of every file at once: not the
+        // room the whole file's took.
+        self.defs.shrink_to_fit();
+        self.refs.shrink_to_fit();
+        self
+    }
 }
 
 /// Reads files of one language; one per thread.
