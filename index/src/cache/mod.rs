@@ -179,14 +179,14 @@ impl FactsCache {
         want: &dyn Fn(&str) -> bool,
     ) -> Option<(FileFacts, u64)> {
         let path = self.entry_path(blob, lang);
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok((bytes, modified)) = read(&path) else {
             self.misses.fetch_add(1, Ordering::Relaxed);
             return None;
         };
         match entry::open(&bytes, &self.stamp, lang, blob, want) {
             Ok(found) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
-                touch(&path);
+                touch(&path, modified);
                 Some(found)
             }
             Err(_) => {
@@ -275,12 +275,20 @@ impl FactsCache {
     }
 }
 
+/// A file's bytes and the time it was last written.
+fn read(path: &Path) -> std::io::Result<(Vec<u8>, Option<SystemTime>)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok((bytes, meta.modified().ok()))
+}
+
 /// Refreshes the time of an entry just used, once it is an hour old.
-fn touch(path: &Path) {
+fn touch(path: &Path, modified: Option<SystemTime>) {
     let now = SystemTime::now();
-    let stale = std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|t| now.duration_since(t).is_ok_and(|age| age > TOUCH_AFTER));
+    let stale = modified.is_some_and(|t| now.duration_since(t).is_ok_and(|age| age > TOUCH_AFTER));
     if stale && let Ok(file) = std::fs::File::options().append(true).open(path) {
         let _ = file.set_modified(now);
     }

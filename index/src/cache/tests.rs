@@ -202,24 +202,29 @@ fn writers_of_one_entry_at_once_leave_a_whole_entry() {
 }
 
 #[test]
-fn a_trim_removes_what_was_not_used_and_waits_a_day_for_the_next() {
+fn a_trim_removes_what_was_not_used_lately_and_waits_a_day_for_the_next() {
     let dir = scratch("trim");
     let cache = FactsCache::open(&dir).unwrap_or_else(|e| panic!("{e}"));
     let all = facts(PY);
-    let (old, new) = (BlobId::of(b"old"), BlobId::of(b"new"));
-    cache.put(old, Lang::Python, 3, &all);
-    cache.put(new, Lang::Python, 3, &all);
+    let (old, new, used) = (BlobId::of(b"old"), BlobId::of(b"new"), BlobId::of(b"used"));
     let long_ago = SystemTime::now() - MAX_AGE - Duration::from_secs(60);
-    let file = std::fs::File::options()
-        .append(true)
-        .open(cache.entry_path(old, Lang::Python))
-        .unwrap_or_else(|e| panic!("{e}"));
-    file.set_modified(long_ago)
-        .unwrap_or_else(|e| panic!("{e}"));
-    drop(file);
+    for blob in [old, new, used] {
+        cache.put(blob, Lang::Python, 3, &all);
+    }
+    for blob in [old, used] {
+        let file = std::fs::File::options()
+            .append(true)
+            .open(cache.entry_path(blob, Lang::Python))
+            .unwrap_or_else(|e| panic!("{e}"));
+        file.set_modified(long_ago)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    // A use makes an entry new again.
+    assert!(cache.get(used, Lang::Python, &|_| true).is_some());
     assert_eq!(cache.trim_if_due(MAX_AGE).ok(), Some(1));
     assert!(cache.get(old, Lang::Python, &|_| true).is_none());
     assert!(cache.get(new, Lang::Python, &|_| true).is_some());
+    assert!(cache.get(used, Lang::Python, &|_| true).is_some());
     // Trimmed a moment ago: not again today.
     assert_eq!(cache.trim_if_due(Duration::ZERO).ok(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
