@@ -87,13 +87,39 @@ pub(crate) fn quote(src: &[u8], line: u32) -> Option<String> {
     let text = src
         .split(|&b| b == b'\n')
         .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    Some(quoted_line(text))
+}
+
+/// The quotes of `lines` of `src`, as [`quote`] gives them, finding each
+/// line once rather than reading the file from its start for each.
+fn quotes(src: &[u8], lines: impl Iterator<Item = u32>) -> HashMap<u32, String> {
+    // Lines count from 1.
+    let mut lines: Vec<u32> = lines.filter(|&l| l > 0).collect();
+    if lines.is_empty() {
+        return HashMap::new();
+    }
+    lines.sort_unstable();
+    lines.dedup();
+    let mut out = HashMap::with_capacity(lines.len());
+    let mut wanted = lines.into_iter().peekable();
+    for (text, n) in src.split(|&b| b == b'\n').zip(1u32..) {
+        let Some(&next) = wanted.peek() else { break };
+        if next == n {
+            out.insert(n, quoted_line(text));
+            wanted.next();
+        }
+    }
+    out
+}
+
+fn quoted_line(text: &[u8]) -> String {
     let text = String::from_utf8_lossy(text);
     let text = text.trim();
     let mut cut = text.len().min(MAX_QUOTE);
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    Some(text[..cut].to_owned())
+    text[..cut].to_owned()
 }
 
 /// Which files the scan reads, in the order they come: every manifest,
@@ -247,12 +273,12 @@ impl Scan<'_> {
                 }
             }
         };
-        let quotes = facts
+        let lines = facts
             .refs
             .iter()
             .filter(|r| self.quoted.contains(&r.name))
-            .filter_map(|r| Some((r.line, quote(bytes, r.line)?)))
-            .collect();
+            .map(|r| r.line);
+        let quotes = quotes(bytes, lines);
         Some(ScannedFile {
             path,
             lang: Some(lang),
@@ -304,4 +330,25 @@ fn in_parallel<I: Send, O: Send>(
         }
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quotes_of_a_file_are_its_lines_quoted_one_by_one() {
+        let long = "é".repeat(150);
+        let src = format!("first\n  second  \n\n{long}\nlast\n");
+        let lines = [0, 1, 2, 3, 4, 4, 5, 6, 7, 99];
+        let one_by_one: HashMap<u32, String> = lines
+            .iter()
+            .filter_map(|&l| Some((l, quote(src.as_bytes(), l)?)))
+            .collect();
+        assert_eq!(quotes(src.as_bytes(), lines.into_iter()), one_by_one);
+        assert_eq!(one_by_one.get(&2).map(String::as_str), Some("second"));
+        assert_eq!(one_by_one.get(&6).map(String::as_str), Some(""));
+        assert!(one_by_one.get(&4).is_some_and(|q| q.len() <= MAX_QUOTE));
+        assert_eq!(one_by_one.len(), 6);
+    }
 }
