@@ -2,7 +2,7 @@
 //! the index reads (Rust, and the breadth corpus's Python, Go, Java and
 //! JavaScript) kept whole and read back narrowed to a change's names gives
 //! what the reader gives when it narrows as it reads; and an index built
-//! from the cache is the index built without it.
+//! from the cache is the index built without it, within any file limits.
 
 use revu_index::extract::{FileFacts, Readers};
 use revu_index::{BlobId, ChangeInput, FactsCache, Indexer, Lang, Listed, Options};
@@ -147,7 +147,16 @@ fn index_json(
     cache: Option<&Arc<FactsCache>>,
     listed: bool,
 ) -> String {
-    let mut indexer = Indexer::cached(change(corpus), Options::default(), cache.cloned());
+    index_within(corpus, cache, listed, Options::default())
+}
+
+fn index_within(
+    corpus: &[(String, Vec<u8>)],
+    cache: Option<&Arc<FactsCache>>,
+    listed: bool,
+    options: Options,
+) -> String {
+    let mut indexer = Indexer::cached(change(corpus), options, cache.cloned());
     if listed {
         let list = corpus.iter().map(|(path, bytes)| Listed {
             path: path.clone(),
@@ -198,5 +207,45 @@ fn an_index_from_the_cache_is_the_index_without_it() {
         "contents, warm"
     );
     assert_eq!(cache.stats().misses, warm.misses);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_file_limits_leave_out_the_same_files_whichever_way_files_come() {
+    let corpus = corpus();
+    let dir = scratch("limits");
+    let cache = Arc::new(FactsCache::open(&dir).unwrap_or_else(|e| panic!("{e}")));
+    let options = Options {
+        max_files: corpus.len() / 3,
+        max_file_bytes: 6_000,
+        ..Options::default()
+    };
+    let without = index_within(&corpus, None, false, options);
+    let stats: serde_json::Value = serde_json::from_str(&without).unwrap_or_default();
+    let skipped = stats["stats"]["skipped"].as_u64().unwrap_or_default();
+    assert!(
+        skipped > 20,
+        "the limits leave out too little to tell: {skipped}"
+    );
+    assert_eq!(
+        index_within(&corpus, None, true, options),
+        without,
+        "listed"
+    );
+    assert_eq!(
+        index_within(&corpus, Some(&cache), true, options),
+        without,
+        "cold"
+    );
+    assert_eq!(
+        index_within(&corpus, Some(&cache), true, options),
+        without,
+        "warm"
+    );
+    assert_eq!(
+        index_within(&corpus, Some(&cache), false, options),
+        without,
+        "contents"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
