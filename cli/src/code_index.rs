@@ -1,14 +1,16 @@
 //! The code index of a git change: every file of the repository at head
 //! (the work tree, the index or the commit, matching what was diffed)
 //! streamed through the indexer, the base side of the changed files beside
-//! it, and the downstream sweep under `--consumers-root`.
+//! it, and the downstream sweep under `--consumers-root`. A commit's files
+//! are listed by blob id, so that what the cache holds is never read
+//! ([`crate::index_cache`]).
 
 use crate::blobs::Blobs;
 use crate::error::CliError;
 use crate::head::{HeadOf, Heads};
 use crate::source::{Change, git};
 use revu_common::code_index::CodeIndex;
-use revu_index::{ChangeInput, Indexer, Options};
+use revu_index::{CacheStats, ChangeInput, Indexer, Listed, Options};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -30,13 +32,25 @@ pub struct IndexArgs {
     /// Largest file the code index parses, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1024 * 1024)]
     pub max_index_file_bytes: usize,
+    /// Where the code index keeps what it read of each file, by content,
+    /// so that a file is parsed once whatever commit it is in [default:
+    /// $XDG_CACHE_HOME/revu/index, else ~/.cache/revu/index].
+    #[arg(long, env = "REVU_INDEX_CACHE", value_name = "DIR")]
+    pub index_cache: Option<PathBuf>,
+    /// Build the code index without its cache (whatever --index-cache
+    /// says).
+    #[arg(long, env = "REVU_NO_INDEX_CACHE")]
+    pub no_index_cache: bool,
 }
 
 /// What building the index took.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IndexCost {
     pub elapsed: Duration,
+    /// Bytes of files read (those the cache answered for are not).
     pub bytes: u64,
+    /// What the cache did, when there was one.
+    pub cache: Option<CacheStats>,
 }
 
 impl Change {
@@ -89,10 +103,27 @@ impl Change {
             max_file_bytes: args.max_index_file_bytes,
             ..Options::default()
         };
-        let mut indexer = Indexer::new(input, options);
+        let dir =
+            crate::index_cache::dir(args.index_cache.as_deref(), args.no_index_cache, &|name| {
+                std::env::var_os(name)
+            });
+        let cache = crate::index_cache::open(dir);
+        let mut indexer = Indexer::cached(input, options, cache.clone());
         let mut bytes = 0u64;
-        indexer.scan(indexed_files(top, head_of)?.inspect(|(_, b)| bytes += b.len() as u64));
+        let count = |(_, b): &(String, Vec<u8>)| bytes += b.len() as u64;
+        match listed_files(top, head_of)? {
+            Some(listed) => {
+                let needed = indexer.scan_listed(listed.into_iter());
+                indexer.scan(blobs(top, needed)?.inspect(count));
+            }
+            None => indexer.scan(indexed_files(top, head_of)?.inspect(count)),
+        }
+        let cache_stats = indexer.cache_stats();
         let mut index = indexer.finish();
+        if let Some(cache) = &cache {
+            // At most once a day; what it cannot remove stays.
+            let _ = cache.trim_if_due(revu_index::cache::MAX_AGE);
+        }
         if let Some(root) = &args.consumers_root {
             let tokens = revu_index::downstream::contract_tokens(&index);
             index.downstream = revu_index::downstream::sweep(root, &tokens).map_err(|e| {
@@ -102,6 +133,7 @@ impl Change {
         let cost = IndexCost {
             elapsed: started.elapsed(),
             bytes,
+            cache: cache_stats,
         };
         Ok(Some((index, cost)))
     }
@@ -121,6 +153,7 @@ impl Change {
         Ok(IndexCost {
             elapsed: started.elapsed(),
             bytes,
+            cache: None,
         })
     }
 }
@@ -140,6 +173,26 @@ fn indexed_files(top: &Path, head_of: &HeadOf) -> Result<Files, CliError> {
         HeadOf::Commit(rev) => rev.as_str(),
     };
     let spec = |p: &str| format!("{rev}:{p}");
+    Ok(Box::new(Blobs::open(top, paths, &spec, u64::MAX)?))
+}
+
+/// A commit's files by blob id; `None` at the index or the work tree,
+/// whose files are read whole.
+fn listed_files(top: &Path, head_of: &HeadOf) -> Result<Option<Vec<Listed>>, CliError> {
+    match head_of {
+        HeadOf::Commit(rev) => crate::index_cache::list_commit(top, rev),
+        HeadOf::WorkTree | HeadOf::Index => Ok(None),
+    }
+}
+
+/// The contents of `files`, asked of git by blob id.
+fn blobs(top: &Path, files: Vec<Listed>) -> Result<Files, CliError> {
+    let ids: std::collections::HashMap<String, String> = files
+        .iter()
+        .map(|f| (f.path.clone(), f.blob.to_string()))
+        .collect();
+    let paths = files.into_iter().map(|f| f.path).collect();
+    let spec = move |p: &str| ids.get(p).cloned().unwrap_or_default();
     Ok(Box::new(Blobs::open(top, paths, &spec, u64::MAX)?))
 }
 

@@ -14,6 +14,7 @@ mod embedded;
 mod error;
 mod follow;
 mod head;
+mod index_cache;
 mod input;
 mod output;
 mod progress;

@@ -14,19 +14,23 @@
 //! [`revu_common::code_index::CodeIndex`] that travels in the review bundle.
 
 mod analyze;
+pub mod cache;
 pub mod downstream;
 pub mod extract;
 pub mod lang;
 pub mod resolve;
 mod scan;
 
+pub use cache::{BlobId, CacheStats, FactsCache};
 pub use lang::Lang;
-pub use scan::{Options, ScannedFile};
+pub use scan::{Listed, Options, ScannedFile};
 
 use extract::FileFacts;
 use revu_common::code_index::{CodeIndex, IndexStats};
 use revu_common::diff::Diff;
-use std::collections::{BTreeMap, HashSet};
+use scan::{Admission, Known, Scan};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// The change the index is built for: its diff, and the two sides of each
 /// changed file.
@@ -40,9 +44,13 @@ pub struct ChangeInput {
 }
 
 /// Builds the index: [`Indexer::new`] reads the changed files, [`scan`]
-/// the rest of the repository, [`Indexer::finish`] puts them together.
+/// (after [`scan_listed`], when the files are listed by blob id) the rest
+/// of the repository, [`Indexer::finish`] puts them together. With a
+/// cache ([`Indexer::cached`]) the index is the same, and each file is
+/// parsed once for its content.
 ///
 /// [`scan`]: Indexer::scan
+/// [`scan_listed`]: Indexer::scan_listed
 #[derive(Debug)]
 pub struct Indexer {
     change: ChangeInput,
@@ -56,16 +64,31 @@ pub struct Indexer {
     quoted: HashSet<String>,
     scanned: Vec<ScannedFile>,
     stats: IndexStats,
+    cache: Option<Arc<FactsCache>>,
+    admission: Admission,
+    /// Files admitted by [`Indexer::scan_listed`] whose contents are still
+    /// to be read.
+    known: HashMap<String, Known>,
 }
 
 impl Indexer {
     pub fn new(change: ChangeInput, options: Options) -> Indexer {
+        Indexer::cached(change, options, None)
+    }
+
+    /// An indexer that takes the facts of files from `cache`, and keeps
+    /// there those of the files it parses (the changed files' too).
+    pub fn cached(
+        change: ChangeInput,
+        options: Options,
+        cache: Option<Arc<FactsCache>>,
+    ) -> Indexer {
         let mut readers = extract::Readers::default();
         let mut read_all = |files: &BTreeMap<String, Vec<u8>>| {
             let mut out = BTreeMap::new();
             for (path, text) in files {
                 if let Some(lang) = Lang::of(path)
-                    && let Some(facts) = readers.read(lang, text, &|_| true)
+                    && let Some(facts) = read_whole(&mut readers, cache.as_deref(), lang, text)
                 {
                     out.insert(path.clone(), (lang, facts));
                 }
@@ -94,6 +117,9 @@ impl Indexer {
             quoted,
             scanned: Vec::new(),
             stats: IndexStats::default(),
+            cache,
+            admission: Admission::default(),
+            known: HashMap::new(),
         }
     }
 
@@ -103,24 +129,73 @@ impl Indexer {
         scan::wanted_path(path)
     }
 
+    /// Reads the repository's files listed by blob id, in the order git
+    /// lists them, from the cache where it holds them. Returns the files
+    /// whose contents are still needed (the cache does not hold them, or
+    /// lines of theirs are quoted), sorted by path: give them to
+    /// [`Indexer::scan`] next.
+    pub fn scan_listed(&mut self, files: impl Iterator<Item = Listed>) -> Vec<Listed> {
+        let skip: HashSet<&str> = self.change.head.keys().map(String::as_str).collect();
+        let files = files.filter(|f| !skip.contains(f.path.as_str()));
+        let scan = Scan {
+            options: &self.options,
+            wanted: &self.wanted,
+            quoted: &self.quoted,
+            cache: self.cache.as_deref(),
+        };
+        let (done, to_read) = scan.listed(files, &mut self.admission);
+        self.add(done);
+        to_read
+            .into_iter()
+            .map(|(file, known)| {
+                self.known.insert(file.path.clone(), known);
+                file
+            })
+            .collect()
+    }
+
     /// Reads the repository's files (path and contents at head), on
     /// `options.threads` threads. The changed files may come again; their
     /// head side is already read.
     pub fn scan(&mut self, files: impl Iterator<Item = (String, Vec<u8>)>) {
         let skip: HashSet<&str> = self.change.head.keys().map(String::as_str).collect();
         let files = files.filter(|(p, _)| !skip.contains(p.as_str()));
-        let (scanned, stats) = scan::scan(files, &self.options, &self.wanted, &self.quoted);
-        self.scanned.extend(scanned);
-        self.stats.skipped += stats.skipped;
-        self.stats.with_errors += stats.with_errors;
-        self.stats.files += stats.files;
-        for (lang, n) in stats.languages {
-            *self.stats.languages.entry(lang).or_default() += n;
+        let scan = Scan {
+            options: &self.options,
+            wanted: &self.wanted,
+            quoted: &self.quoted,
+            cache: self.cache.as_deref(),
+        };
+        let scanned = scan.contents(files, &mut self.known, &mut self.admission);
+        self.add(scanned);
+    }
+
+    fn add(&mut self, scanned: Vec<ScannedFile>) {
+        for f in &scanned {
+            if let Some(lang) = f.lang {
+                self.stats.files += 1;
+                self.stats.with_errors += usize::from(f.facts.has_errors);
+                *self
+                    .stats
+                    .languages
+                    .entry(lang.name().to_owned())
+                    .or_default() += 1;
+            }
         }
+        self.scanned.extend(scanned);
+    }
+
+    /// What the cache did so far; `None` without one.
+    pub fn cache_stats(&self) -> Option<CacheStats> {
+        self.cache.as_deref().map(FactsCache::stats)
     }
 
     /// The index of the change.
     pub fn finish(mut self) -> CodeIndex {
+        self.stats.skipped = self.admission.skipped;
+        // The order the files came in, or which came from the cache, does
+        // not matter to the index.
+        self.scanned.sort_by(|a, b| a.path.cmp(&b.path));
         for (lang, facts) in self.heads.values() {
             self.stats.files += 1;
             self.stats.with_errors += usize::from(facts.has_errors);
@@ -134,4 +209,28 @@ impl Indexer {
         index.stats = self.stats;
         index
     }
+}
+
+/// The whole facts of `text`, from the cache when it holds them.
+fn read_whole(
+    readers: &mut extract::Readers,
+    cache: Option<&FactsCache>,
+    lang: Lang,
+    text: &[u8],
+) -> Option<FileFacts> {
+    let Some(cache) = cache else {
+        return readers.read(lang, text, &|_| true);
+    };
+    let blob = BlobId::of(text);
+    if let Some((facts, _)) = cache.get(blob, lang, &|_| true) {
+        return Some(facts);
+    }
+    let facts = readers.read(lang, text, &|_| true)?;
+    cache.put(
+        blob,
+        lang,
+        u64::try_from(text.len()).unwrap_or(u64::MAX),
+        &facts,
+    );
+    Some(facts)
 }

@@ -2,9 +2,10 @@
 //! a scratch clone whose branch adds a hard-coded key: the GitHub Actions
 //! workflow's `run` steps in order (with the outputs file, the job summary
 //! and a stand-in `reviewdog` that keeps what it is given) and the GitLab
-//! job's script. Each must leave a report, SARIF and rdjson behind and fail
-//! on the NEEDS-HUMAN gate. The workflow must also pass actionlint, which
-//! `scripts/test` puts on PATH (`scripts/actionlint`).
+//! job's script. Each must leave a report, SARIF and rdjson behind, fail
+//! on the NEEDS-HUMAN gate, and leave the code index's cache where the
+//! recipe's CI cache saves it from. The workflow must also pass
+//! actionlint, which `scripts/test` puts on PATH (`scripts/actionlint`).
 
 use revu_tests::bin;
 use std::collections::BTreeMap;
@@ -30,6 +31,8 @@ fn recipe(name: &str) -> (PathBuf, Yaml) {
 struct Clone {
     root: PathBuf,
     work: PathBuf,
+    /// The runner's home directory.
+    home: PathBuf,
     /// `reviewdog`'s stand-in and revu on PATH before the rest.
     path: String,
     rdjson: PathBuf,
@@ -73,6 +76,8 @@ impl Clone {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         git(&work, &["commit", "-q", "-am", "bill with a key"]);
+        let home = root.join("home");
+        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("{e}"));
         let stubs = root.join("bin");
         std::fs::create_dir_all(&stubs).unwrap_or_else(|e| panic!("{e}"));
         let rdjson = root.join("reviewdog-input.json");
@@ -95,6 +100,7 @@ impl Clone {
         Clone {
             root,
             work,
+            home,
             path,
             rdjson,
         }
@@ -106,6 +112,8 @@ impl Clone {
         cmd.current_dir(&self.work)
             .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
             .env("PATH", &self.path)
+            .env("HOME", &self.home)
+            .env_remove("XDG_CACHE_HOME")
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null");
         for (key, _) in std::env::vars() {
@@ -144,6 +152,22 @@ impl Clone {
             "{rdjson}"
         );
     }
+}
+
+/// Whether the index left cache entries under `dir`.
+fn has_index_entries(dir: &Path) -> bool {
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for item in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = item.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "python") {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 impl Drop for Clone {
@@ -239,6 +263,27 @@ fn the_github_workflow_reviews_the_pull_request_and_fails_on_the_gate() {
     }
     assert_eq!(ran, ["Review", "Comment", "Gate"]);
     clone.check_outputs();
+    let cache = steps
+        .iter()
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("actions/cache@"))
+        })
+        .unwrap_or_else(|| panic!("no actions/cache step for the code index"));
+    let saved = cache["with"]["path"].as_str().unwrap_or_default();
+    let saved = saved
+        .strip_prefix("~/")
+        .map_or_else(|| PathBuf::from(saved), |rest| clone.home.join(rest));
+    assert!(
+        has_index_entries(&saved),
+        "the review left no index cache in {saved:?}, which the workflow caches"
+    );
+    let key = cache["with"]["key"].as_str().unwrap_or_default();
+    assert!(
+        !key.contains("github.sha") && !key.contains("run_id"),
+        "a key that changes every run saves the cache every run: {key}"
+    );
     let summary = std::fs::read_to_string(&summary).unwrap_or_default();
     assert!(summary.starts_with("# revu review:"), "{summary}");
     assert_eq!(gate, Some(1), "the job fails on NEEDS-HUMAN");
@@ -255,13 +300,22 @@ fn the_gitlab_job_reviews_the_merge_request_and_fails_on_the_gate() {
         .filter_map(|l| l.as_str().map(str::to_owned))
         .collect();
     assert!(!script.is_empty(), "the revu job has a script");
-    let env: BTreeMap<String, String> = [
+    let project = clone.work.to_string_lossy().into_owned();
+    let mut env: BTreeMap<String, String> = [
         ("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main"),
         ("CI_PIPELINE_SOURCE", "merge_request_event"),
+        ("CI_PROJECT_DIR", project.as_str()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v.to_owned()))
     .collect();
+    // The job's variables, as GitLab expands them.
+    for (name, value) in ci["revu"]["variables"].as_hash().into_iter().flatten() {
+        let (Some(name), Some(value)) = (name.as_str(), value.as_str()) else {
+            continue;
+        };
+        env.insert(name.to_owned(), value.replace("$CI_PROJECT_DIR", &project));
+    }
     let out = clone.run(&script.join("\n"), &env);
     assert_eq!(
         out.status.code(),
@@ -277,6 +331,20 @@ fn the_gitlab_job_reviews_the_merge_request_and_fails_on_the_gate() {
         .cloned()
         .unwrap_or_default();
     assert_eq!(artifacts.len(), 3, "json, md and sarif kept");
+    let cached: Vec<&str> = ci["revu"]["cache"]["paths"]
+        .as_vec()
+        .into_iter()
+        .flatten()
+        .filter_map(Yaml::as_str)
+        .collect();
+    assert!(
+        cached
+            .iter()
+            .any(|p| has_index_entries(&clone.work.join(p))),
+        "the review left no index cache in the job's cache paths {cached:?}"
+    );
+    let key = ci["revu"]["cache"]["key"].as_str().unwrap_or_default();
+    assert!(!key.contains("CI_PIPELINE_ID"), "{key}");
 }
 
 #[test]

@@ -55,6 +55,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "changed_files": index.files.len(),
                 "stale_uses": index.omissions.iter().filter(|o| o.doubt.is_none()).count(),
                 "unconfirmed_uses": index.omissions.iter().filter(|o| o.doubt.is_some()).count(),
+                "cache": cost.cache.map(|c| serde_json::json!({
+                    "hits": c.hits,
+                    "misses": c.misses,
+                    "rejected": c.rejected,
+                    "written": c.written,
+                    "write_failures": c.write_failures,
+                })),
             });
             serde_json::to_string_pretty(&stats).map_err(failed)?
         }

@@ -98,8 +98,12 @@ pub fn revu_with(
 /// `revu` in `dir`, with `config` as the user's git config when given.
 pub fn revu_command(dir: &Path, config: Option<&Path>) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
+    // The code index's cache: the tests' own, never the user's.
+    let cache = std::env::temp_dir().join("revu-tests-index-cache");
     cmd.current_dir(dir)
         .env_remove("TRACEPARENT")
+        .env_remove("REVU_NO_INDEX_CACHE")
+        .env("REVU_INDEX_CACHE", cache)
         .env("GIT_CONFIG_NOSYSTEM", "1");
     if let Some(config) = config {
         cmd.env("GIT_CONFIG_GLOBAL", config);

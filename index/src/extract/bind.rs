@@ -354,10 +354,10 @@ impl<'a, 't> Walk<'a, 't> {
         locals::type_names(self.lang, self.src, ty).map(|(t, _)| t)
     }
 
-    /// What the qualified name `node` is reached through; `None` when it
-    /// is not qualified.
+    /// What the qualified name `node`, the node being read, is reached
+    /// through; `None` when it is not qualified.
     pub(super) fn receiver(&mut self, node: Node<'t>) -> Option<Receiver> {
-        let parent = node.parent()?;
+        let parent = *self.ancestors.last()?;
         let is = |field: &str| {
             parent
                 .child_by_field_name(field)
@@ -557,12 +557,12 @@ impl<'a, 't> Walk<'a, 't> {
         }
     }
 
-    /// Whether `node` stands in the condition of an `if` whose body raises
-    /// (throws, panics, returns an error): a check kept on purpose.
+    /// Whether `node`, the node being read, stands in the condition of an
+    /// `if` whose body raises (throws, panics, returns an error): a check
+    /// kept on purpose.
     pub(super) fn raise_guard(&self, node: Node<'_>) -> bool {
         let mut child = node;
-        let mut at = node.parent();
-        while let Some(n) = at {
+        for &n in self.ancestors.iter().rev() {
             if locals::is_function(self.lang, n.kind()) {
                 return false;
             }
@@ -576,7 +576,6 @@ impl<'a, 't> Walk<'a, 't> {
                     .is_some_and(|body| self.raises(body));
             }
             child = n;
-            at = n.parent();
         }
         false
     }

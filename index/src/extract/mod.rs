@@ -15,8 +15,15 @@ use revu_common::code_index::SymbolKind;
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
 
+/// The version of what the extractor makes of a file: part of the key of
+/// every cache entry ([`crate::cache`]), so that an entry written by
+/// another extractor is never used. Bumped with any change to this module,
+/// to [`Lang`] or to a grammar's version that changes the facts of a file;
+/// `tests/extractor_version.rs` tells when.
+pub const EXTRACTOR_VERSION: u32 = 1;
+
 /// What one file defines, names and imports.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileFacts {
     pub defs: Vec<Def>,
     pub refs: Vec<Ref>,
@@ -114,6 +121,20 @@ pub struct Import {
     pub local: bool,
 }
 
+impl FileFacts {
+    /// These facts as [`Reader::read`] gives them when it keeps only the
+    /// definitions and references whose name `want` accepts.
+    pub fn keep(mut self, want: &dyn Fn(&str) -> bool) -> FileFacts {
+        self.defs.retain(|d| want(&d.name));
+        self.refs.retain(|r| want(&r.name));
+        // The index holds what is kept of every file at once: not the
+        // room the whole file's took.
+        self.defs.shrink_to_fit();
+        self.refs.shrink_to_fit();
+        self
+    }
+}
+
 /// Reads files of one language; one per thread.
 pub struct Reader {
     parser: Parser,
@@ -158,6 +179,7 @@ impl Reader {
             binders: HashSet::new(),
             import_starts: Vec::new(),
             import_node: 0,
+            ancestors: Vec::new(),
         };
         walk.run(tree.root_node());
         walk.bind_module_names();
@@ -215,6 +237,10 @@ struct Walk<'a, 't> {
     /// import node being read starts.
     import_starts: Vec<usize>,
     import_node: usize,
+    /// The nodes around the node being read, its parent last: the walk's
+    /// own path, since tree-sitter finds a node's parent by descending
+    /// from the root again.
+    ancestors: Vec<Node<'t>>,
 }
 
 fn line_of(node: Node<'_>) -> u32 {
@@ -247,6 +273,7 @@ impl<'a, 't> Walk<'a, 't> {
             self.enter(node);
             self.visit(node);
             if cursor.goto_first_child() {
+                self.ancestors.push(node);
                 continue;
             }
             loop {
@@ -256,6 +283,7 @@ impl<'a, 't> Walk<'a, 't> {
                 if !cursor.goto_parent() {
                     return;
                 }
+                self.ancestors.pop();
             }
         }
     }
@@ -335,6 +363,8 @@ impl<'a, 't> Walk<'a, 't> {
         });
     }
 
+    /// Whether the name `node`, the node being read, is reached through
+    /// an object.
     fn is_member(&self, node: Node<'t>) -> bool {
         let kind = node.kind();
         if matches!(
@@ -346,7 +376,7 @@ impl<'a, 't> Walk<'a, 't> {
         ) {
             return true;
         }
-        let Some(parent) = node.parent() else {
+        let Some(&parent) = self.ancestors.last() else {
             return false;
         };
         match (self.lang, parent.kind()) {
