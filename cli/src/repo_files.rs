@@ -128,17 +128,17 @@ impl RepoFiles {
 /// that has no `REVIEW.md`.
 fn changed_dirs(diff: &[u8]) -> BTreeSet<String> {
     let mut dirs = BTreeSet::new();
-    let lines: Vec<&[u8]> = diff.split(|b| *b == b'\n').collect();
-    for pair in lines.windows(2) {
-        let (Some(old), Some(new)) = (pair[0].strip_prefix(b"--- "), pair[1].strip_prefix(b"+++ "))
-        else {
-            continue;
-        };
-        for side in [old, new] {
-            if let Some(path) = header_path(side) {
-                add_ancestors(&mut dirs, path);
+    let mut previous: &[u8] = b"";
+    for line in diff.split(|b| *b == b'\n') {
+        if let (Some(old), Some(new)) = (previous.strip_prefix(b"--- "), line.strip_prefix(b"+++ "))
+        {
+            for side in [old, new] {
+                if let Some(path) = header_path(side) {
+                    add_ancestors(&mut dirs, path);
+                }
             }
         }
+        previous = line;
     }
     dirs
 }
