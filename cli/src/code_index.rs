@@ -9,7 +9,7 @@ use crate::blobs::Blobs;
 use crate::error::CliError;
 use crate::head::{HeadOf, Heads};
 use crate::source::{Change, git};
-use revu_common::code_index::CodeIndex;
+use revu_domain::code_index::CodeIndex;
 use revu_index::{CacheStats, ChangeInput, Indexer, Listed, Options};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -73,7 +73,7 @@ impl Change {
         let started = Instant::now();
         let diff = match heads.parsed.take() {
             Some(diff) => diff,
-            None => revu_common::diff::parse(&self.diff)
+            None => revu_domain::diff::parse(&self.diff)
                 .map_err(|e| CliError::Input(format!("git wrote a diff revu cannot read: {e}")))?,
         };
         let mut input = ChangeInput {

@@ -2,15 +2,15 @@
 //! in-memory queue. Same stages, same queue contract, no servers.
 
 use crate::error::CliError;
-use revu_common::lane::ReviewId;
-use revu_common::queue::ReviewStore;
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::report::Report;
-use revu_common::review::ProgressEvent;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{
     APART_MIN_BYTES, Coordinator, ReportHandoff, ServiceError, Submission,
 };
+use revu_domain::lane::ReviewId;
+use revu_domain::report::Report;
+use revu_domain::review::ProgressEvent;
+use revu_queue::ReviewStore;
+use revu_queue::memory::MemoryBackend;
 use revu_worker::engines::Engines;
 use revu_worker::engines::lint::LintSettings;
 use revu_worker::engines::llm::LlmSettings;

@@ -44,7 +44,7 @@ pub struct Heads {
     pub files: BTreeMap<String, Vec<u8>>,
     pub skipped: Vec<(String, String)>,
     /// The diff as parsed to find them, for the code index to take.
-    pub parsed: Option<revu_common::diff::Diff>,
+    pub parsed: Option<revu_domain::diff::Diff>,
 }
 
 impl crate::source::Change {
@@ -89,7 +89,7 @@ pub fn collect(
     diff: &[u8],
     limits: HeadLimits,
 ) -> Result<Heads, CliError> {
-    let parsed = revu_common::diff::parse(diff)
+    let parsed = revu_domain::diff::parse(diff)
         .map_err(|e| CliError::Input(format!("git wrote a diff revu cannot read: {e}")))?;
     let mut heads = Heads::default();
     let mut wanted = Vec::new();

@@ -1,8 +1,8 @@
 //! Rendering the report and mapping it to the exit code.
 
 use crate::error::CliError;
-use revu_common::finding::Severity;
-use revu_common::report::{Gate, LaneOutcome, Report};
+use revu_domain::finding::Severity;
+use revu_domain::report::{Gate, LaneOutcome, Report};
 use revu_stages::render;
 use revu_stages::verdict::folded_severity;
 use std::io::Write;

@@ -6,7 +6,7 @@
 
 use crate::blobs::{Blob, Blobs};
 use crate::error::CliError;
-use revu_common::bundle::OwnersFile;
+use revu_domain::bundle::OwnersFile;
 use revu_stages::conventions::codeowners::LOCATIONS;
 use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
 use std::collections::{BTreeMap, BTreeSet};

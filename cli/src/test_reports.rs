@@ -1,7 +1,7 @@
 //! Reports for the unit tests, built from JSON so that fields added to the
 //! report later with defaults need not be listed.
 
-use revu_common::report::Report;
+use revu_domain::report::Report;
 use serde_json::{Value, json};
 
 /// A finding of `rule` on `file:line`.

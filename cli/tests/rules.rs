@@ -2,7 +2,7 @@
 //! it, and the silencing each rule's entry advises, held to what the
 //! conventions stage does with it.
 
-use revu_common::finding::{Finding, Severity};
+use revu_domain::finding::{Finding, Severity};
 use revu_stages::conventions::ReviewMd;
 use revu_stages::conventions::apply::Outcome;
 use revu_worker::engines::rules::{Rule, all_rules};

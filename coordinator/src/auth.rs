@@ -16,7 +16,7 @@
 //! and a call on a connection that presented it, with no bearer token,
 //! belongs to that tenant.
 
-use revu_common::lane::check_tenant_name;
+use revu_domain::lane::check_tenant_name;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::future::Future;

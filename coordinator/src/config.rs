@@ -1,11 +1,11 @@
 //! The coordinator's configuration, in the layers of
-//! [`revu_common::config`]: defaults (written once, in the `Default` impls
+//! [`revu_runtime::config`]: defaults (written once, in the `Default` impls
 //! here), a TOML file, `REVU_*` environment, flags, then `validate`.
 
 use clap::Args;
-use revu_common::config::{ConfigSource, Layered, ServiceSettings};
-use revu_common::facts::SkipFiles;
-use revu_common::retry::RetryPolicy;
+use revu_domain::facts::SkipFiles;
+use revu_domain::retry::RetryPolicy;
+use revu_runtime::config::{ConfigSource, Layered, ServiceSettings};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -316,13 +316,13 @@ pub struct TlsSettings {
 
 impl TlsSettings {
     /// The server's TLS files, or none for plaintext.
-    pub fn files(&self) -> Result<Option<revu_common::tls::ServerTlsFiles>, String> {
+    pub fn files(&self) -> Result<Option<revu_runtime::tls::ServerTlsFiles>, String> {
         match (&self.tls_cert, &self.tls_key) {
-            (Some(cert), Some(key)) => Ok(Some(revu_common::tls::ServerTlsFiles {
+            (Some(cert), Some(key)) => Ok(Some(revu_runtime::tls::ServerTlsFiles {
                 cert: cert.clone(),
                 key: key.clone(),
                 client_ca: self.tls_client_ca.clone(),
-                flags: revu_common::tls::TlsFlags::GRPC,
+                flags: revu_runtime::tls::TlsFlags::GRPC,
             })),
             (None, None) if self.tls_client_ca.is_some() => {
                 Err("--tls-client-ca needs --tls-cert and --tls-key".into())

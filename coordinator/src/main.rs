@@ -9,17 +9,17 @@ use revu_coordinator::service::Coordinator;
 use std::sync::Arc;
 
 fn main() -> std::process::ExitCode {
-    revu_common::shutdown::block_on_main("revu-coordinator", async {
+    revu_runtime::shutdown::block_on_main("revu-coordinator", async {
         run()
             .await
-            .map_err(|e| revu_common::telemetry::one_line(e.chain()))
+            .map_err(|e| revu_runtime::telemetry::one_line(e.chain()))
     })
 }
 
 async fn run() -> anyhow::Result<()> {
-    let config: CoordinatorConfig = revu_common::config::load().await?;
+    let config: CoordinatorConfig = revu_runtime::config::load().await?;
     if config.source.dump_config {
-        println!("{}", revu_common::config::dump(&config)?);
+        println!("{}", revu_runtime::config::dump(&config)?);
         return Ok(());
     }
     config.review.validate().map_err(anyhow::Error::msg)?;
@@ -28,9 +28,9 @@ async fn run() -> anyhow::Result<()> {
         .check_exposure(config.listen, &config.tls)
         .map_err(anyhow::Error::msg)?;
     let tls_files = config.tls.files().map_err(anyhow::Error::msg)?;
-    revu_common::tls::install_crypto_provider();
+    revu_runtime::tls::install_crypto_provider();
     let telemetry =
-        revu_common::telemetry::init_service("revu-coordinator", config.service.log_json)?;
+        revu_runtime::telemetry::init_service("revu-coordinator", config.service.log_json)?;
     let result = coordinate(&config, tls_files).await;
     telemetry.shutdown().await;
     result
@@ -38,12 +38,12 @@ async fn run() -> anyhow::Result<()> {
 
 async fn coordinate(
     config: &CoordinatorConfig,
-    tls_files: Option<revu_common::tls::ServerTlsFiles>,
+    tls_files: Option<revu_runtime::tls::ServerTlsFiles>,
 ) -> anyhow::Result<()> {
     let (metrics, mut registry) = CoordinatorMetrics::registered();
     // `/readyz` follows Redis, like the gRPC health: the probe to use when
     // the gRPC port speaks TLS, which kubelet gRPC probes cannot.
-    let readiness = revu_common::metrics::Readiness::not_yet();
+    let readiness = revu_runtime::metrics::Readiness::not_yet();
     readiness.register(&mut registry);
     let _metrics_endpoint = config
         .service
@@ -63,7 +63,7 @@ async fn coordinate(
         None => server::Access::default(),
     };
     if let Some(files) = tls_files {
-        access.tls = Some(revu_common::tls::ReloadingServerTls::new(
+        access.tls = Some(revu_runtime::tls::ReloadingServerTls::new(
             files,
             server::ALPN,
         )?);
@@ -81,7 +81,7 @@ async fn coordinate(
         coordinator,
         access,
         readiness,
-        revu_common::shutdown::signal(),
+        revu_runtime::shutdown::signal(),
     )
     .await;
     served?;

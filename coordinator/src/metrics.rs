@@ -10,7 +10,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Unit;
-use revu_common::metrics::{
+use revu_runtime::metrics::{
     Catalog, DURATION_BUCKETS, DeadLetterLabels, FINE_BUCKETS, LaneLabels, ReasonLabels,
 };
 
@@ -99,7 +99,7 @@ impl Default for CoordinatorMetrics {
             lane_duration: Family::new_with_constructor(duration_histogram),
             lane_retries: Family::default(),
             lane_faults: Family::default(),
-            dead_letters: revu_common::metrics::dead_letters_by_reason(),
+            dead_letters: revu_runtime::metrics::dead_letters_by_reason(),
             reports_discarded: Counter::default(),
             reviews_submitted: Counter::default(),
             tenant_reviews_submitted: Family::default(),
@@ -248,12 +248,12 @@ impl CoordinatorMetrics {
     /// The most series one coordinator's `/metrics` returns, with
     /// `engines` engines routed to and `tenants` tenants in its tokens
     /// file: every label a request can influence is capped (the `lane`
-    /// label by [`revu_common::metrics::MAX_DOMAIN_LABELS`]), and the rest
+    /// label by [`revu_runtime::metrics::MAX_DOMAIN_LABELS`]), and the rest
     /// are fixed sets or the operator's configuration.
     pub fn max_series(engines: usize, tenants: usize) -> usize {
-        use revu_common::metrics::{MAX_LANE_LABELS, histogram_series};
-        let reasons = revu_common::lane::FaultKind::ALL.len();
-        let shards = usize::from(revu_common::queue::redis::layout::SHARDS);
+        use revu_runtime::metrics::{MAX_LANE_LABELS, histogram_series};
+        let reasons = revu_domain::lane::FaultKind::ALL.len();
+        let shards = usize::from(revu_queue::redis::layout::SHARDS);
         let lane_outcomes = 4; // complete, incomplete, pipeline_fault, cancelled
         let stages = 4; // prepare, dispatch, verify, render
         let verdicts_and_gates = 3 * 2;
@@ -328,12 +328,7 @@ fn gauge_value(v: u64) -> i64 {
 
 impl CoordinatorMetrics {
     /// Stores one sample of the job streams' depth and the active reviews.
-    pub fn sample_queue(
-        &self,
-        depth: &revu_common::queue::QueueDepth,
-        group: &str,
-        in_flight: usize,
-    ) {
+    pub fn sample_queue(&self, depth: &revu_queue::QueueDepth, group: &str, in_flight: usize) {
         for stream in &depth.streams {
             let at = StreamLabels {
                 engine: stream.engine.clone(),

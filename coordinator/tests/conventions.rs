@@ -5,13 +5,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use revu_common::lane::{LaneReportBody, ReviewId};
-use revu_common::report::Report;
-use revu_common::review::{LaneEnd, LaneResult, LaneResults};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, prepare};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::lane::{LaneReportBody, ReviewId};
+use revu_domain::report::Report;
+use revu_domain::review::{LaneEnd, LaneResult, LaneResults};
 use revu_stages::assemble::assemble;
 use revu_stages::grouping::{Grouper, default_domains};
 use std::sync::Arc;
@@ -135,7 +135,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         &ReviewId("rv-conventions".into()),
         &prepared.plan,
         &results,
-        &revu_common::diff::parse(&bundle.diff).unwrap(),
+        &revu_domain::diff::parse(&bundle.diff).unwrap(),
         &bundle,
     )
 }
@@ -250,7 +250,7 @@ fn the_report_states_the_sources_and_says_when_there_are_none() {
     let review_md = report.conventions.review_md.unwrap();
     assert_eq!(review_md.name, "REVIEW.md");
     assert_eq!(review_md.sha256.len(), 64);
-    assert_eq!(report.rigor.level, revu_common::report::Rigor::Prototype);
+    assert_eq!(report.rigor.level, revu_domain::report::Rigor::Prototype);
 }
 
 #[test]
@@ -272,8 +272,8 @@ fn golden_conventions_applied_to_the_fixture_review() {
 
 #[tokio::test]
 async fn a_submission_with_a_bad_revu_toml_is_refused_naming_the_line() {
-    use revu_common::queue::memory::MemoryBackend;
     use revu_coordinator::service::{Coordinator, ServiceError, Submission};
+    use revu_queue::memory::MemoryBackend;
     let coordinator = Coordinator::new(MemoryBackend::new(), ReviewSettings::default()).unwrap();
     let submission = Submission {
         diff: fixture("change.diff").into_bytes(),
@@ -331,7 +331,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
             &ReviewId("rv-stale".into()),
             &prepared.plan,
             &results,
-            &revu_common::diff::parse(&bundle.diff).unwrap(),
+            &revu_domain::diff::parse(&bundle.diff).unwrap(),
             &bundle,
         )
     };
@@ -349,7 +349,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
 #[test]
 fn reports_with_conventions_validate_against_the_published_schema() {
     let schema: serde_json::Value =
-        serde_json::from_str(revu_common::report_schema::REPORT_SCHEMA).unwrap();
+        serde_json::from_str(revu_domain::report_schema::REPORT_SCHEMA).unwrap();
     let validator = jsonschema::options().build(&schema).unwrap();
     for report in [
         with_fixture_conventions(raised()),

@@ -4,13 +4,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{LaneReportBody, ReviewId};
-use revu_common::queue::ReviewStore;
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::{LaneReportBody, ReviewId};
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState};
+use revu_queue::ReviewStore;
+use revu_queue::memory::MemoryBackend;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -5,9 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use revu_common::lane::LaneKind;
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::prepare::{PlanRequest, Prepared, prepare};
+use revu_domain::lane::LaneKind;
 use revu_stages::grouping::{Grouper, default_domains};
 use std::fmt::Write;
 
@@ -102,7 +102,7 @@ fn repo_config_sets_rigor_domains_and_guidance() {
 #[test]
 fn requested_rigor_beats_the_repo_config() {
     let request = PlanRequest {
-        rigor: Some(revu_common::report::Rigor::Production),
+        rigor: Some(revu_domain::report::Rigor::Production),
         repo_config: Some("rigor = \"poc\"\n".into()),
         ..PlanRequest::default()
     };
@@ -110,8 +110,8 @@ fn requested_rigor_beats_the_repo_config() {
     assert_eq!(
         (p.plan.rigor.level, p.plan.rigor.source),
         (
-            revu_common::report::Rigor::Production,
-            revu_common::report::RigorSource::Request
+            revu_domain::report::Rigor::Production,
+            revu_domain::report::RigorSource::Request
         )
     );
 }

@@ -8,11 +8,11 @@ use crate::extract::{Def, FileFacts, Ref};
 use crate::lang::Lang;
 use crate::resolve::Resolver;
 use crate::scan::{ScannedFile, quote};
-use revu_common::code_index::{
+use revu_domain::code_index::{
     CodeIndex, IndexedFile, MAX_SITES, Omission, Site, Symbol, SymbolChange, SymbolKind, Taken,
 };
-use revu_common::diff::{FilePatch, FileStatus};
-use revu_common::paths::is_test_path;
+use revu_domain::diff::{FilePatch, FileStatus};
+use revu_domain::paths::is_test_path;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use uses::{Bound, Target};
 

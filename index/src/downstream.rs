@@ -2,7 +2,7 @@
 //! this one, searched for the names of what the change removed, renamed or
 //! changed (`--consumers-root DIR`).
 
-use revu_common::code_index::{CodeIndex, DownstreamHit};
+use revu_domain::code_index::{CodeIndex, DownstreamHit};
 use std::collections::BTreeMap;
 use std::path::Path;
 

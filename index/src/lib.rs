@@ -11,7 +11,7 @@
 //! with certainty the use is kept as a doubt, never as certain. This is no
 //! type checker: what travels through calls is a receiver of unknown type.
 //! The result is a bounded
-//! [`revu_common::code_index::CodeIndex`] that travels in the review bundle.
+//! [`revu_domain::code_index::CodeIndex`] that travels in the review bundle.
 
 mod analyze;
 pub mod cache;
@@ -26,8 +26,8 @@ pub use lang::Lang;
 pub use scan::{Listed, Options, ScannedFile};
 
 use extract::FileFacts;
-use revu_common::code_index::{CodeIndex, IndexStats};
-use revu_common::diff::Diff;
+use revu_domain::code_index::{CodeIndex, IndexStats};
+use revu_domain::diff::Diff;
 use scan::{Admission, Known, Scan};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;

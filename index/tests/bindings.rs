@@ -6,7 +6,7 @@
 mod common;
 
 use common::index;
-use revu_common::code_index::CodeIndex;
+use revu_domain::code_index::CodeIndex;
 
 /// The certain stale uses: (file, line, symbol).
 fn certain(index: &CodeIndex) -> Vec<(String, u32, String)> {

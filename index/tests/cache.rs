@@ -134,7 +134,7 @@ fn change(corpus: &[(String, Vec<u8>)]) -> ChangeInput {
         base.lines().nth(old_line - 1).unwrap_or_default(),
         head.lines().nth(old_line - 1).unwrap_or_default(),
     );
-    let diff = revu_common::diff::parse(diff.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+    let diff = revu_domain::diff::parse(diff.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     ChangeInput {
         diff,
         head: [(path.to_owned(), head.into_bytes())].into(),

@@ -4,7 +4,7 @@
 mod common;
 
 use common::index;
-use revu_common::code_index::{CodeIndex, SymbolChange};
+use revu_domain::code_index::{CodeIndex, SymbolChange};
 
 fn stale(index: &CodeIndex) -> Vec<(String, u32, String, SymbolChange)> {
     index

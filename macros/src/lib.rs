@@ -2,7 +2,7 @@
 //! needles when the program is built.
 //!
 //! `pattern!(r"\bfoo\(")` (or `pattern!(concat!(r"…", r"…"))`) is a
-//! `revu_common::pattern::Pattern` whose guard's needles
+//! `revu_domain::pattern::Pattern` whose guard's needles
 //! ([`revu_needles`]) were worked out here: a run of the program then only
 //! builds the search for them, where reading a pattern's syntax tree took
 //! most of what a small review costs. A pattern that does not parse (as
@@ -50,7 +50,7 @@ impl Parse for Source {
     }
 }
 
-/// A `revu_common::pattern::Pattern` with its guard's needles worked out
+/// A `revu_domain::pattern::Pattern` with its guard's needles worked out
 /// now; a compile error if the pattern does not parse.
 #[proc_macro]
 pub fn pattern(input: TokenStream) -> TokenStream {
@@ -76,7 +76,7 @@ fn expand(source: &Source) -> proc_macro2::TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let text = LitStr::new(&source.text, source.span);
-    quote!(::revu_common::pattern::Pattern::prepared(#text, #needles))
+    quote!(::revu_domain::pattern::Pattern::prepared(#text, #needles))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! needs (a pattern of classes and repetitions alone), there is none.
 //!
 //! Its own crate so that the build (`revu-macros`) and the running program
-//! (`revu-common`) read a pattern the same way.
+//! (`revu-domain`) read a pattern the same way.
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 

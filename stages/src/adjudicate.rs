@@ -10,12 +10,12 @@
 //! and counted as a warning.
 
 use crate::render::outcome_name;
-use revu_common::adjudication::{
+use revu_domain::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationPlan, AdjudicationReport,
     AdjudicationStatus, Decision, is_candidate,
 };
-use revu_common::finding::{Finding, Severity};
-use revu_common::review::{LaneEnd, LaneResult};
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::review::{LaneEnd, LaneResult};
 
 /// The findings after adjudication, and the report's account of it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,18 +10,18 @@ use crate::adjudicate;
 use crate::conventions::{REPO_CONFIG, RepoContext, source_file};
 use crate::verdict::{self, VerdictInput};
 use crate::verify::{self, Verified};
-use revu_common::adjudication::{ADJUDICATION_LANE, is_candidate};
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff::Diff;
-use revu_common::facts::SkipKind;
-use revu_common::finding::Finding;
-use revu_common::lane::{FileNote, LaneKind, LaneSpec, ReviewId};
-use revu_common::report::{
+use revu_domain::adjudication::{ADJUDICATION_LANE, is_candidate};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff::Diff;
+use revu_domain::facts::SkipKind;
+use revu_domain::finding::Finding;
+use revu_domain::lane::{FileNote, LaneKind, LaneSpec, ReviewId};
+use revu_domain::report::{
     ConventionsReport, Coverage, FileCoverage, FileRead, GuidanceGiven, LaneOutcome, LaneSummary,
     Report, SCHEMA_VERSION, Walkthrough,
 };
-use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
-use revu_common::telemetry::names::span;
+use revu_domain::review::{LaneEnd, LaneResult, LaneResults, ReviewPlan, SYNTHESIS_LANE};
+use revu_domain::telemetry::names::span;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -115,11 +115,11 @@ pub fn assemble(
         code_index: bundle
             .code_index
             .as_ref()
-            .map(revu_common::report::IndexReport::of),
+            .map(revu_domain::report::IndexReport::of),
         usage: None,
         owners,
     };
-    report.usage = revu_common::report::ReviewUsage::of(&report.lanes);
+    report.usage = revu_domain::report::ReviewUsage::of(&report.lanes);
     redact_report(&mut report);
     report
 }
@@ -130,7 +130,7 @@ pub fn assemble(
 /// quote commands' output; neither may carry a live secret into a report
 /// that CI systems post and keep.
 fn redact_report(report: &mut Report) {
-    use revu_common::redact::redact;
+    use revu_domain::redact::redact;
     let scrub = |text: &mut String| {
         if let std::borrow::Cow::Owned(masked) = redact(text) {
             *text = masked;

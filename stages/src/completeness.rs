@@ -4,10 +4,10 @@
 //! carry its slices, and a synthesis lane's its walkthrough, and neither
 //! may raise a finding.
 
-use revu_common::adjudication::{Action, Decision};
-use revu_common::finding::Finding;
-use revu_common::lane::{FileNote, LaneKind, LaneReportBody, LaneSpec, Slice};
-use revu_common::review::ReviewPlan;
+use revu_domain::adjudication::{Action, Decision};
+use revu_domain::finding::Finding;
+use revu_domain::lane::{FileNote, LaneKind, LaneReportBody, LaneSpec, Slice};
+use revu_domain::review::ReviewPlan;
 use serde_json::Value;
 
 /// The sections every lane report carries, even when clean.

@@ -9,9 +9,9 @@ use crate::conventions::RepoContext;
 use crate::conventions::repo_config::RepoConfig;
 use crate::conventions::review_md::ReviewMd;
 use crate::render;
-use revu_common::facts::Facts;
-use revu_common::lane::LaneReport;
-use revu_common::report::Report;
+use revu_domain::facts::Facts;
+use revu_domain::lane::LaneReport;
+use revu_domain::report::Report;
 
 /// A target's entry point.
 pub type Target = fn(&[u8]);
@@ -29,7 +29,7 @@ pub const TARGETS: &[(&str, Target)] = &[
 /// one-pass twin, [`Facts::scan`], must agree with it on every input: the
 /// same facts, or the same error at the same place.
 pub fn diff(data: &[u8]) {
-    let parsed = revu_common::diff::parse(data).map(|d| Facts::from_diff(&d));
+    let parsed = revu_domain::diff::parse(data).map(|d| Facts::from_diff(&d));
     let scanned = Facts::scan(data);
     assert_eq!(
         parsed, scanned,

@@ -126,7 +126,7 @@ pub fn default_domains() -> Vec<DomainRule> {
 /// Name of the domain that takes files no rule matches.
 pub const FALLBACK_DOMAIN: &str = "core";
 
-pub use revu_common::lane::Slice;
+pub use revu_domain::lane::Slice;
 
 /// A glob that does not compile.
 #[derive(Debug, thiserror::Error)]

@@ -17,10 +17,10 @@
 //! Every dimension not dispatched is listed in the report with the reason.
 
 use super::grouping::Slice;
-use revu_common::facts::{RiskTier, Signal};
-use revu_common::finding::Dimension;
-use revu_common::lane::{LaneKind, LaneSpec};
-use revu_common::review::SkippedDimension;
+use revu_domain::facts::{RiskTier, Signal};
+use revu_domain::finding::Dimension;
+use revu_domain::lane::{LaneKind, LaneSpec};
+use revu_domain::review::SkippedDimension;
 
 /// The lanes of a review and the dimensions left out.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,9 +13,9 @@
 //! finding, whose severity is the linter's own rating of its rule.
 
 use crate::verify::Verified;
-use revu_common::bundle::ReviewBundle;
-use revu_common::code_index::{ELEVATE_AT_IMPORTERS, GRAPH_UNAVAILABLE, describe_radius};
-use revu_common::finding::{BlastRadius, Finding, Severity};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::code_index::{ELEVATE_AT_IMPORTERS, GRAPH_UNAVAILABLE, describe_radius};
+use revu_domain::finding::{BlastRadius, Finding, Severity};
 
 pub fn apply(verified: &mut Verified, bundle: &ReviewBundle) {
     let index = bundle.code_index.as_ref();

@@ -46,9 +46,9 @@
 //! not complete, get a human review of each always-human signal, check the
 //! dropped citations, follow up each IMPORTANT. With nothing to do, the one
 //! action is to merge when CI is green.
-use revu_common::facts::Signal;
-use revu_common::finding::{Dimension, Finding, Severity};
-use revu_common::report::{Gate, LaneOutcome, LaneSummary, Rigor, Verdict};
+use revu_domain::facts::Signal;
+use revu_domain::finding::{Dimension, Finding, Severity};
+use revu_domain::report::{Gate, LaneOutcome, LaneSummary, Rigor, Verdict};
 use std::collections::BTreeSet;
 
 /// Everything the verdict depends on.

@@ -20,10 +20,10 @@
 //!    note.
 use crate::conventions::ReviewMd;
 use crate::conventions::apply::Outcome;
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff::{Diff, FilePatch, FileStatus};
-use revu_common::finding::{Dimension, Finding, PRE_EXISTING_MARK, Severity};
-use revu_common::report::{ConventionEffect, VerificationStats};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff::{Diff, FilePatch, FileStatus};
+use revu_domain::finding::{Dimension, Finding, PRE_EXISTING_MARK, Severity};
+use revu_domain::report::{ConventionEffect, VerificationStats};
 use std::cmp::{Ordering, Reverse};
 use std::collections::{BTreeMap, BTreeSet};
 

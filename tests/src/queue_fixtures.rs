@@ -2,14 +2,14 @@
 //! job from the `rules` stream, and a Redis backend on a test server.
 
 use crate::RedisServer;
-use revu_common::lane::{
+use revu_domain::lane::{
     LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneReportBody, LaneSpec, ReviewId,
 };
-use revu_common::queue::redis::RedisBackend;
-use revu_common::queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
-use revu_common::review::{
+use revu_domain::review::{
     LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord,
 };
+use revu_queue::redis::RedisBackend;
+use revu_queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
 use std::time::Duration;
 
 pub const SHORT: Duration = Duration::from_millis(50);

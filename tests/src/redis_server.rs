@@ -67,9 +67,8 @@ impl RedisServer {
     }
 
     /// Where this server's keys live (the key layout under its prefix).
-    pub fn layout(&self) -> revu_common::queue::redis::layout::Layout {
-        revu_common::queue::redis::layout::Layout::new(&self.prefix)
-            .unwrap_or_else(|e| panic!("{e}"))
+    pub fn layout(&self) -> revu_queue::redis::layout::Layout {
+        revu_queue::redis::layout::Layout::new(&self.prefix).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Starts (or connects to) a Redis: `REVU_TEST_REDIS_URL` when set,
@@ -429,7 +428,7 @@ impl RedisServer {
     /// one that is unreadable).
     pub fn stream_len(&self, stream: &str) -> u64 {
         let layout = self.layout();
-        revu_common::queue::redis::layout::shards()
+        revu_queue::redis::layout::shards()
             .map(|s| {
                 self.query::<u64>(redis::cmd("XLEN").arg(layout.sharded(s, stream)))
                     .unwrap_or(0)

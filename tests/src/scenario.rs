@@ -119,7 +119,7 @@ pub fn review_checked(
     let mut s = Scenario::start(coordinator, &[worker]);
     let id = s.submit(patch, "");
     let report = s.report(&id, within);
-    let schema: Value = serde_json::from_str(revu_common::report_schema::REPORT_SCHEMA)
+    let schema: Value = serde_json::from_str(revu_domain::report_schema::REPORT_SCHEMA)
         .unwrap_or_else(|e| panic!("{e}"));
     let validator = jsonschema::validator_for(&schema).unwrap_or_else(|e| panic!("{e}"));
     let errors: Vec<String> = validator

@@ -6,8 +6,8 @@
 //! only metrics the binaries export. `promtool` comes with Prometheus;
 //! `scripts/test` installs it.
 
-use revu_common::metrics::Readiness;
 use revu_coordinator::metrics::CoordinatorMetrics;
+use revu_runtime::metrics::Readiness;
 use revu_worker::metrics::WorkerMetrics;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

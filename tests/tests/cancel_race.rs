@@ -3,12 +3,12 @@
 //! cancel's answer, the stored phase, the last event watchers hear and the
 //! report all say the same.
 
-use revu_common::lane::{LaneReportBody, ReviewId};
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState, Stage};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
+use revu_domain::lane::{LaneReportBody, ReviewId};
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState, Stage};
+use revu_queue::memory::MemoryBackend;
+use revu_queue::{JobQueue, ReviewStore};
 use revu_tests::RedisServer;
 use revu_tests::queue_fixtures::{OrFail, redis_backend};
 use revu_tests::scenario::example_diff;

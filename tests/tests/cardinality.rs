@@ -4,9 +4,9 @@
 //! binaries state (`max_series`), with the domains past the cap counted
 //! under one `lane` value.
 
-use revu_common::metrics::{MAX_DOMAIN_LABELS, OTHER_DOMAINS};
 use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_proto::v1 as pb;
+use revu_runtime::metrics::{MAX_DOMAIN_LABELS, OTHER_DOMAINS};
 use revu_tests::scrape::{sample, scrape};
 use revu_tests::{Client, Cluster, RedisServer, example};
 use revu_worker::metrics::WorkerMetrics;

@@ -103,7 +103,7 @@ fn a_submitted_git_change_carries_its_index_to_the_fleet() {
     // models.py, and the two Latin-1 files as one.
     assert_eq!(heads.len(), 2, "{heads:?}");
     assert!(
-        heads.contains(&format!("head:{}", revu_common::bundle::digest(latin1))),
+        heads.contains(&format!("head:{}", revu_domain::bundle::digest(latin1))),
         "{heads:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -4,9 +4,9 @@
 //! registries of coordinator and worker, and the span name and attribute
 //! constants.
 
-use revu_common::metrics::Readiness;
-use revu_common::telemetry::names::{attr, span};
 use revu_coordinator::metrics::CoordinatorMetrics;
+use revu_domain::telemetry::names::{attr, span};
+use revu_runtime::metrics::Readiness;
 use revu_tests::scrape::declared_names;
 use revu_worker::metrics::WorkerMetrics;
 use serde_json::Value;
@@ -53,7 +53,7 @@ fn emitted_metrics() -> BTreeSet<String> {
     // What the registries declare is a subset (empty families declare
     // nothing), and must agree with the catalogs.
     for catalog in [coordinator, worker] {
-        let encoded = revu_common::metrics::encode(&catalog.into_registry());
+        let encoded = revu_runtime::metrics::encode(&catalog.into_registry());
         for declared in declared_names(&encoded) {
             assert!(
                 names.contains(&declared),

@@ -133,7 +133,7 @@ fn citations_are_exact_and_nothing_stays_pending() {
     let client = redis::Client::open(cluster.redis.url.as_str()).unwrap_or_else(|e| panic!("{e}"));
     let mut conn = client.get_connection().unwrap_or_else(|e| panic!("{e}"));
     let layout = cluster.redis.layout();
-    let streams = revu_common::queue::redis::layout::shards().flat_map(|s| {
+    let streams = revu_queue::redis::layout::shards().flat_map(|s| {
         [
             (layout.jobs(s, "rules"), "workers"),
             (layout.sharded(s, "results"), "coordinators"),

@@ -2,8 +2,8 @@
 //! workers, a killed coordinator, a restarted Redis, lanes that always fail,
 //! malformed reports, lanes slower than their lease.
 
-use revu_common::queue::redis::layout::shard_of;
 use revu_proto::v1::review_event::Kind;
+use revu_queue::redis::layout::shard_of;
 use revu_tests::client::kind;
 use revu_tests::scenario::{Scenario, citations, count, first_lane, lanes, without_id};
 use revu_tests::{RedisServer, fault_engine};
@@ -110,7 +110,7 @@ fn always_failing_lane_is_dead_lettered_after_exactly_n_attempts() {
             s.cluster
                 .redis
                 .layout()
-                .sharded(shard_of(&revu_common::lane::ReviewId(id.clone())), "dead"),
+                .sharded(shard_of(&revu_domain::lane::ReviewId(id.clone())), "dead"),
         )
         .arg("-")
         .arg("+")

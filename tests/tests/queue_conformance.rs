@@ -12,13 +12,13 @@ mod store;
 use phases::{
     a_phase_moves_only_from_the_phase_it_leaves, cancel_and_finish_race_and_exactly_one_wins,
 };
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{LaneJob, ReviewId};
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::redis::{RedisBackend, RedisOptions};
-use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::report::{Gate, Verdict};
-use revu_common::review::{LaneAttempts, ProgressEvent, ReviewPhase, now_ms};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::{LaneJob, ReviewId};
+use revu_domain::report::{Gate, Verdict};
+use revu_domain::review::{LaneAttempts, ProgressEvent, ReviewPhase, now_ms};
+use revu_queue::memory::MemoryBackend;
+use revu_queue::redis::{RedisBackend, RedisOptions};
+use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_tests::queue_fixtures::{
     OrFail, SHORT, finish, job, move_to, record, redis_backend, report, rules, settled, take,
     take_job,
@@ -253,7 +253,7 @@ async fn trimming_never_removes_undelivered_or_pending_entries<B: JobQueue + Rev
     // Both undelivered jobs are still delivered, in order.
     let third = take_job(&b, "c2", SHORT).await.or_fail();
     let fourth = take_job(&b, "c2", SHORT).await.or_fail();
-    let lane = |d: Option<revu_common::queue::Delivery<LaneJob>>| {
+    let lane = |d: Option<revu_queue::Delivery<LaneJob>>| {
         d.and_then(|d| d.payload.ok())
             .map(|j| j.lane.id)
             .unwrap_or_default()
@@ -452,8 +452,7 @@ async fn each_engine_stream_says_its_depth_and_oldest_entry<B: JobQueue + Review
     let at_least = u64::try_from(waited.as_millis()).unwrap_or(u64::MAX) - 1;
     assert!(rules_age >= at_least && llm_age >= at_least, "{depth:?}");
     // The totals are the streams' sums.
-    let sum =
-        |f: fn(&revu_common::queue::StreamDepth) -> u64| depth.streams.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&revu_queue::StreamDepth) -> u64| depth.streams.iter().map(f).sum::<u64>();
     assert_eq!(depth.pending, sum(|s| s.pending));
     assert_eq!(depth.undelivered, sum(|s| s.undelivered));
     // Once every job is acknowledged, nothing is old.

@@ -5,7 +5,7 @@
 //! `revu submit` prints a report with every lane COMPLETE, and nothing
 //! submitted is lost.
 
-use revu_common::queue::redis::layout::key_shard;
+use revu_queue::redis::layout::key_shard;
 use revu_tests::procs::{drain, joined, wait_bounded};
 use revu_tests::{Cluster, RedisCluster, bin, example};
 use std::process::{Child, Command, Stdio};

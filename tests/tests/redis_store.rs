@@ -2,13 +2,13 @@
 //! entries delivered as poison, trimming and consumer pruning, large
 //! diffs staged in pieces, and finished reviews that expire.
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::ReviewId;
-use revu_common::queue::redis::layout::shard_of;
-use revu_common::queue::redis::{RedisBackend, RedisOptions};
-use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::retry::Retryable;
-use revu_common::review::{ProgressEvent, ReviewPhase, ReviewRecord};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::ReviewId;
+use revu_domain::retry::Retryable;
+use revu_domain::review::{ProgressEvent, ReviewPhase, ReviewRecord};
+use revu_queue::redis::layout::shard_of;
+use revu_queue::redis::{RedisBackend, RedisOptions};
+use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_tests::queue_fixtures::{
     OrFail, SHORT, finish, job, move_to, record, redis_backend, report, settled, take, take_job,
 };

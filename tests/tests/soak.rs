@@ -5,7 +5,7 @@
 //! Bounded: a fixed number of reviews and kills, and a time limit on every
 //! wait. `REVU_SOAK_REVIEWS` changes the number of reviews.
 
-use revu_common::queue::redis::layout::shards;
+use revu_queue::redis::layout::shards;
 use revu_tests::history::{ReviewHistory, check};
 use revu_tests::{Client, Cluster, RedisServer, example, fault_engine};
 use std::time::{Duration, Instant};

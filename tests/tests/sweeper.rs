@@ -1,12 +1,12 @@
 //! The sweeper on a real redis-server: a review whose bundle is gone is
 //! faulted and closed, and the review beside it is still finalized.
 
-use revu_common::lane::{LaneReportBody, ReviewId};
-use revu_common::queue::ReviewStore;
-use revu_common::queue::redis::RedisBackend;
-use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewRecord};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
+use revu_domain::lane::{LaneReportBody, ReviewId};
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewRecord};
+use revu_queue::ReviewStore;
+use revu_queue::redis::RedisBackend;
 use revu_tests::RedisServer;
 use revu_tests::scenario::example_diff;
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! One trace per review across processes: a coordinator and a worker, each
 //! its own process, export spans over OTLP to a receiver in this test.
 
-use revu_common::telemetry::names::{attr, span};
+use revu_domain::telemetry::names::{attr, span};
 use revu_tests::otlp::{OtlpReceiver, ReceivedSpan};
 use revu_tests::{Client, Cluster, RedisServer, example, fault_engine};
 use std::time::Duration;

@@ -247,8 +247,8 @@ fn coordinator_and_workers_review_over_rediss_with_an_acl_user() {
 /// `GET path` over HTTPS from `addr`, trusting only `ca`.
 async fn https_get(addr: &str, ca: &Path, path: &str) -> Result<String, String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    revu_common::tls::install_crypto_provider();
-    let roots = revu_common::tls::read_roots("CA", ca).map_err(|e| e.to_string())?;
+    revu_runtime::tls::install_crypto_provider();
+    let roots = revu_runtime::tls::read_roots("CA", ca).map_err(|e| e.to_string())?;
     let config = rustls::ClientConfig::builder()
         .with_root_certificates(roots)
         .with_no_client_auth();

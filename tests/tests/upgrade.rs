@@ -1,15 +1,15 @@
 //! Reviews that the release before review phases stored on Redis, read and
 //! moved on by this one. Their records are fixtures that release's own
-//! types wrote (`common/tests/fixtures/stored`), put in the review hash as
+//! types wrote (`domain/tests/fixtures/stored`), put in the review hash as
 //! it left them: without a `phase` field.
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::ReviewId;
-use revu_common::queue::redis::RedisBackend;
-use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewPhase, ReviewRecord};
 use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::Coordinator;
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::ReviewId;
+use revu_domain::review::{ProgressEvent, ReviewPhase, ReviewRecord};
+use revu_queue::redis::RedisBackend;
+use revu_queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_tests::RedisServer;
 use revu_tests::queue_fixtures::{OrFail, job, redis_backend, settled};
 use serde_json::Value;
@@ -20,7 +20,7 @@ use std::time::Duration;
 /// The stored fixture `name`, due far in the future.
 fn old_record(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../common/tests/fixtures/stored")
+        .join("../domain/tests/fixtures/stored")
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut json: Value = serde_json::from_str(&text).or_fail();
@@ -35,7 +35,7 @@ async fn store_as_before(
     server: &RedisServer,
     b: &RedisBackend,
     raw: &str,
-    jobs: &[revu_common::lane::LaneJob],
+    jobs: &[revu_domain::lane::LaneJob],
 ) -> ReviewRecord {
     let record: ReviewRecord = serde_json::from_str(raw).or_fail();
     b.create_review(&record, &Arc::new(ReviewBundle::default()), None, jobs)

@@ -10,11 +10,11 @@
 //! `cargo bench -p revu-worker --bench llm_lanes` (`-- --lanes N
 //! --delay-ms MS` to change the load).
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{ReviewPlan, ReviewRecord};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_domain::review::{ReviewPlan, ReviewRecord};
+use revu_queue::memory::MemoryBackend;
+use revu_queue::{JobQueue, ReviewStore};
 use revu_worker::engines::Engines;
 use revu_worker::engines::llm::LlmSettings;
 use revu_worker::engines::llm::wire::Provider;

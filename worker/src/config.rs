@@ -1,9 +1,9 @@
 //! The `revu-worker` binary's configuration, in the layers of
-//! [`revu_common::config`]: defaults, a TOML file, `REVU_*` environment,
+//! [`revu_runtime::config`]: defaults, a TOML file, `REVU_*` environment,
 //! flags, then [`WorkerConfig::validate`].
 
 use crate::engines::llm::LlmSettings;
-use revu_common::config::{ConfigSource, Layered, ServiceSettings};
+use revu_runtime::config::{ConfigSource, Layered, ServiceSettings};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

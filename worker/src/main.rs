@@ -7,22 +7,22 @@ use std::sync::Arc;
 use std::time::Duration;
 
 fn main() -> std::process::ExitCode {
-    revu_common::shutdown::block_on_main("revu-worker", async {
+    revu_runtime::shutdown::block_on_main("revu-worker", async {
         run()
             .await
-            .map_err(|e| revu_common::telemetry::one_line(e.chain()))
+            .map_err(|e| revu_runtime::telemetry::one_line(e.chain()))
     })
 }
 
 async fn run() -> anyhow::Result<()> {
-    let config: WorkerConfig = revu_common::config::load().await?;
+    let config: WorkerConfig = revu_runtime::config::load().await?;
     if config.source.dump_config {
-        println!("{}", revu_common::config::dump(&config)?);
+        println!("{}", revu_runtime::config::dump(&config)?);
         return Ok(());
     }
     config.validate().map_err(anyhow::Error::msg)?;
-    revu_common::tls::install_crypto_provider();
-    let telemetry = revu_common::telemetry::init_service("revu-worker", config.service.log_json)?;
+    revu_runtime::tls::install_crypto_provider();
+    let telemetry = revu_runtime::telemetry::init_service("revu-worker", config.service.log_json)?;
     let result = work(&config).await;
     telemetry.shutdown().await;
     result
@@ -31,7 +31,7 @@ async fn run() -> anyhow::Result<()> {
 async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
     let (metrics, mut registry) = WorkerMetrics::registered();
     // Ready once Redis has answered, not before.
-    let readiness = revu_common::metrics::Readiness::not_yet();
+    let readiness = revu_runtime::metrics::Readiness::not_yet();
     readiness.register(&mut registry);
     let _metrics_endpoint = config
         .service
@@ -53,7 +53,7 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
         .run(
             config.concurrency,
             Duration::from_secs(config.drain_secs),
-            revu_common::shutdown::signal(),
+            revu_runtime::shutdown::signal(),
         )
         .await;
     checker.abort();

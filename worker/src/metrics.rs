@@ -6,7 +6,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Unit;
-use revu_common::metrics::{Catalog, DeadLetterLabels, FINE_BUCKETS, LaneLabels, ReasonLabels};
+use revu_runtime::metrics::{Catalog, DeadLetterLabels, FINE_BUCKETS, LaneLabels, ReasonLabels};
 use std::sync::atomic::AtomicU64;
 
 fn duration_histogram() -> Histogram {
@@ -23,7 +23,7 @@ pub struct ModelLabels {
 }
 
 /// Labels of a failed request to a model: `reason` is a
-/// `revu_common::lane::FaultKind` label (`rate_limited` for a 429).
+/// `revu_domain::lane::FaultKind` label (`rate_limited` for a 429).
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct ModelFailureLabels {
     pub engine: String,
@@ -81,7 +81,7 @@ impl Default for WorkerMetrics {
             lanes_running: Gauge::default(),
             jobs_reclaimed: Counter::default(),
             leases_lost: Counter::default(),
-            dead_letters: revu_common::metrics::dead_letters_by_reason(),
+            dead_letters: revu_runtime::metrics::dead_letters_by_reason(),
             model_requests: Family::default(),
             model_request_failures: Family::default(),
             model_tokens: Family::default(),
@@ -168,11 +168,11 @@ impl WorkerMetrics {
     /// The most series one worker's `/metrics` returns, with `engines`
     /// engines of which `models` ask a model: every label a request can
     /// influence is capped (the `lane` label by
-    /// [`revu_common::metrics::MAX_DOMAIN_LABELS`]), and the rest are fixed
+    /// [`revu_runtime::metrics::MAX_DOMAIN_LABELS`]), and the rest are fixed
     /// sets or the operator's configuration.
     pub fn max_series(engines: usize, models: usize) -> usize {
-        use revu_common::metrics::{MAX_LANE_LABELS, histogram_series};
-        let reasons = revu_common::lane::FaultKind::ALL.len();
+        use revu_runtime::metrics::{MAX_LANE_LABELS, histogram_series};
+        let reasons = revu_domain::lane::FaultKind::ALL.len();
         let outcomes = 2; // reported, failed
         let lane_kinds = 5;
         let token_kinds = 5;
@@ -207,7 +207,7 @@ impl WorkerMetrics {
                     engine: labels.engine,
                     model: labels.model,
                     lane_kind: labels.lane_kind,
-                    reason: revu_common::lane::FaultKind::RateLimited.label().to_owned(),
+                    reason: revu_domain::lane::FaultKind::RateLimited.label().to_owned(),
                 })
                 .inc_by(0);
         }
@@ -217,9 +217,9 @@ impl WorkerMetrics {
     /// failed (`failures`, by fault class).
     pub fn count_usage(
         &self,
-        lane: &revu_common::lane::LaneSpec,
-        spent: &revu_common::lane::Usage,
-        failures: &[revu_common::lane::FaultKind],
+        lane: &revu_domain::lane::LaneSpec,
+        spent: &revu_domain::lane::Usage,
+        failures: &[revu_domain::lane::FaultKind],
     ) {
         let model = ModelLabels {
             engine: lane.engine.clone(),
@@ -271,7 +271,7 @@ impl WorkerMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::lane::{FaultKind, LaneKind, LaneSpec, Usage, Usd};
+    use revu_domain::lane::{FaultKind, LaneKind, LaneSpec, Usage, Usd};
 
     #[test]
     fn tokens_are_counted_by_direction_and_kind_and_cost_in_dollars() {
@@ -279,7 +279,7 @@ mod tests {
         let lane = LaneSpec {
             id: "specialist:security".into(),
             kind: LaneKind::Specialist {
-                dimension: revu_common::finding::Dimension::Security,
+                dimension: revu_domain::finding::Dimension::Security,
             },
             engine: "llm".into(),
             files: vec![],
@@ -288,7 +288,7 @@ mod tests {
         let spent = Usage {
             model: "gpt-5-mini".into(),
             requests: 2,
-            tokens: revu_common::usage::Tokens {
+            tokens: revu_domain::usage::Tokens {
                 input_tokens: 3000,
                 cached_input_tokens: 2000,
                 cache_write_tokens: 0,
@@ -299,7 +299,7 @@ mod tests {
             cost_usd: Some(Usd(2_500_000)),
         };
         metrics.count_usage(&lane, &spent, &[FaultKind::RateLimited]);
-        let text = revu_common::metrics::encode(&catalog.into_registry());
+        let text = revu_runtime::metrics::encode(&catalog.into_registry());
         let labels = "engine=\"llm\",model=\"gpt-5-mini\",lane_kind=\"specialist\"";
         for (direction, kind, n) in [
             ("input", "input", 1000),

@@ -4,13 +4,13 @@
 //! taken after its deadline is neither run nor announced, nor is one whose
 //! review is already over.
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::lane::{
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::lane::{
     FaultKind, LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneSpec, ReviewId,
 };
-use revu_common::queue::memory::MemoryBackend;
-use revu_common::queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord};
+use revu_domain::review::{ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord};
+use revu_queue::memory::MemoryBackend;
+use revu_queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_worker::engines::{Engine, Engines, LaneInput, Review};
 use revu_worker::runner::Worker;
 use std::sync::Arc;
@@ -103,7 +103,7 @@ fn assert_cancelled(report: &LaneReport) {
             report.outcome,
             LaneAttemptOutcome::Failed {
                 kind: FaultKind::Cancelled,
-                retry: revu_common::retry::Retry::Permanent,
+                retry: revu_domain::retry::Retry::Permanent,
                 ..
             }
         ),

@@ -25,7 +25,7 @@ pub struct Args {
     coordinator: String,
     /// The fleet's Redis, for the baseline round trips (`rediss://` for
     /// TLS).
-    #[arg(long, env = "REVU_REDIS_URL", default_value = revu_common::config::DEFAULT_REDIS_URL)]
+    #[arg(long, env = "REVU_REDIS_URL", default_value = revu_runtime::config::DEFAULT_REDIS_URL)]
     redis: String,
     /// PEM CA certificates of a `rediss://` Redis, instead of the system
     /// roots.
@@ -76,7 +76,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
-    revu_common::tls::install_crypto_provider();
+    revu_runtime::tls::install_crypto_provider();
     let tls = args.tls.config(&args.coordinator)?;
     let figures = runtime.block_on(measure(&args, tls))?;
     let out = if args.format == "json" {
@@ -162,7 +162,7 @@ async fn measure(
         latencies.get(i).copied().unwrap_or(0.0)
     };
     let round_trips = lanes.max(args.reviews).max(200);
-    let options = revu_common::queue::redis::RedisOptions {
+    let options = revu_queue::redis::RedisOptions {
         ca_cert: args.redis_ca_cert.clone(),
         client_cert: args.redis_client_cert.clone(),
         client_key: args.redis_client_key.clone(),
@@ -191,17 +191,17 @@ async fn measure(
 /// after).
 async fn baseline(
     url: &str,
-    options: &revu_common::queue::redis::RedisOptions,
+    options: &revu_queue::redis::RedisOptions,
     concurrency: usize,
     total: usize,
 ) -> Result<f64, CliError> {
-    let shown = revu_common::config::redact_url(url);
+    let shown = revu_runtime::config::redact_url(url);
     let unavailable = |e: redis::RedisError| CliError::Unavailable(format!("redis {shown}: {e}"));
     let connect = || async {
-        revu_common::queue::redis::connection(url, options)
+        revu_queue::redis::connection(url, options)
             .await
             .map_err(|e| match e {
-                revu_common::queue::QueueError::Redis(e) => unavailable(e),
+                revu_queue::QueueError::Redis(e) => unavailable(e),
                 other => CliError::Input(format!("--redis {shown}: {other}")),
             })
     };
@@ -287,7 +287,7 @@ fn synthetic_diff(run: &str, n: usize, files: usize) -> String {
 }
 
 fn uuid_like() -> String {
-    revu_common::lane::ReviewId::new().0
+    revu_domain::lane::ReviewId::new().0
 }
 
 fn round3(x: f64) -> f64 {

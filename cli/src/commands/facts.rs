@@ -1,8 +1,8 @@
 //! `revu facts`: the facts document of a diff, as JSON.
 
 use crate::error::CliError;
-use revu_common::diff::ReadError;
-use revu_common::facts::Facts;
+use revu_domain::diff::ReadError;
+use revu_domain::facts::Facts;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;

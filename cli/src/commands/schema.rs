@@ -3,8 +3,8 @@
 
 use crate::error::CliError;
 use crate::output::print;
-use revu_common::report::Report;
-use revu_common::report_schema::REPORT_SCHEMA;
+use revu_domain::report::Report;
+use revu_domain::report_schema::REPORT_SCHEMA;
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;

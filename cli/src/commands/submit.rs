@@ -9,7 +9,7 @@ use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
 use crate::repo_files::RepoFiles;
 use crate::source::ChangeArgs;
-use revu_common::report::Rigor;
+use revu_domain::report::Rigor;
 use revu_proto::v1 as pb;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -114,7 +114,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let (format, fail_on) = (args.format, args.fail_on);
-    revu_common::tls::install_crypto_provider();
+    revu_runtime::tls::install_crypto_provider();
     let tls = args.tls.config(&args.coordinator)?;
     let report = runtime.block_on(submit(args, tls, diff, heads, code_index, repo))?;
     emit(&report, format, fail_on)
@@ -146,7 +146,7 @@ async fn submit(
         .collect();
     // A retried submission must find the review the first one made.
     let idempotency_key = if args.idempotency_key.is_empty() {
-        format!("revu-submit-{}", revu_common::lane::ReviewId::new())
+        format!("revu-submit-{}", revu_domain::lane::ReviewId::new())
     } else {
         args.idempotency_key
     };

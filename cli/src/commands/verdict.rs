@@ -5,7 +5,7 @@
 use super::schema::load_report;
 use crate::error::CliError;
 use crate::output::print;
-use revu_common::report::{Gate, Report, Verdict};
+use revu_domain::report::{Gate, Report, Verdict};
 use revu_stages::verdict::{self, VerdictInput};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,9 +1,9 @@
 //! Wire types to domain types and back. Prost types end here.
 
 use crate::service::{ReviewStatus, ServiceError, Submission};
-use revu_common::bundle::OwnersFile;
-use revu_common::report::Rigor;
-use revu_common::review::{ProgressEvent, ReviewState};
+use revu_domain::bundle::OwnersFile;
+use revu_domain::report::Rigor;
+use revu_domain::review::{ProgressEvent, ReviewState};
 use revu_proto::v1 as pb;
 use std::collections::BTreeMap;
 

@@ -3,10 +3,10 @@
 use super::convert;
 use crate::auth::Authenticator;
 use crate::service::{Coordinator, ServiceError};
-use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, ReviewStore};
+use revu_domain::lane::ReviewId;
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_server::ReviewService;
+use revu_queue::{JobQueue, ReviewStore};
 use std::pin::Pin;
 use std::time::Duration;
 use tokio_stream::Stream;
@@ -72,7 +72,7 @@ fn event_cursor(raw: String) -> Result<String, Status> {
 /// The server span of a `SubmitReview` call: the root of the review's trace
 /// inside revu, a child of the caller's span when it sent a `traceparent`.
 fn submit_span(metadata: &tonic::metadata::MetadataMap) -> tracing::Span {
-    use revu_common::telemetry::names::{attr, span};
+    use revu_domain::telemetry::names::{attr, span};
     let span = tracing::info_span!(
         span::SUBMIT,
         otel.kind = "server",
@@ -85,7 +85,7 @@ fn submit_span(metadata: &tonic::metadata::MetadataMap) -> tracing::Span {
         { attr::TENANT } = tracing::field::Empty,
     );
     let header = |name: &str| metadata.get(name).and_then(|v| v.to_str().ok());
-    revu_common::telemetry::set_remote_parent(&span, header("traceparent"), header("tracestate"));
+    revu_runtime::telemetry::set_remote_parent(&span, header("traceparent"), header("tracestate"));
     span
 }
 
@@ -103,7 +103,7 @@ impl<B: JobQueue + ReviewStore> ReviewService for ReviewApi<B> {
             tracing::info!(parent: &span, reason = s.message(), "submission unauthenticated");
         })?;
         if let Some(t) = &tenant {
-            span.record(revu_common::telemetry::names::attr::TENANT, t.as_str());
+            span.record(revu_domain::telemetry::names::attr::TENANT, t.as_str());
         }
         let mut submission = convert::submission(request.into_inner())?;
         submission.tenant = tenant;

@@ -10,9 +10,9 @@ pub use grpc::ReviewApi;
 
 use crate::auth::Authenticator;
 use crate::service::Coordinator;
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::tls::ReloadingServerTls;
 use revu_proto::v1::review_service_server::ReviewServiceServer;
+use revu_queue::{JobQueue, ReviewStore};
+use revu_runtime::tls::ReloadingServerTls;
 use std::future::Future;
 use std::path::PathBuf;
 use tokio::net::TcpListener;
@@ -60,7 +60,7 @@ pub async fn serve<B: JobQueue + ReviewStore>(
     listener: TcpListener,
     coordinator: Coordinator<B>,
     access: Access,
-    readiness: revu_common::metrics::Readiness,
+    readiness: revu_runtime::metrics::Readiness,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
     let (health_reporter, health_service) = tonic_health::server::health_reporter();
@@ -188,14 +188,14 @@ fn without_nagle(
 async fn watch_health<B: JobQueue + ReviewStore>(
     coordinator: Coordinator<B>,
     reporter: tonic_health::server::HealthReporter,
-    readiness: revu_common::metrics::Readiness,
+    readiness: revu_runtime::metrics::Readiness,
     every: std::time::Duration,
     shutdown: impl Future<Output = ()>,
 ) {
     use tonic_health::ServingStatus;
     // The server starts after Redis answered once.
     readiness.set(true);
-    let follow = revu_common::queue::watch_reachable(coordinator.backend(), every, true, |up| {
+    let follow = revu_queue::watch_reachable(coordinator.backend(), every, true, |up| {
         let reporter = reporter.clone();
         readiness.set(up);
         async move {

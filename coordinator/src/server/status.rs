@@ -1,7 +1,7 @@
 //! The one table from service errors to gRPC status codes.
 
 use crate::service::ServiceError;
-use revu_common::retry::Retryable;
+use revu_domain::retry::Retryable;
 use tonic::{Code, Status};
 
 /// The gRPC code of each service error.

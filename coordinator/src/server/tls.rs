@@ -2,7 +2,7 @@
 //! concurrently (one slow or hostile client holds up nobody), each with the
 //! server configuration current when it arrived.
 
-use revu_common::tls::ReloadingServerTls;
+use revu_runtime::tls::ReloadingServerTls;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::server::TlsStream;

@@ -4,13 +4,13 @@
 //! that lane settles.
 
 use super::{Coordinator, ServiceError, blocking};
-use revu_common::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff;
-use revu_common::finding::Finding;
-use revu_common::lane::{LaneKind, LaneSpec};
-use revu_common::queue::{JobQueue, MoveOutcome, ReviewStore};
-use revu_common::review::{LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, Stage};
+use revu_domain::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff;
+use revu_domain::finding::Finding;
+use revu_domain::lane::{LaneKind, LaneSpec};
+use revu_domain::review::{LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, Stage};
+use revu_queue::{JobQueue, MoveOutcome, ReviewStore};
 use revu_stages::assemble::adjudication_candidates;
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -1,9 +1,9 @@
 //! Admission of a tenant's submission: its quotas, checked before any work.
 
 use super::{Coordinator, ServiceError};
-use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, QuotaCharge, ReviewStore};
-use revu_common::review::now_ms;
+use revu_domain::lane::ReviewId;
+use revu_domain::review::now_ms;
+use revu_queue::{JobQueue, QuotaCharge, ReviewStore};
 
 const MINUTE_MS: u64 = 60 * 1000;
 const DAY_MS: u64 = 24 * 60 * MINUTE_MS;

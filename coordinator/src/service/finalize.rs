@@ -1,17 +1,17 @@
 //! Finalization: once every lane of a review's phase settled, the review
-//! moves on (see [`revu_common::review::ReviewPhase`] for the table): to
+//! moves on (see [`revu_domain::review::ReviewPhase`] for the table): to
 //! its domain lanes, its adjudication lane, its synthesis lane, or, when
 //! none is ahead, to Finalizing, where the report is verified, decided and
 //! stored with the move to Finished.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
-use revu_common::report::Report;
-use revu_common::review::{
+use revu_domain::lane::ReviewId;
+use revu_domain::report::Report;
+use revu_domain::review::{
     GROUPING_LANE, ProgressEvent, ReviewPhase, ReviewRecord, Stage, StepsAhead,
 };
-use revu_common::telemetry::names::{attr, span};
+use revu_domain::telemetry::names::{attr, span};
+use revu_queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
 use std::sync::Arc;
@@ -129,8 +129,8 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     async fn finalize(
         &self,
         record: ReviewRecord,
-        results: revu_common::review::LaneResults,
-        bundle: Arc<revu_common::bundle::ReviewBundle>,
+        results: revu_domain::review::LaneResults,
+        bundle: Arc<revu_domain::bundle::ReviewBundle>,
     ) -> Result<(), ServiceError> {
         let id = &record.id;
         let fin = observe::finalize_span(&record);

@@ -4,7 +4,7 @@
 //! once more when it is done (the lane that settled meanwhile may be the
 //! last one), and returns at once.
 
-use revu_common::lane::ReviewId;
+use revu_domain::lane::ReviewId;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 

@@ -8,10 +8,10 @@
 
 use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
-use revu_common::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
-use revu_common::queue::{Delivery, JobQueue, ReviewStore};
-use revu_common::retry::Retry;
-use revu_common::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_domain::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
+use revu_domain::retry::Retry;
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_queue::{Delivery, JobQueue, ReviewStore};
 use revu_stages::completeness;
 use std::time::Duration;
 use tracing::Instrument;
@@ -383,7 +383,7 @@ fn masked(report: &LaneReport) -> std::borrow::Cow<'_, LaneReport> {
             retry,
             kind,
             retry_after_ms,
-        } => match revu_common::redact::redact(reason) {
+        } => match revu_domain::redact::redact(reason) {
             std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(report),
             std::borrow::Cow::Owned(reason) => std::borrow::Cow::Owned(LaneReport {
                 outcome: LaneAttemptOutcome::Failed {

@@ -3,8 +3,8 @@
 //! parsing the stored JSON back: on a large change that parse was a
 //! tenth of the review, at its end, on one thread.
 
-use revu_common::lane::ReviewId;
-use revu_common::report::Report;
+use revu_domain::lane::ReviewId;
+use revu_domain::report::Report;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -16,9 +16,9 @@
 //! (`settle_lane` at most once, `advance_and_dispatch` only from attempt
 //! `n`), so two coordinators computing the same transition apply it once.
 
-use revu_common::lane::{FaultKind, LaneReportBody};
-use revu_common::retry::{Retry, RetryPolicy};
-use revu_common::review::LaneAttempts;
+use revu_domain::lane::{FaultKind, LaneReportBody};
+use revu_domain::retry::{Retry, RetryPolicy};
+use revu_domain::review::LaneAttempts;
 use std::time::Duration;
 
 /// Where one lane of a running review is.

@@ -21,16 +21,16 @@ mod sweep;
 pub use admit::Quotas;
 pub use handoff::ReportHandoff;
 pub use query::ReviewStatus;
-pub use revu_common::bundle::APART_MIN_BYTES;
+pub use revu_domain::bundle::APART_MIN_BYTES;
 pub use submit::Submission;
 
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;
-use revu_common::diff::DiffError;
-use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, QueueError, ReviewStore};
-use revu_common::retry::{Retry, Retryable};
-use revu_common::telemetry::MessagingTarget;
+use revu_domain::diff::DiffError;
+use revu_domain::lane::ReviewId;
+use revu_domain::retry::{Retry, Retryable};
+use revu_domain::telemetry::MessagingTarget;
+use revu_queue::{JobQueue, QueueError, ReviewStore};
 use revu_stages::grouping::{Grouper, GroupingError, default_domains};
 use std::sync::Arc;
 

@@ -3,13 +3,14 @@
 //! reads as the pipeline it is.
 
 use super::Coordinator;
-use revu_common::lane::{FaultKind, LaneJob, LaneReport, LaneSpec, ReviewId};
-use revu_common::metrics::{LaneLabels, ReasonLabels};
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::report::{LaneOutcome, Report};
-use revu_common::review::{LaneEnd, LaneResult, ReviewRecord, now_ms};
-use revu_common::telemetry::names::{attr, span};
-use revu_common::telemetry::{MessagingTarget, set_remote_parent, traceparent};
+use revu_domain::lane::{FaultKind, LaneJob, LaneReport, LaneSpec, ReviewId};
+use revu_domain::report::{LaneOutcome, Report};
+use revu_domain::review::{LaneEnd, LaneResult, ReviewRecord, now_ms};
+use revu_domain::telemetry::MessagingTarget;
+use revu_domain::telemetry::names::{attr, span};
+use revu_queue::{JobQueue, ReviewStore};
+use revu_runtime::metrics::{LaneLabels, ReasonLabels};
+use revu_runtime::telemetry::{set_remote_parent, traceparent};
 use std::time::Duration;
 use tracing::Span;
 use tracing::field::Empty;
@@ -92,7 +93,7 @@ pub(super) fn gather_span(record: &ReviewRecord, report: &LaneReport) -> Span {
 pub(super) fn completeness_gate(
     body: &serde_json::Value,
     expected: revu_stages::completeness::Expected,
-) -> Result<revu_common::lane::LaneReportBody, Vec<String>> {
+) -> Result<revu_domain::lane::LaneReportBody, Vec<String>> {
     let s = tracing::info_span!(
         span::COMPLETENESS_GATE,
         { attr::OUTCOME } = Empty,
@@ -135,7 +136,7 @@ pub(super) fn record_settled(result: &LaneResult) {
 
 /// Records the verdict on the finalize and verify spans.
 pub(super) fn record_report(spans: [&Span; 2], report: &Report) {
-    use revu_common::finding::Severity;
+    use revu_domain::finding::Severity;
     let count = |sev: Severity| report.findings.iter().filter(|f| f.severity == sev).count();
     let stats = &report.verification;
     for s in spans {
@@ -186,7 +187,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 .inc();
             self.metrics
                 .dead_letters
-                .get_or_create(&revu_common::metrics::DeadLetterLabels {
+                .get_or_create(&revu_runtime::metrics::DeadLetterLabels {
                     reason: class.to_owned(),
                 })
                 .inc();

@@ -1,4 +1,4 @@
-//! The phase moves that add lanes (see [`revu_common::review::ReviewPhase`]):
+//! The phase moves that add lanes (see [`revu_domain::review::ReviewPhase`]):
 //! the grouping lane's slices become the domain lanes once it settles
 //! (Grouping to Reviewing), and the synthesis lane, whose walkthrough the
 //! report carries, is dispatched once every other lane settled (to
@@ -13,14 +13,14 @@
 use super::submit::dispatched;
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::prepare::place_domain_lanes;
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff;
-use revu_common::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
-use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
-use revu_common::review::{
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff;
+use revu_domain::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
+use revu_domain::review::{
     GROUPING_LANE, LaneEnd, LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, SYNTHESIS_LANE,
     Stage, SynthesisPlan,
 };
+use revu_queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;

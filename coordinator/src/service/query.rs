@@ -2,9 +2,9 @@
 
 use super::phases::Reached;
 use super::{Coordinator, ServiceError};
-use revu_common::lane::ReviewId;
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::review::{ProgressEvent, ReviewPhase, ReviewState};
+use revu_domain::lane::ReviewId;
+use revu_domain::review::{ProgressEvent, ReviewPhase, ReviewState};
+use revu_queue::{JobQueue, ReviewStore};
 use std::time::Duration;
 
 /// A review as `GetReview` reports it.

@@ -3,12 +3,12 @@
 use super::{Coordinator, ServiceError, blocking, observe};
 use crate::limits::within;
 use crate::prepare::{PlanRequest, prepare};
-use revu_common::bundle::{APART_MIN_BYTES, OwnersFile, Patch, ReviewBundle};
-use revu_common::lane::{LaneJob, LaneKind, ReviewId};
-use revu_common::queue::{CreateOutcome, JobQueue, ReviewStore};
-use revu_common::report::Rigor;
-use revu_common::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage, now_ms};
-use revu_common::telemetry::names::{attr, span};
+use revu_domain::bundle::{APART_MIN_BYTES, OwnersFile, Patch, ReviewBundle};
+use revu_domain::lane::{LaneJob, LaneKind, ReviewId};
+use revu_domain::report::Rigor;
+use revu_domain::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage, now_ms};
+use revu_domain::telemetry::names::{attr, span};
+use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -39,7 +39,7 @@ pub struct Submission {
     /// No lane may reuse a cached report.
     pub no_cache: bool,
     /// The client's code index of the change, and its size on the wire.
-    pub code_index: Option<revu_common::code_index::CodeIndex>,
+    pub code_index: Option<revu_domain::code_index::CodeIndex>,
     pub code_index_bytes: usize,
 }
 
@@ -132,7 +132,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         );
         let record = ReviewRecord {
             // Later work on the review joins the trace of the request.
-            traceparent: revu_common::telemetry::traceparent(&tracing::Span::current()),
+            traceparent: revu_runtime::telemetry::traceparent(&tracing::Span::current()),
             idempotency_key: sub.idempotency_key.clone(),
             ..ReviewRecord::running(id.clone(), plan, created_ms, deadline_ms)
         };
@@ -288,10 +288,10 @@ pub(super) fn dispatched(job: &LaneJob) -> ProgressEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::diff::FileStatus;
-    use revu_common::finding::Dimension;
-    use revu_common::lane::LaneSpec;
-    use revu_common::report::{FactsSummary, FileSummary};
+    use revu_domain::diff::FileStatus;
+    use revu_domain::finding::Dimension;
+    use revu_domain::lane::LaneSpec;
+    use revu_domain::report::{FactsSummary, FileSummary};
 
     fn lane(id: &str, kind: LaneKind, files: &[&str]) -> LaneSpec {
         LaneSpec {

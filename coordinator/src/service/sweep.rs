@@ -4,12 +4,12 @@
 use super::finalize::verdict_event;
 use super::phases::Reached;
 use super::{Coordinator, ServiceError};
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff::Diff;
-use revu_common::lane::{FaultKind, ReviewId};
-use revu_common::queue::{JobQueue, MoveOutcome, ReviewStore};
-use revu_common::retry::Retryable;
-use revu_common::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff::Diff;
+use revu_domain::lane::{FaultKind, ReviewId};
+use revu_domain::retry::Retryable;
+use revu_domain::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
+use revu_queue::{JobQueue, MoveOutcome, ReviewStore};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
 use std::sync::Arc;

@@ -18,7 +18,7 @@
 use super::{Graph, Reach};
 use crate::extract::{Binding, ClassInfo, Def, Import, Receiver, Ref};
 use crate::lang::Lang;
-use revu_common::code_index::SymbolKind;
+use revu_domain::code_index::SymbolKind;
 
 /// The symbol whose uses are looked for, with the side of its file it is
 /// defined on (the base side for what the change took away).

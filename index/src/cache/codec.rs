@@ -10,7 +10,7 @@
 //! decode is an error, never a panic.
 
 use crate::extract::{Arity, Base, Binding, ClassInfo, Def, FileFacts, Import, Receiver, Ref};
-use revu_common::code_index::SymbolKind;
+use revu_domain::code_index::SymbolKind;
 use std::collections::HashMap;
 
 /// The payload does not decode: cut short, or an index out of range.

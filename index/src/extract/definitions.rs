@@ -3,7 +3,7 @@
 
 use super::{Arity, Scope, Walk, line_of};
 use crate::lang::Lang;
-use revu_common::code_index::SymbolKind;
+use revu_domain::code_index::SymbolKind;
 use tree_sitter::Node;
 
 impl Walk<'_, '_> {

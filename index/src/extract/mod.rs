@@ -11,7 +11,7 @@ mod locals;
 pub use bind::{Base, Binding, ClassInfo, Receiver};
 
 use crate::lang::Lang;
-use revu_common::code_index::SymbolKind;
+use revu_domain::code_index::SymbolKind;
 use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Parser};
 

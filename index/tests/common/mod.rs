@@ -1,6 +1,6 @@
 //! Small repositories indexed before and after a change.
 
-use revu_common::code_index::CodeIndex;
+use revu_domain::code_index::CodeIndex;
 use revu_index::{ChangeInput, Indexer, Options};
 
 /// A repository before and after a change: (path, base, head); `None` for
@@ -50,7 +50,7 @@ pub fn index(files: &[(&str, Option<&str>, Option<&str>)]) -> CodeIndex {
             change.head.insert(path.to_string(), h.as_bytes().to_vec());
         }
     }
-    change.diff = match revu_common::diff::parse(diff.as_bytes()) {
+    change.diff = match revu_domain::diff::parse(diff.as_bytes()) {
         Ok(d) => d,
         Err(e) => panic!("the test's diff does not parse: {e}\n{diff}"),
     };

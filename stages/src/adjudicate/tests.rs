@@ -3,9 +3,9 @@
 use super::*;
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
-use revu_common::finding::{BlastRadius, Dimension};
-use revu_common::lane::{FaultKind, LaneReportBody};
-use revu_common::report::LaneOutcome;
+use revu_domain::finding::{BlastRadius, Dimension};
+use revu_domain::lane::{FaultKind, LaneReportBody};
+use revu_domain::report::LaneOutcome;
 
 fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
     Finding {

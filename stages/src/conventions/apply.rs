@@ -19,8 +19,8 @@
 
 use super::bullet::depth;
 use super::review_md::{Bound, ReviewMd, SeverityOverride};
-use revu_common::finding::{Finding, Severity};
-use revu_common::report::ConventionEffect;
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::report::ConventionEffect;
 
 /// A convention's place: `REVIEW.md:7`, `pkg/REVIEW.md:3`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 //! The first `:` outside backticks and quotes separates selector and body.
 
 use globset::{Glob, GlobMatcher};
-use revu_common::finding::Finding;
+use revu_domain::finding::Finding;
 
 /// One lexical piece of a selector.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,8 @@
 
 use globset::{GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
-use revu_common::diff::{Diff, FileStatus};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::diff::{Diff, FileStatus};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// One compiled ledger entry.
 #[derive(Debug, Clone)]
@@ -129,8 +129,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use crate::conventions::RepoConfig;
-    use revu_common::diff;
-    use revu_common::finding::Severity;
+    use revu_domain::diff;
+    use revu_domain::finding::Severity;
 
     const DIFF: &[u8] = b"\
 diff --git a/services/payments/balance.rs b/services/payments/balance.rs

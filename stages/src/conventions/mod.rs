@@ -26,8 +26,8 @@ pub use codeowners::CodeOwners;
 pub use repo_config::{RepoConfig, RepoConfigError};
 pub use review_md::ReviewMd;
 
-use revu_common::bundle::OwnersFile;
-use revu_common::report::{ConventionsReport, SourceFile};
+use revu_domain::bundle::OwnersFile;
+use revu_domain::report::{ConventionsReport, SourceFile};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 

@@ -3,10 +3,10 @@
 //! always-human signal.
 
 use super::RepoContext;
-use revu_common::diff::Diff;
-use revu_common::facts::{Signal, always_human_files};
-use revu_common::finding::{Finding, Severity};
-use revu_common::report::FileOwners;
+use revu_domain::diff::Diff;
+use revu_domain::facts::{Signal, always_human_files};
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::report::FileOwners;
 use std::collections::BTreeMap;
 
 impl RepoContext {

@@ -29,8 +29,8 @@
 use super::bullet::is_rule_id;
 use super::ledger::{Ledger, LedgerEntry, compile_paths, compile_pattern};
 use crate::grouping::{DomainRule, FALLBACK_DOMAIN, Grouper, default_domains};
-use revu_common::finding::{BlastRadius, Dimension, Severity};
-use revu_common::report::Rigor;
+use revu_domain::finding::{BlastRadius, Dimension, Severity};
+use revu_domain::report::Rigor;
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::BTreeSet;

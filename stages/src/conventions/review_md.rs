@@ -7,7 +7,7 @@
 
 use super::bullet::{Scope, Token, below, glob, split_body, tokens};
 use globset::GlobMatcher;
-use revu_common::finding::Severity;
+use revu_domain::finding::Severity;
 
 /// Guidance handed to the lanes that review matching files.
 #[derive(Debug, Clone)]

@@ -4,7 +4,7 @@ use super::apply::{Decision, Guarded, Outcome, Source, decide};
 use super::strategies::arb_review_md;
 use super::*;
 use proptest::prelude::*;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 fn finding(rule: &str, severity: Severity, file: &str) -> Finding {
     Finding {
@@ -264,14 +264,14 @@ fn the_nearer_review_md_wins_and_none_silences_a_blocker() {
 
 #[test]
 fn codeowners_name_the_owners_of_blockers_and_always_human_files() {
-    let owners = revu_common::bundle::OwnersFile {
+    let owners = revu_domain::bundle::OwnersFile {
         path: ".github/CODEOWNERS".into(),
         text: "* @acme/all\n/auth/ @acme/security\npkg/ @pkg-team\n".into(),
     };
     let repo = RepoContext::load(None, None)
         .unwrap()
         .with_codeowners(Some(&owners));
-    let diff = revu_common::diff::parse(
+    let diff = revu_domain::diff::parse(
         b"diff --git a/auth/login.py b/auth/login.py\n--- a/auth/login.py\n+++ b/auth/login.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n",
     )
     .unwrap();

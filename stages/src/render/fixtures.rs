@@ -4,19 +4,19 @@
 //! needs escaping; and variants of them
 //! (adjudicated, with a walkthrough).
 
-use revu_common::adjudication::{
+use revu_domain::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationReport, AdjudicationStatus,
 };
-use revu_common::diff::FileStatus;
-use revu_common::facts::{RiskTier, Signal};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use revu_common::lane::FileNote;
-use revu_common::report::{
+use revu_domain::diff::FileStatus;
+use revu_domain::facts::{RiskTier, Signal};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::lane::FileNote;
+use revu_domain::report::{
     Coverage, FactsSummary, FileCoverage, FileRead, FileSummary, Gate, LaneOutcome, LaneSummary,
     Report, Rigor, RigorChoice, RigorSource, SCHEMA_VERSION, Verdict, VerificationStats,
     Walkthrough,
 };
-use revu_common::review::{SYNTHESIS_LANE, SkippedDimension};
+use revu_domain::review::{SYNTHESIS_LANE, SkippedDimension};
 
 pub fn lane(
     id: &str,

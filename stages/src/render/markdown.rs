@@ -13,9 +13,9 @@ mod walkthrough;
 
 use super::{outcome_name, rigor_name};
 use crate::verdict::{folded_severity, signal_name};
-use revu_common::facts::RiskTier;
-use revu_common::finding::{Finding, Severity};
-use revu_common::report::{Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorSource};
+use revu_domain::facts::RiskTier;
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::report::{Gate, LaneOutcome, LaneSummary, Report, Rigor, RigorSource};
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
@@ -158,7 +158,7 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
     )?;
     writeln!(out, "|---|---|---|---|---:|---:|---:|---|")?;
     for l in &r.lanes {
-        let cached = if l.cache == Some(revu_common::lane::CacheUse::Hit) {
+        let cached = if l.cache == Some(revu_domain::lane::CacheUse::Hit) {
             " (cached)"
         } else {
             ""
@@ -180,7 +180,7 @@ fn write_lanes(out: &mut String, r: &Report) -> fmt::Result {
     let hits = r
         .lanes
         .iter()
-        .filter(|l| l.cache == Some(revu_common::lane::CacheUse::Hit))
+        .filter(|l| l.cache == Some(revu_domain::lane::CacheUse::Hit))
         .count();
     if hits > 0 {
         writeln!(

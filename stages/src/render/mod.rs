@@ -18,8 +18,8 @@ pub use rdjson::rdjson;
 pub use sarif::sarif;
 
 use crate::verdict::folded_severity;
-use revu_common::finding::{Dimension, Finding, Severity};
-use revu_common::report::{LaneOutcome, Report, Rigor};
+use revu_domain::finding::{Dimension, Finding, Severity};
+use revu_domain::report::{LaneOutcome, Report, Rigor};
 use serde::Serialize;
 
 /// The canonical JSON: pretty-printed, with a trailing newline.

@@ -8,8 +8,8 @@
 //! diagnostics without one) is the highest among them, INFO when there are
 //! none.
 use super::{counted_severity, message};
-use revu_common::finding::{Finding, Severity};
-use revu_common::report::Report;
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::report::Report;
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]
@@ -122,7 +122,7 @@ mod tests {
 
     use super::*;
     use crate::render::fixtures::{blocked_report, clean_docs_report};
-    use revu_common::report::Rigor;
+    use revu_domain::report::Rigor;
 
     #[test]
     fn clean_docs_only_review() {

@@ -21,8 +21,8 @@ use model::{
     PhysicalLocation, Region, ResultProperties, Rule, RuleProperties, Run, RunProperties,
     SarifResult, Text, Tool,
 };
-use revu_common::finding::{Dimension, Finding, Severity};
-use revu_common::report::{LaneOutcome, Report};
+use revu_domain::finding::{Dimension, Finding, Severity};
+use revu_domain::report::{LaneOutcome, Report};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -4,9 +4,9 @@
 
 use super::fixtures::{adjudicated_report, blocked_report, clean_docs_report, synthesized_report};
 use super::*;
-use revu_common::finding::Dimension;
-use revu_common::report_schema::REPORT_SCHEMA;
-use revu_common::usage::Tokens;
+use revu_domain::finding::Dimension;
+use revu_domain::report_schema::REPORT_SCHEMA;
+use revu_domain::usage::Tokens;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -51,7 +51,7 @@ fn reports() -> Vec<Report> {
     full.lanes[2].dimension = Some(Dimension::Correctness);
     full.lanes[2].banner = Some("kept after a second failure".into());
     full.lanes[2].outcome = LaneOutcome::Incomplete;
-    full.lanes[0].usage = Some(revu_common::lane::Usage {
+    full.lanes[0].usage = Some(revu_domain::lane::Usage {
         model: "gpt-5-mini".into(),
         requests: 2,
         tokens: Tokens {
@@ -62,9 +62,9 @@ fn reports() -> Vec<Report> {
             reasoning_tokens: 1200,
         },
         latency_ms: 5000,
-        cost_usd: Some(revu_common::lane::Usd(3_000_000)),
+        cost_usd: Some(revu_domain::lane::Usd(3_000_000)),
     });
-    full.lanes[1].usage = Some(revu_common::lane::Usage {
+    full.lanes[1].usage = Some(revu_domain::lane::Usage {
         model: "claude-sonnet-4-5".into(),
         requests: 1,
         tokens: Tokens {
@@ -74,9 +74,9 @@ fn reports() -> Vec<Report> {
             ..Tokens::default()
         },
         latency_ms: 2000,
-        ..revu_common::lane::Usage::default()
+        ..revu_domain::lane::Usage::default()
     });
-    full.usage = revu_common::report::ReviewUsage::of(&full.lanes);
+    full.usage = revu_domain::report::ReviewUsage::of(&full.lanes);
     vec![
         clean_docs_report(),
         blocked_report(),
@@ -169,7 +169,7 @@ fn every_renderer_is_byte_identical_for_identical_input() {
 
 #[test]
 fn unconfirmed_stale_uses_and_meta_findings_validate_and_render() {
-    use revu_common::report::{IndexReport, UnconfirmedUse};
+    use revu_domain::report::{IndexReport, UnconfirmedUse};
     let mut r = blocked_report();
     r.code_index = Some(IndexReport {
         files: 3,
@@ -234,7 +234,7 @@ fn the_review_usage_is_the_sum_of_the_lanes_with_unpriced_lanes_counted() {
         ),
         (3, 6000, 1536, 1800, 2300, 1200)
     );
-    assert_eq!(usage.cost_usd, Some(revu_common::lane::Usd(3_000_000)));
+    assert_eq!(usage.cost_usd, Some(revu_domain::lane::Usd(3_000_000)));
     assert_eq!(usage.unpriced_lanes, 1);
 }
 

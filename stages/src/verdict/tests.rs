@@ -4,7 +4,7 @@ use super::*;
 use Dimension::{Correctness, Design, Operability, Performance, Security, Testing};
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
-use revu_common::finding::BlastRadius;
+use revu_domain::finding::BlastRadius;
 
 fn finding(rule: &str, severity: Severity, line: u32, dimension: Dimension) -> Finding {
     Finding {

@@ -3,8 +3,8 @@
 use super::*;
 use crate::conventions::strategies::arb_review_md;
 use proptest::prelude::*;
-use revu_common::diff::{Hunk, Line, LineKind, LineText};
-use revu_common::finding::BlastRadius;
+use revu_domain::diff::{Hunk, Line, LineKind, LineText};
+use revu_domain::finding::BlastRadius;
 
 fn patch(path: &str, status: FileStatus, lines: &[(LineKind, u32)]) -> FilePatch {
     let line = |&(kind, n): &(LineKind, u32)| {

@@ -2,11 +2,11 @@
 //! a move leaves, with everything the move writes in the same step; and
 //! a cancel racing a finish, of which exactly one wins.
 
-use revu_common::adjudication::ADJUDICATION_LANE;
-use revu_common::lane::{LaneKind, ReviewId};
-use revu_common::queue::{JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
-use revu_common::report::{Gate, Verdict};
-use revu_common::review::{ProgressEvent, ReviewPhase, Stage};
+use revu_domain::adjudication::ADJUDICATION_LANE;
+use revu_domain::lane::{LaneKind, ReviewId};
+use revu_domain::report::{Gate, Verdict};
+use revu_domain::review::{ProgressEvent, ReviewPhase, Stage};
+use revu_queue::{JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
 use revu_tests::queue_fixtures::{OrFail, job, move_to, record};
 use std::sync::Arc;
 use std::time::Duration;

@@ -52,7 +52,7 @@ pub(crate) async fn quotas_charge_within_a_window_and_refuse_past_the_limit<
 >(
     b: B,
 ) {
-    use revu_common::queue::QuotaCharge::{Charged, Refused};
+    use revu_queue::QuotaCharge::{Charged, Refused};
     let minute = 60_000;
     let at = 1_700_000_000_000 / minute * minute + 10;
     let charge = |tenant: &'static str, amount, now| {

@@ -4,7 +4,7 @@
 //! engine that waits on a timer, holding no thread.
 
 use super::{Engine, EngineOutput, LaneInput, Review};
-use revu_common::lane::LaneReportBody;
+use revu_domain::lane::LaneReportBody;
 use std::time::Duration;
 
 /// The name of the engine that answers at once.

@@ -15,7 +15,7 @@
 //! a failure.
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Review};
-use revu_common::lane::{FaultKind, LaneKind};
+use revu_domain::lane::{FaultKind, LaneKind};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -292,9 +292,9 @@ async fn tail(pipe: Option<impl AsyncRead + Unpin>) -> String {
 mod tests {
     use super::*;
     use crate::engines::LoadedReview;
-    use revu_common::bundle::ReviewBundle;
-    use revu_common::lane::{LaneJob, LaneSpec, ReviewId};
-    use revu_common::retry::Retry;
+    use revu_domain::bundle::ReviewBundle;
+    use revu_domain::lane::{LaneJob, LaneSpec, ReviewId};
+    use revu_domain::retry::Retry;
     use std::path::PathBuf;
     use std::sync::Arc;
     use std::time::Instant;
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn the_request_carries_what_the_code_index_says_of_the_lane_files() {
-        use revu_common::code_index::{CodeIndex, IndexedFile};
+        use revu_domain::code_index::{CodeIndex, IndexedFile};
         let lane = LaneSpec {
             id: "domain:app".into(),
             kind: LaneKind::Domain {

@@ -15,11 +15,11 @@ pub mod lint;
 pub mod llm;
 pub mod rules;
 
-use revu_common::bundle::ReviewBundle;
-use revu_common::diff::{Diff, FilePatch};
-use revu_common::finding::{Dimension, Finding};
-use revu_common::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
-use revu_common::retry::{Retry, Retryable};
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::diff::{Diff, FilePatch};
+use revu_domain::finding::{Dimension, Finding};
+use revu_domain::lane::{FaultKind, LaneJob, LaneKind, LaneReportBody, Usage};
+use revu_domain::retry::{Retry, Retryable};
 use rules::{Rule, all_rules};
 use std::future::Future;
 use std::pin::Pin;
@@ -123,13 +123,13 @@ impl Meter {
 /// the engines' tests.
 #[cfg(test)]
 pub(crate) fn patch_input(
-    lane: revu_common::lane::LaneSpec,
+    lane: revu_domain::lane::LaneSpec,
     patch: &[u8],
     intent: &str,
 ) -> LaneInput {
-    let diff = revu_common::diff::parse(patch).unwrap_or_else(|e| panic!("{e}"));
+    let diff = revu_domain::diff::parse(patch).unwrap_or_else(|e| panic!("{e}"));
     let job = LaneJob::new(
-        revu_common::lane::ReviewId::new(),
+        revu_domain::lane::ReviewId::new(),
         lane,
         1,
         u64::MAX,

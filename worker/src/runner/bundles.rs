@@ -6,7 +6,7 @@
 //! (5.4 GB on the worker, 1.9 GB of Redis output buffers).
 
 use crate::engines::LoadedReview;
-use revu_common::lane::ReviewId;
+use revu_domain::lane::ReviewId;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
@@ -90,7 +90,7 @@ mod tests {
         let other = cache.turn(&ReviewId::new());
         assert!(!Arc::ptr_eq(&first, &other), "other reviews load apart");
         let loaded = Arc::new(LoadedReview::new(
-            revu_common::bundle::ReviewBundle::default().into(),
+            revu_domain::bundle::ReviewBundle::default().into(),
             Arc::default(),
         ));
         cache.put(id.clone(), loaded);
@@ -102,7 +102,7 @@ mod tests {
     }
 
     fn loaded(diff_bytes: usize) -> Arc<LoadedReview> {
-        let bundle = revu_common::bundle::ReviewBundle {
+        let bundle = revu_domain::bundle::ReviewBundle {
             diff: vec![b'+'; diff_bytes].into(),
             ..Default::default()
         };

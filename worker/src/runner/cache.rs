@@ -12,7 +12,7 @@
 //! stored.
 
 use crate::engines::{Engine, LaneInput};
-use revu_common::lane::LaneKind;
+use revu_domain::lane::LaneKind;
 use sha2::{Digest, Sha256};
 
 /// The cache key of `input` under `engine`, or `None` when the lane must
@@ -92,9 +92,9 @@ mod tests {
     use super::key;
     use crate::engines::RulesEngine;
     use crate::engines::{LaneInput, LoadedReview};
-    use revu_common::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
-    use revu_common::finding::Dimension;
-    use revu_common::lane::{LaneKind, LaneSpec};
+    use revu_domain::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
+    use revu_domain::finding::Dimension;
+    use revu_domain::lane::{LaneKind, LaneSpec};
     use std::sync::Arc;
 
     const PATCH: &[u8] = b"diff --git a/app.py b/app.py

@@ -4,9 +4,9 @@
 use super::AbortOnDrop;
 use super::Worker;
 use crate::engines::{Charge, EngineOutput, LaneInput, Ledger, LoadedReview, Meter};
-use revu_common::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
-use revu_common::queue::{JobQueue, ReviewStore};
-use revu_common::retry::{Retry, Retryable};
+use revu_domain::lane::{CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, ReviewId};
+use revu_domain::retry::{Retry, Retryable};
+use revu_queue::{JobQueue, ReviewStore};
 use std::sync::Arc;
 
 pub(super) fn failed(

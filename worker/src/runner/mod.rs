@@ -16,13 +16,13 @@ use crate::engines::{Engines, Meter};
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
-use revu_common::lane::{
+use revu_domain::lane::{
     CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage,
 };
-use revu_common::queue::{Delivery, JobQueue, ReviewStore};
-use revu_common::retry::{Retry, RetryPolicy};
-use revu_common::review::{ProgressEvent, now_ms};
-use revu_common::telemetry::MessagingTarget;
+use revu_domain::retry::{Retry, RetryPolicy};
+use revu_domain::review::{ProgressEvent, now_ms};
+use revu_domain::telemetry::MessagingTarget;
+use revu_queue::{Delivery, JobQueue, ReviewStore};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -281,7 +281,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
                 let reason = format!("undecodable job: {poison}");
                 self.metrics
                     .dead_letters
-                    .get_or_create(&revu_common::metrics::DeadLetterLabels {
+                    .get_or_create(&revu_runtime::metrics::DeadLetterLabels {
                         reason: FaultKind::Undecodable.label().to_owned(),
                     })
                     .inc();
@@ -489,9 +489,9 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     /// Writes the report and acknowledges the job, retrying a backend that
     /// hiccups. If it stays down the job stays pending and is reclaimed.
     async fn write_report(&self, entry: &str, report: &LaneReport) {
-        let written = WRITE_RETRY
-            .run(|| self.backend.complete_job(entry, report))
-            .await;
+        let written =
+            revu_runtime::retry::run(&WRITE_RETRY, || self.backend.complete_job(entry, report))
+                .await;
         match written {
             Ok(()) => {
                 tracing::debug!(review_id = %report.review_id, lane = %report.lane_id, "lane reported")
@@ -513,7 +513,7 @@ fn redacted(outcome: LaneAttemptOutcome) -> LaneAttemptOutcome {
             kind,
             retry_after_ms,
         } => LaneAttemptOutcome::Failed {
-            reason: revu_common::redact::redact(&reason).into_owned(),
+            reason: revu_domain::redact::redact(&reason).into_owned(),
             retry,
             kind,
             retry_after_ms,

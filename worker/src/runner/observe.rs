@@ -3,10 +3,10 @@
 //! metrics.
 
 use crate::metrics::WorkerMetrics;
-use revu_common::lane::{CacheUse, LaneAttemptOutcome, LaneJob, LaneReport};
-use revu_common::metrics::{LaneLabels, ReasonLabels};
-use revu_common::telemetry::MessagingTarget;
-use revu_common::telemetry::names::{attr, span};
+use revu_domain::lane::{CacheUse, LaneAttemptOutcome, LaneJob, LaneReport};
+use revu_domain::telemetry::MessagingTarget;
+use revu_domain::telemetry::names::{attr, span};
+use revu_runtime::metrics::{LaneLabels, ReasonLabels};
 use tracing::field::Empty;
 
 /// The consumer span of one attempt of `job`, delivered as stream `entry`.
@@ -41,7 +41,7 @@ pub(super) fn attempt_span(
         { attr::FAULT_CLASS } = Empty,
         { attr::FINDINGS } = Empty,
     );
-    revu_common::telemetry::set_remote_parent(&s, job.traceparent.as_deref(), None);
+    revu_runtime::telemetry::set_remote_parent(&s, job.traceparent.as_deref(), None);
     s
 }
 

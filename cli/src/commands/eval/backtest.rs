@@ -9,8 +9,8 @@
 //! the wording of its gate reasons.
 
 use super::commits::{Commit, Selection};
-use revu_common::finding::Severity;
-use revu_common::report::{Gate, LaneOutcome, Report, Verdict};
+use revu_domain::finding::Severity;
+use revu_domain::report::{Gate, LaneOutcome, Report, Verdict};
 use revu_stages::verdict::folded_severity;
 use serde::Serialize;
 use std::collections::BTreeMap;

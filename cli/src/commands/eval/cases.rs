@@ -4,7 +4,7 @@
 
 use super::scoring::{Expectation, Expected, Lines, Trap};
 use crate::error::CliError;
-use revu_common::finding::Severity;
+use revu_domain::finding::Severity;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

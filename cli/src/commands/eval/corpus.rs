@@ -110,7 +110,7 @@ fn review(
     reviewer: &Reviewer,
     options: &ReviewOptions,
     item: &Item,
-) -> Result<Vec<revu_common::finding::Finding>, CliError> {
+) -> Result<Vec<revu_domain::finding::Finding>, CliError> {
     let within = |e: CliError| in_case(&item.name, e);
     let (change, repo) = match &item.change {
         ItemChange::Marked(patch) => (Change::of_diff(patch.clone()), RepoFiles::default()),
@@ -146,7 +146,7 @@ fn review(
     Ok(match finished.report {
         Some(report) => report.findings.clone(),
         None => {
-            serde_json::from_str::<revu_common::report::Report>(&finished.json)
+            serde_json::from_str::<revu_domain::report::Report>(&finished.json)
                 .map_err(|e| {
                     CliError::Internal(format!("{}: its report does not read: {e}", item.name))
                 })?

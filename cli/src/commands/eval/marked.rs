@@ -121,7 +121,7 @@ mod tests {
         );
         let t = &m.expected.traps[0];
         assert_eq!((t.lines.first, t.lines.last), (5, 5));
-        let revu_diff = revu_common::diff::parse(patch.as_bytes()).unwrap();
+        let revu_diff = revu_domain::diff::parse(patch.as_bytes()).unwrap();
         assert_eq!(revu_diff.files[0].added(), 5);
     }
 

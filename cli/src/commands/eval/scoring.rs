@@ -18,7 +18,7 @@
 //! per case. A share with nothing to divide by is `None`.
 
 use super::backtest::{EVAL_VERSION, round};
-use revu_common::finding::{Finding, Severity};
+use revu_domain::finding::{Finding, Severity};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -330,7 +330,7 @@ impl Scored {
 
 /// The language of a file, by its name: the families the rules know.
 pub fn language(path: &str) -> &'static str {
-    let name = revu_common::paths::file_name(path).to_ascii_lowercase();
+    let name = revu_domain::paths::file_name(path).to_ascii_lowercase();
     if name == "dockerfile"
         || name == "containerfile"
         || name.starts_with("dockerfile.")

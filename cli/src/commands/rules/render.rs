@@ -2,7 +2,7 @@
 //! entries as JSON, and the Markdown page `docs/rules.md`.
 
 use crate::error::CliError;
-use revu_common::finding::{Dimension, Severity};
+use revu_domain::finding::{Dimension, Severity};
 use revu_worker::engines::rules::Rule;
 use serde::Serialize;
 use std::fmt::Write;

@@ -1,5 +1,5 @@
 use super::*;
-use revu_common::finding::{BlastRadius, Dimension, Finding};
+use revu_domain::finding::{BlastRadius, Dimension, Finding};
 
 fn finding(rule: &str, severity: Severity, file: &str, summary: &str) -> Finding {
     Finding {

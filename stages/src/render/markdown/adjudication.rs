@@ -3,8 +3,8 @@
 //! review was not adjudicated.
 
 use super::{code, inline};
-use revu_common::adjudication::{Action, AdjudicationStatus};
-use revu_common::report::Report;
+use revu_domain::adjudication::{Action, AdjudicationStatus};
+use revu_domain::report::Report;
 use std::fmt::{self, Write};
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {

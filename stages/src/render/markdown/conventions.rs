@@ -3,7 +3,7 @@
 //! Absent when it used none.
 
 use super::{code, inline};
-use revu_common::report::{ConventionEffect, Report, SourceFile};
+use revu_domain::report::{ConventionEffect, Report, SourceFile};
 use std::fmt::{self, Write};
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
@@ -86,8 +86,8 @@ fn effects(out: &mut String, what: &str, list: &[ConventionEffect]) -> fmt::Resu
 mod tests {
     use super::super::markdown;
     use crate::render::fixtures::{blocked_report, clean_docs_report};
-    use revu_common::finding::Severity;
-    use revu_common::report::{ConventionEffect, SourceFile};
+    use revu_domain::finding::Severity;
+    use revu_domain::report::{ConventionEffect, SourceFile};
 
     #[test]
     fn section_appears_only_when_the_review_used_repo_files() {

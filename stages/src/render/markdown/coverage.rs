@@ -3,7 +3,7 @@
 //! could not finish what they were given.
 
 use super::{cell, code, inline, push_code};
-use revu_common::report::{FileRead, Report};
+use revu_domain::report::{FileRead, Report};
 use std::fmt::{self, Write};
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {

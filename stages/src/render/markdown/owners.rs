@@ -4,7 +4,7 @@
 //! requests reviewers from the JSON.
 
 use super::{code, inline};
-use revu_common::report::Report;
+use revu_domain::report::Report;
 use std::fmt::{self, Write};
 
 /// `@a`, `@org/team` as code spans, or `no owner` when there are none.

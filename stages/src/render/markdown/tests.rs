@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::render::fixtures::{blocked_report, clean_docs_report, finding, synthesized_report};
-use revu_common::finding::Dimension;
+use revu_domain::finding::Dimension;
 
 #[test]
 fn clean_docs_only_review() {
@@ -62,16 +62,16 @@ fn code_spans_survive_backticks_and_cells_survive_pipes() {
 fn what_model_lanes_spent_is_shown_when_any_did() {
     let mut report = clean_docs_report();
     assert!(!markdown(&report).contains("input tokens"));
-    report.lanes[0].usage = Some(revu_common::lane::Usage {
+    report.lanes[0].usage = Some(revu_domain::lane::Usage {
         model: "smollm2".into(),
         requests: 2,
-        tokens: revu_common::usage::Tokens {
+        tokens: revu_domain::usage::Tokens {
             input_tokens: 1200,
             output_tokens: 300,
             ..Default::default()
         },
         latency_ms: 4250,
-        ..revu_common::lane::Usage::default()
+        ..revu_domain::lane::Usage::default()
     });
     let md = markdown(&report);
     assert!(
@@ -83,7 +83,7 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
     );
     // With a price, a cost column and the total.
     if let Some(usage) = report.lanes[0].usage.as_mut() {
-        usage.cost_usd = Some(revu_common::lane::Usd(1_250_000));
+        usage.cost_usd = Some(revu_domain::lane::Usd(1_250_000));
     }
     let md = markdown(&report);
     assert!(
@@ -98,12 +98,12 @@ fn what_model_lanes_spent_is_shown_when_any_did() {
 
 #[test]
 fn cached_and_reasoning_tokens_get_columns_and_the_review_a_total_row() {
-    use revu_common::lane::{Usage, Usd};
+    use revu_domain::lane::{Usage, Usd};
     let mut report = blocked_report();
     let lane = |cached, reasoning, cost| Usage {
         model: "gpt-5-mini".into(),
         requests: 1,
-        tokens: revu_common::usage::Tokens {
+        tokens: revu_domain::usage::Tokens {
             input_tokens: 2000,
             cached_input_tokens: cached,
             output_tokens: 900,

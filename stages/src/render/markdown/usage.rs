@@ -4,8 +4,8 @@
 //! price table priced some lane).
 
 use super::{cell, code, inline};
-use revu_common::lane::Usage;
-use revu_common::report::{Report, ReviewUsage};
+use revu_domain::lane::Usage;
+use revu_domain::report::{Report, ReviewUsage};
 use std::fmt::{self, Write};
 
 /// A token column: its head, what a lane's cell counts, and whether it

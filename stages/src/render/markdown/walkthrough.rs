@@ -3,7 +3,7 @@
 //! marked as the lane's words, which decide nothing.
 
 use super::{cell, code, inline};
-use revu_common::report::Report;
+use revu_domain::report::Report;
 use std::fmt::{self, Write};
 
 pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {

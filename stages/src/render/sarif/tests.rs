@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::render::fixtures::{blocked_report, clean_docs_report, finding};
-use revu_common::report::Rigor;
+use revu_domain::report::Rigor;
 use serde_json::Value;
 
 /// The snapshot without the crate version, so a release does not rewrite it.

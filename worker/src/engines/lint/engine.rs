@@ -5,7 +5,7 @@
 
 use super::Linters;
 use crate::engines::{Engine, EngineOutput, LaneInput, Review};
-use revu_common::lane::{LaneKind, LaneReportBody};
+use revu_domain::lane::{LaneKind, LaneReportBody};
 use std::sync::Arc;
 
 /// The name lanes route by.

@@ -15,9 +15,9 @@ pub use settings::{FilterMode, LintSettings, ToolSpec};
 
 use super::LaneInput;
 use super::exec::finish;
-use revu_common::diff::{FilePatch, FileStatus};
-use revu_common::finding::{BlastRadius, Dimension, Finding};
-use revu_common::paths::is_test_path;
+use revu_domain::diff::{FilePatch, FileStatus};
+use revu_domain::finding::{BlastRadius, Dimension, Finding};
+use revu_domain::paths::is_test_path;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -379,8 +379,8 @@ impl Drop for Scratch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::finding::{Dimension, Severity};
-    use revu_common::lane::{LaneKind, LaneSpec};
+    use revu_domain::finding::{Dimension, Severity};
+    use revu_domain::lane::{LaneKind, LaneSpec};
 
     /// Line 1 context, line 2 added, line 3 context; line 9 is outside
     /// every hunk.

@@ -4,7 +4,7 @@
 //! not to report.
 
 use super::settings::ToolSpec;
-use revu_common::finding::{Dimension, Severity};
+use revu_domain::finding::{Dimension, Severity};
 use serde_json::Value;
 
 /// One problem a tool reported, before it is a finding.

@@ -4,8 +4,8 @@
 
 use super::{LlmEngine, prompt, refusal, retry_after, wire};
 use crate::engines::{EngineError, Meter};
-use revu_common::lane::{FaultKind, Usage};
-use revu_common::retry::Retryable;
+use revu_domain::lane::{FaultKind, Usage};
+use revu_domain::retry::Retryable;
 use serde_json::Value;
 use std::time::Duration;
 use tracing::Instrument;

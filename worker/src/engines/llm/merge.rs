@@ -2,7 +2,7 @@
 //! into.
 
 use crate::engines::EngineOutput;
-use revu_common::lane::LaneReportBody;
+use revu_domain::lane::LaneReportBody;
 use serde_json::{Value, json};
 
 /// The section of a lane report that says the engine could not finish it
@@ -23,9 +23,9 @@ pub(super) enum Part {
 pub(super) struct Merged {
     reviewed: Vec<String>,
     pub(super) checks: Vec<String>,
-    findings: Vec<revu_common::finding::Finding>,
+    findings: Vec<revu_domain::finding::Finding>,
     summaries: Vec<String>,
-    decisions: Vec<revu_common::adjudication::Decision>,
+    decisions: Vec<revu_domain::adjudication::Decision>,
     /// Why the lane is not complete, if it is not.
     pub(super) unfinished: Vec<String>,
 }
@@ -43,7 +43,7 @@ impl Merged {
             }
         }
         for f in body.findings {
-            let same = |g: &revu_common::finding::Finding| {
+            let same = |g: &revu_domain::finding::Finding| {
                 (&g.file, g.line, &g.summary) == (&f.file, f.line, &f.summary)
             };
             if !self.findings.iter().any(same) {

@@ -35,7 +35,7 @@ use {rate_limit::go_duration, settings::parse_named_model};
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
 use family::Family;
-use revu_common::lane::{FaultKind, LaneKind};
+use revu_domain::lane::{FaultKind, LaneKind};
 use serde_json::{Value, json};
 use std::time::Duration;
 use wire::{Content, Provider};
@@ -393,7 +393,7 @@ enum Asked {
 /// reqwest is built without a TLS crypto provider: ring is the process's.
 fn install_tls_provider() {
     // `Err` means one is installed already, which is all that is needed.
-    revu_common::tls::install_crypto_provider();
+    revu_runtime::tls::install_crypto_provider();
 }
 
 #[cfg(test)]

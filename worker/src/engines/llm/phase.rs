@@ -8,8 +8,8 @@
 use super::budget::Counter;
 use super::prompt::{self, Prompt};
 use crate::engines::LaneInput;
-use revu_common::diff::FilePatch;
-use revu_common::lane::LaneKind;
+use revu_domain::diff::FilePatch;
+use revu_domain::lane::LaneKind;
 use serde_json::{Value, json};
 use std::fmt::Write;
 
@@ -231,7 +231,7 @@ pub fn body(kind: &LaneKind, answer: Value, files: &[String]) -> Value {
 mod tests {
     use super::*;
     use crate::engines::patch_input;
-    use revu_common::lane::{LaneSpec, Slice};
+    use revu_domain::lane::{LaneSpec, Slice};
     use std::sync::Arc;
 
     const PATCH: &[u8] = b"diff --git a/src/a.rs b/src/a.rs

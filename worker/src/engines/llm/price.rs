@@ -26,8 +26,8 @@
 //! `gpt-4.1-mini-2025-04-14`). A model the table does not name has no cost
 //! in the report: revu never guesses a price.
 
-use revu_common::lane::Usd;
-use revu_common::usage::Tokens;
+use revu_domain::lane::Usd;
+use revu_domain::usage::Tokens;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;

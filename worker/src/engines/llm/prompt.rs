@@ -11,8 +11,8 @@
 //! guidance for its files, what the gate rejected last time).
 
 use crate::engines::LaneInput;
-use revu_common::diff::{FilePatch, LineKind};
-use revu_common::lane::LaneKind;
+use revu_domain::diff::{FilePatch, LineKind};
+use revu_domain::lane::LaneKind;
 use std::fmt::Write;
 
 /// The version of the review prompt, recorded in the lane's `checks`.
@@ -284,9 +284,9 @@ pub(super) fn file_text(patch: &FilePatch) -> FileText {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::diff;
-    use revu_common::finding::Dimension;
-    use revu_common::lane::LaneSpec;
+    use revu_domain::diff;
+    use revu_domain::finding::Dimension;
+    use revu_domain::lane::LaneSpec;
     use std::sync::Arc;
 
     pub(crate) fn input(kind: LaneKind, patch: &[u8], intent: &str) -> LaneInput {
@@ -331,7 +331,7 @@ mod tests {
 
     #[test]
     fn adjudication_shows_every_candidate_by_index() {
-        use revu_common::finding::{BlastRadius, Finding, Severity};
+        use revu_domain::finding::{BlastRadius, Finding, Severity};
         let mut lane = input(LaneKind::Adjudication, PATCH, "");
         let candidate = Finding {
             rule: "RV-SEC-003".into(),

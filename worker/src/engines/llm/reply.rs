@@ -3,9 +3,9 @@
 //! servers that ignore the schema (code fences, prose around the JSON),
 //! and the conversion to a lane report.
 
-use revu_common::adjudication::{Action, Decision};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use revu_common::lane::LaneReportBody;
+use revu_domain::adjudication::{Action, Decision};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::lane::LaneReportBody;
 use serde::Deserialize;
 use serde_json::{Value, json};
 

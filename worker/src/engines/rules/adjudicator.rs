@@ -5,11 +5,11 @@
 //! engines) are not the rules engine's to judge and are confirmed.
 
 use super::{Rule, RuleContext};
-use revu_common::adjudication::{Action, Decision};
-use revu_common::code_index::CodeIndex;
-use revu_common::diff::Diff;
-use revu_common::finding::Finding;
-use revu_common::lane::LaneReportBody;
+use revu_domain::adjudication::{Action, Decision};
+use revu_domain::code_index::CodeIndex;
+use revu_domain::diff::Diff;
+use revu_domain::finding::Finding;
+use revu_domain::lane::LaneReportBody;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Decides every candidate of an adjudication lane.
@@ -94,7 +94,7 @@ fn fires_at(
 mod tests {
     use super::super::{all_rules, testing};
     use super::*;
-    use revu_common::finding::Severity;
+    use revu_domain::finding::Severity;
 
     fn change() -> Diff {
         Diff {
@@ -118,13 +118,13 @@ mod tests {
             file: "src/app.py".into(),
             line,
             end_line: None,
-            dimension: revu_common::finding::Dimension::Security,
+            dimension: revu_domain::finding::Dimension::Security,
             dimensions: vec![],
             summary: "ledger match".into(),
             why: String::new(),
             fix: String::new(),
             confidence: 90,
-            blast_radius: revu_common::finding::BlastRadius::Local,
+            blast_radius: revu_domain::finding::BlastRadius::Local,
             pre_existing: false,
             pre_existing_line: false,
             downgraded_from: None,

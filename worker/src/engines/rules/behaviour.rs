@@ -8,7 +8,7 @@
 use super::lang::{Lang, trim_start};
 use super::pattern::{Pattern, pattern};
 use super::scope::production_lines;
-use revu_common::diff::{FilePatch, LineKind};
+use revu_domain::diff::{FilePatch, LineKind};
 use std::collections::HashMap;
 
 /// `__version__ = "1.2.3"`, `VERSION = '2.0'`, `version: "0.4.1"`,

@@ -3,7 +3,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, HunkLines, indent};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static RUST_SLEEP: Pattern = pattern!(r"\b((?:std::)?thread::sleep)\(");
 static PY_SLEEP: Pattern = pattern!(r"\b(time\.sleep)\(");

@@ -3,7 +3,7 @@ use super::paths::{is_script_path, is_test_path};
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static DJANGO_DEBUG: Pattern = pattern!(r"^\s*DEBUG\s*=\s*True\b");
 static FLASK_DEBUG: Pattern = pattern!(r"\.run\(.*\bdebug\s*=\s*True\b");

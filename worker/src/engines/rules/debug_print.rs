@@ -4,8 +4,8 @@ use super::pattern::{Pattern, pattern};
 use super::scope::each_head_line;
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
-use revu_common::diff::FilePatch;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::diff::FilePatch;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static JS: Pattern = pattern!(r"\b(console\.(?:log|debug|trace|dir))\(");
 static PY: Pattern = pattern!(r"^\s*(print)\(");

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static JS: Pattern = pattern!(r"^\s*(debugger)\s*;?\s*$");
 static PY: Pattern = pattern!(r"\b((?:i?pdb|pudb|ipdb)\.set_trace)\(|^\s*(breakpoint)\(\)|\b(pdb\.post_mortem)\(");

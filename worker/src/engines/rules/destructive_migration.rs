@@ -3,7 +3,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::{each_head_line, indent};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, downgrade, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static DESTRUCTIVE: Pattern = pattern!(concat!(
         r#"(?i)\b(drop\s+(?:table|column|schema|database)|truncate(?:\s+table)?"#,

@@ -3,8 +3,8 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::pattern::LineMask;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::pattern::LineMask;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// `eval(`/`exec(` as a free function whose argument is not a string literal.
 static EVAL: Pattern = pattern!(r#"(?:^|[^\w.])(eval|exec)\(\s*[^)"'\s]"#);

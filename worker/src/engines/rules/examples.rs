@@ -6,9 +6,9 @@
 
 use super::testing::{added_file, binary};
 use super::{Rule, RuleContext, RuleMeta, all_rules};
-use revu_common::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
-use revu_common::diff::{FilePatch, FileStatus};
-use revu_common::finding::Finding;
+use revu_domain::code_index::{CodeIndex, Omission, Site, SymbolChange, SymbolKind};
+use revu_domain::diff::{FilePatch, FileStatus};
+use revu_domain::finding::Finding;
 use std::fmt::Write;
 
 /// What a change is given besides an example's lines, for a rule that

@@ -11,8 +11,8 @@ use super::paths::is_script_path;
 use super::pattern::{Pattern, pattern};
 use super::scope::{each_head_line, indent};
 use super::{RuleContext, downgrade, source_without_tests::DEFINES};
-use revu_common::diff::FilePatch;
-use revu_common::finding::{Finding, Severity};
+use revu_domain::diff::FilePatch;
+use revu_domain::finding::{Finding, Severity};
 
 /// The head-side lines around a finding.
 #[derive(Debug)]

@@ -3,7 +3,7 @@ use super::paths::is_test_path;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static JS_FOCUS: Pattern = pattern!(r"(?:^|[^\w.])((?:describe|it|test|context|suite)\.only|fit|fdescribe|fcontext)\(");
 static RUBY_FOCUS: Pattern = pattern!(r"^\s*(fit|fdescribe|fcontext)\b|\b(focus:\s*true)\b");

@@ -4,8 +4,8 @@ use super::pattern::{Pattern, pattern};
 use super::secrets::{is_placeholder, mask};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, downgrade, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
-use revu_common::pattern::LineMask;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::pattern::LineMask;
 use std::borrow::Cow;
 
 static PRIVATE_KEY: Pattern = pattern!(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----");

@@ -1,5 +1,5 @@
 use super::meta::{Example, RuleMeta};
-use revu_common::finding::{Dimension, Severity};
+use revu_domain::finding::{Dimension, Severity};
 use super::table::{Check, Files, Wording, table_rule};
 use super::lang::Lang;
 use std::sync::LazyLock;

@@ -63,7 +63,7 @@ mod tests {
     use super::super::all_rules;
     use super::super::testing::altered;
     use super::*;
-    use revu_common::finding::Severity;
+    use revu_domain::finding::Severity;
 
     #[test]
     fn the_digest_is_the_same_for_the_same_rules() {

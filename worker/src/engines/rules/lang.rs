@@ -1,7 +1,7 @@
 //! Languages by file extension, what counts as a comment line in each, and
 //! a line's code with its string literals blanked.
 
-use revu_common::paths::file_name;
+use revu_domain::paths::file_name;
 use std::borrow::Cow;
 
 /// The language family of a file, as far as the rules need to know it.

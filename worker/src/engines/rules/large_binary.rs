@@ -1,8 +1,8 @@
 use super::paths::is_test_path;
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
-use revu_common::diff::FileStatus;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::diff::FileStatus;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// Size from which any committed binary is flagged.
 const LIMIT: u64 = 1024 * 1024;

@@ -10,8 +10,8 @@ use super::lexical::{Class, HeadCursor, Lexer, Run};
 use super::scope::{LineRef, head_lines_at, test_code_start};
 use super::table::Kind;
 use super::{Reads, is_text};
-use revu_common::diff::{FilePatch, LineKind};
-use revu_common::pattern::LineMask;
+use revu_domain::diff::{FilePatch, LineKind};
+use revu_domain::pattern::LineMask;
 use std::sync::{Arc, OnceLock};
 
 /// Where a line's text in one view is: the first bytes of the line as

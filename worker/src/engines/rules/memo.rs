@@ -10,9 +10,9 @@
 //! are computed by whichever lane needs them first and read by the rest.
 
 use super::{FileLines, Rule, RuleContext, SharedLines, head_text};
-use revu_common::code_index::CodeIndex;
-use revu_common::diff::{Diff, FilePatch};
-use revu_common::finding::{Dimension, Finding};
+use revu_domain::code_index::CodeIndex;
+use revu_domain::diff::{Diff, FilePatch};
+use revu_domain::finding::{Dimension, Finding};
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -176,7 +176,7 @@ mod tests {
         ] {
             let path = format!("{}/../examples/{example}", env!("CARGO_MANIFEST_DIR"));
             let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-            let diff = revu_common::diff::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
+            let diff = revu_domain::diff::parse(&bytes).unwrap_or_else(|e| panic!("{e}"));
             let paths: Vec<String> = diff.files.iter().map(|p| p.path().to_owned()).collect();
             let half = paths.len() / 2;
             let memo = FileFindings::default();

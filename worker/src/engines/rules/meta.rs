@@ -4,7 +4,7 @@
 //! ([`super::identity`]), and `revu rules` prints it (`docs/rules.md` is
 //! that command's output).
 
-use revu_common::finding::{Dimension, Severity};
+use revu_domain::finding::{Dimension, Severity};
 
 /// A built-in rule's entry in the catalogue. Its text is Markdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,9 +5,9 @@
 //! a line it reads (code, code and strings, or everything: [`Reads`]), and
 //! gets only that ([`view`]).
 
-use revu_common::code_index::CodeIndex;
-use revu_common::diff::{FilePatch, FileStatus};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::code_index::CodeIndex;
+use revu_domain::diff::{FilePatch, FileStatus};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -233,7 +233,7 @@ pub(crate) struct Message {
 }
 
 /// A finding of `rule` at `file:line` (a finding on the whole file cites
-/// [`revu_common::diff::FilePatch::anchor_line`]).
+/// [`revu_domain::diff::FilePatch::anchor_line`]).
 pub(crate) fn finding(
     rule: &dyn Rule,
     file: &str,

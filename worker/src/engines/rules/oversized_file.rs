@@ -2,8 +2,8 @@ use super::lang::Lang;
 use super::paths::is_test_path;
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::diff::FileStatus;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::diff::FileStatus;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// Added lines above which a new source file is flagged.
 const LIMIT: u32 = 1000;

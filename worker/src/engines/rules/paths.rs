@@ -1,7 +1,7 @@
 //! What a path says about a file: test code, examples, scripts, migrations,
 //! generated or vendored files.
 
-pub(crate) use revu_common::paths::{
+pub(crate) use revu_domain::paths::{
     MigrationPath, file_name, has_dir, in_migration_dir, is_test_path, migration_path, split,
 };
 
@@ -99,9 +99,9 @@ impl KeyPlacement {
 
 /// Whether `path` is a lock file, vendored or generated code: content nobody
 /// writes by hand, as the review's coverage tells it
-/// ([`revu_common::facts::SkipKind::of`]).
+/// ([`revu_domain::facts::SkipKind::of`]).
 pub(crate) fn is_generated_path(path: &str) -> bool {
-    revu_common::facts::SkipKind::of(path).is_some()
+    revu_domain::facts::SkipKind::of(path).is_some()
 }
 
 #[cfg(test)]

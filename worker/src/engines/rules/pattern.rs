@@ -1,5 +1,5 @@
-//! The rules' regexes: [`revu_common::pattern`], guarded by their
+//! The rules' regexes: [`revu_domain::pattern`], guarded by their
 //! literals (worked out when the program is built) and compiled on first
 //! use.
 
-pub(crate) use revu_common::pattern::{Pattern, pattern};
+pub(crate) use revu_domain::pattern::{Pattern, pattern};

@@ -4,9 +4,9 @@
 //! what changed, file by file, and what the review found where. Both are
 //! what an offline fleet can say without a model.
 
-use revu_common::diff::{Diff, FilePatch, FileStatus};
-use revu_common::finding::{Finding, Severity};
-use revu_common::lane::{FileNote, LaneReportBody, Slice};
+use revu_domain::diff::{Diff, FilePatch, FileStatus};
+use revu_domain::finding::{Finding, Severity};
+use revu_domain::lane::{FileNote, LaneReportBody, Slice};
 
 /// The grouping lane's report: the proposal, unchanged.
 pub(crate) fn group(proposal: &[Slice]) -> LaneReportBody {
@@ -112,7 +112,7 @@ fn status_word(f: &FilePatch) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use revu_common::diff;
+    use revu_domain::diff;
 
     const PATCH: &str = "diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n\
 @@ -1,2 +1,2 @@\n-old\n+new\n ctx\n\

@@ -3,7 +3,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, indent};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static LOOP: Pattern = pattern!(r"^\s*(?:(?:for|while)\b|loop\s*\{)|\.(?:for_each|forEach)\(");
 static COMPILE: Pattern = pattern!(r"\b(Regex::new|RegexBuilder::new|re\.compile|regexp\.(?:Must)?Compile|Pattern\.compile|new RegExp)\(");

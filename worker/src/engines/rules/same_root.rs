@@ -6,7 +6,7 @@
 //! finding's `why` names the others, and the report reads one finding per
 //! problem, as the review contract's verifier merges one root cause.
 
-use revu_common::finding::Finding;
+use revu_domain::finding::Finding;
 
 /// The linter checks each built-in rule's class takes in (`tool:CODE`).
 const COVERS: &[(&str, &[&str])] = &[
@@ -87,7 +87,7 @@ pub(crate) fn merge(findings: &mut Vec<Finding>, linted: Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use revu_common::finding::{BlastRadius, Dimension, Severity};
+    use revu_domain::finding::{BlastRadius, Dimension, Severity};
 
     fn at(rule: &str, line: u32) -> Finding {
         Finding {

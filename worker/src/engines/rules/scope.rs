@@ -5,7 +5,7 @@ use super::lang::Lang;
 use super::paths::{is_non_production_path, is_test_path};
 use super::pattern::{Pattern, pattern};
 use super::{FileLines, Reads, RuleContext};
-use revu_common::diff::{FilePatch, Hunk, LineKind};
+use revu_domain::diff::{FilePatch, Hunk, LineKind};
 use std::cell::OnceCell;
 
 /// One line of the head side of a hunk (an added or a context line).

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static LOG_CALL: Pattern = pattern!(concat!(
         r"(?:\b(?:log|logger|logging|console|slog|LOG|LOGGER|Log|Logger)",

@@ -1,7 +1,7 @@
 //! Secret values: telling real ones from placeholders, and masking them
 //! before they reach a finding.
 
-pub(crate) use revu_common::redact::mask;
+pub(crate) use revu_domain::redact::mask;
 
 /// Whether an assigned literal is a placeholder or a reference rather than
 /// a real secret.

@@ -3,7 +3,7 @@ use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static SELECT_STAR: Pattern = pattern!(r#"(?i)\bselect\s+(?:distinct\s+)?(?:\w+\.)?\*\s+from\b"#);
 

@@ -4,8 +4,8 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::pattern::LineMask;
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::pattern::LineMask;
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static PY_SUBPROCESS: Pattern = pattern!(r"\b(subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\(");
 static SHELL_TRUE: Pattern = pattern!(r"\bshell\s*=\s*True\b");

@@ -2,7 +2,7 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 // Unconditional skips, per language; conditional ones (`skipif`, `t.Skip`
 // behind an `if`) are deliberate and not matched.

@@ -4,9 +4,9 @@ use super::paths::{has_dir, is_generated_path, is_non_production_path, is_test_p
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
-use revu_common::code_index::SymbolKind;
-use revu_common::diff::{FilePatch, FileStatus};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::code_index::SymbolKind;
+use revu_domain::diff::{FilePatch, FileStatus};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::BTreeSet;
 
 /// A Rust test being added inline (`#[test]`, `#[tokio::test]`, `#[cfg(test)]`).
@@ -243,7 +243,7 @@ fn is_type_stub(path: &str) -> bool {
 mod tests {
     use super::super::testing::{added_file, assert_well_formed, cited, modified};
     use super::*;
-    use revu_common::code_index::{CodeIndex, IndexedFile, Symbol};
+    use revu_domain::code_index::{CodeIndex, IndexedFile, Symbol};
 
     fn run_with(change: &[FilePatch], lane: &[usize], index: Option<&CodeIndex>) -> Vec<Finding> {
         let files: Vec<&FilePatch> = lane.iter().map(|&i| &change[i]).collect();

@@ -5,7 +5,7 @@ use super::paths::in_migration_dir;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// SQL written in upper case, as it usually is inside application code.
 static SQL_UPPER: Pattern = pattern!(r"\b(SELECT\s.*?\bFROM|INSERT\s+INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM)\b");

@@ -1,7 +1,7 @@
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding};
-use revu_common::code_index::{SymbolChange, describe_radius};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::code_index::{SymbolChange, describe_radius};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// The `stale-reference` rule: [`META`].
 #[derive(Debug, Clone, Copy, Default)]
@@ -107,7 +107,7 @@ impl Rule for StaleReference {
 mod tests {
     use super::super::testing::{assert_well_formed, cited, modified};
     use super::*;
-    use revu_common::code_index::{CodeIndex, Omission, Site, SymbolKind};
+    use revu_domain::code_index::{CodeIndex, Omission, Site, SymbolKind};
 
     fn index() -> CodeIndex {
         CodeIndex {

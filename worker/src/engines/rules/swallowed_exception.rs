@@ -4,7 +4,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::{HunkLines, test_code_start};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// `except:` / `except Exception [as e]:`, optionally with an inline `pass`.
 static PY_EXCEPT: Pattern = pattern!(r"^\s*except(?:\s+\(?\s*(?:Exception|BaseException)\s*\)?(?:\s+as\s+\w+)?)?\s*:\s*(pass\s*)?$");

@@ -7,10 +7,10 @@ use super::lang::Lang;
 use super::pattern::Pattern;
 use super::scope::{HeadLine, each_head_line};
 use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
-use revu_common::diff::FilePatch;
-use revu_common::finding::{BlastRadius, Finding};
-use revu_common::paths::{ends_with_ignore_case, file_name, starts_with_ignore_case};
-use revu_common::pattern::LineMask;
+use revu_domain::diff::FilePatch;
+use revu_domain::finding::{BlastRadius, Finding};
+use revu_domain::paths::{ends_with_ignore_case, file_name, starts_with_ignore_case};
+use revu_domain::pattern::LineMask;
 use std::borrow::Cow;
 
 /// Which files a check reads.
@@ -283,7 +283,7 @@ macro_rules! table_rule {
             fn check(
                 &self,
                 ctx: &super::RuleContext<'_>,
-                out: &mut Vec<revu_common::finding::Finding>,
+                out: &mut Vec<revu_domain::finding::Finding>,
             ) {
                 super::table::report(self, ctx, &$checks, &$wording, out);
             }

@@ -2,8 +2,8 @@
 //! tests do not depend on the diff parser.
 
 use super::{Reads, Rule, RuleContext, RuleMeta, all_rules};
-use revu_common::diff::{FilePatch, FileStatus, Hunk, Line, LineKind, LineText};
-use revu_common::finding::Finding;
+use revu_domain::diff::{FilePatch, FileStatus, Hunk, Line, LineKind, LineText};
+use revu_domain::finding::Finding;
 
 fn patch(path: &str, status: FileStatus, hunks: Vec<Hunk>) -> FilePatch {
     let deleted = status == FileStatus::Deleted;

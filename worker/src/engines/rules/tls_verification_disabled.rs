@@ -3,7 +3,7 @@ use super::lang::Lang;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, blanked, finding, mask_of, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::sync::LazyLock;
 
 /// Where a check applies: the languages (or config files) of the library

@@ -3,7 +3,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::HunkLines;
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 /// A function header up to the opening parenthesis of its parameter list:
 /// Rust `fn`, Python `def`, JavaScript `function`, Go `func`.

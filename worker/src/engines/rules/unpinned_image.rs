@@ -3,7 +3,7 @@ use super::pattern::{Pattern, pattern};
 use super::scope::{HeadLine, each_head_line};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 use std::collections::HashSet;
 
 static FROM: Pattern = pattern!(r"(?i)^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?\s*$");

@@ -1,7 +1,7 @@
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Reads, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static UNWRAP: Pattern = pattern!(r"\.(unwrap\(\)|expect\()");
 static LOCK: Pattern = pattern!(r"\.lock\(\)\s*\.(?:unwrap\(\)|expect\()");

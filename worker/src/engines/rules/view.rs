@@ -18,8 +18,8 @@
 use super::RuleContext;
 use super::lines::{FileLines, View};
 use super::table::Kind;
-use revu_common::diff::FilePatch;
-use revu_common::pattern::LineMask;
+use revu_domain::diff::FilePatch;
+use revu_domain::pattern::LineMask;
 use std::borrow::Cow;
 
 /// What of a file's lines a rule reads ([`super::Rule::reads`]): the
@@ -161,8 +161,8 @@ mod tests {
     use super::super::testing::{added_file, cited, modified, run};
     use super::super::{FileLines, all_rules, run as run_rule};
     use super::*;
-    use revu_common::diff::Diff;
-    use revu_common::finding::{Dimension, Finding};
+    use revu_domain::diff::Diff;
+    use revu_domain::finding::{Dimension, Finding};
     use std::collections::BTreeMap;
 
     fn findings_of(rule: &str, change: &[FilePatch]) -> Vec<Finding> {

@@ -3,7 +3,7 @@ use super::paths::is_test_path;
 use super::pattern::{Pattern, pattern};
 use super::meta::{Example, RuleMeta};
 use super::{Message, Rule, RuleContext, finding, text_files};
-use revu_common::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 
 static PY_STAR: Pattern = pattern!(r"^\s*from\s+(\S+)\s+import\s+\*");
 /// A private glob `use` (a `pub use …::*` is a deliberate re-export).

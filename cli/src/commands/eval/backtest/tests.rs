@@ -46,7 +46,7 @@ fn the_causes_come_from_the_reports_fields_by_the_gate_rules() {
         vec![],
         &[],
     );
-    folded.rigor.level = revu_common::report::Rigor::Poc;
+    folded.rigor.level = revu_domain::report::Rigor::Poc;
     assert_eq!(GateCause::of(&folded), []);
 
     // A faulted grouping lane does not count for the gate; a domain lane does.

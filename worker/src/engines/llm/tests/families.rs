@@ -9,8 +9,8 @@
 use super::server::{Scripted, Seen, Server, ok, status};
 use super::*;
 use crate::engines::llm::family::{MaxTokensField, ReasoningEffort};
-use revu_common::lane::Usd;
-use revu_common::retry::Retryable;
+use revu_domain::lane::Usd;
+use revu_domain::retry::Retryable;
 
 fn openai_error(message: &str, param: &str, code: &str) -> Scripted {
     let body = json!({"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}});

@@ -8,10 +8,10 @@ mod families;
 mod server;
 
 use super::*;
-use revu_common::bundle::ReviewBundle;
-use revu_common::finding::Dimension;
-use revu_common::lane::{LaneKind, LaneSpec};
-use revu_common::retry::Retryable;
+use revu_domain::bundle::ReviewBundle;
+use revu_domain::finding::Dimension;
+use revu_domain::lane::{LaneKind, LaneSpec};
+use revu_domain::retry::Retryable;
 use server::{Scripted, Server, ok, status};
 use std::sync::{Arc, Mutex};
 
@@ -399,7 +399,7 @@ async fn a_priced_model_records_what_its_tokens_cost() {
     engine.review(input).await.unwrap();
     let usage = meter.total().unwrap();
     // 200 input tokens at $1/M and 50 output at $4/M: $0.0004.
-    assert_eq!(usage.cost_usd, Some(revu_common::lane::Usd(400_000)));
+    assert_eq!(usage.cost_usd, Some(revu_domain::lane::Usd(400_000)));
 }
 
 #[tokio::test]

@@ -14,8 +14,8 @@ mod openai;
 
 use super::family::Family;
 use super::prompt::Prompt;
-use revu_common::lane::Usage;
-use revu_common::usage::Tokens;
+use revu_domain::lane::Usage;
+use revu_domain::usage::Tokens;
 use serde_json::Value;
 
 /// Which protocol a model speaks.

@@ -1,0 +1,10 @@
+//! What revu's services share at run time: telemetry (logs and OTLP
+//! traces), the Prometheus metrics endpoint, TLS, the layered service
+//! configuration, shutdown handling and the retry loop.
+
+pub mod config;
+pub mod metrics;
+pub mod retry;
+pub mod shutdown;
+pub mod telemetry;
+pub mod tls;
