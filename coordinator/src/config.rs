@@ -6,6 +6,7 @@ use clap::Args;
 use revu_domain::facts::SkipFiles;
 use revu_domain::retry::RetryPolicy;
 use revu_runtime::config::{ConfigSource, Layered, ServiceSettings};
+use revu_stages::prepare::{LaneEngine, PlanSettings, parse_lane_engine, valid_engine_name};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -183,16 +184,20 @@ impl ReviewSettings {
         }
     }
 
-    /// The engine that runs lane `lane_id`.
-    pub fn engine_for(&self, lane_id: &str) -> &str {
-        self.lane_engines
-            .iter()
-            .find(|l| match l.lane.strip_suffix('*') {
-                Some(prefix) => lane_id.starts_with(prefix),
-                None => lane_id == l.lane,
-            })
-            .map(|l| l.engine.as_str())
-            .unwrap_or(&self.choices.engine)
+    /// What planning a review takes from these settings.
+    pub fn plan(&self) -> PlanSettings {
+        PlanSettings {
+            engine: self.choices.engine.clone(),
+            lane_engines: self.lane_engines.clone(),
+            skip_files: self.choices.skip_files.clone(),
+            adjudicate: self.choices.adjudicate.clone(),
+            refine_grouping: self.choices.refine_grouping.clone(),
+            synthesize: self.choices.synthesize.clone(),
+            review_token_cap: self.choices.review_token_cap,
+            max_files: self.max_files,
+            max_file_lines: self.max_file_lines,
+            max_lanes: self.max_lanes,
+        }
     }
 
     pub fn reclaim_idle(&self) -> Duration {
@@ -415,14 +420,6 @@ impl Layered for CoordinatorConfig {
     }
 }
 
-/// `--lane-engine LANE=ENGINE`, written the same way in a config file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct LaneEngine {
-    pub lane: String,
-    pub engine: String,
-}
-
 /// `--engine-retry ENGINE=ATTEMPTS[:BASE_MS]`, written the same way in a
 /// config file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,19 +427,6 @@ pub struct LaneEngine {
 pub struct EngineRetry {
     pub engine: String,
     pub policy: RetryPolicy,
-}
-
-impl TryFrom<String> for LaneEngine {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, String> {
-        parse_lane_engine(&s)
-    }
-}
-
-impl From<LaneEngine> for String {
-    fn from(l: LaneEngine) -> String {
-        format!("{}={}", l.lane, l.engine)
-    }
 }
 
 impl TryFrom<String> for EngineRetry {
@@ -462,35 +446,6 @@ impl From<EngineRetry> for String {
 }
 
 /// Engine names are what workers register: lowercase words and dashes.
-fn valid_engine_name(name: &str) -> Result<(), String> {
-    if !name.is_empty()
-        && name.len() <= 64
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_:".contains(&b))
-    {
-        Ok(())
-    } else {
-        Err(format!(
-            "engine name {name:?} must be 1-64 of a-z, 0-9, '-', '_' and ':'"
-        ))
-    }
-}
-
-fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
-    let (lane, engine) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?} is not LANE=ENGINE"))?;
-    if lane.is_empty() {
-        return Err(format!("{s:?} names no lane"));
-    }
-    valid_engine_name(engine)?;
-    Ok(LaneEngine {
-        lane: lane.to_owned(),
-        engine: engine.to_owned(),
-    })
-}
-
 fn parse_engine_retry(s: &str) -> Result<EngineRetry, String> {
     let (engine, policy) = s
         .split_once('=')
@@ -535,9 +490,9 @@ mod tests {
             ],
             ..ReviewSettings::default()
         };
-        assert_eq!(s.engine_for("specialist:security"), "llm");
-        assert_eq!(s.engine_for("specialist:design"), "exec-lint");
-        assert_eq!(s.engine_for("domain:core"), "rules");
+        assert_eq!(s.plan().engine_for("specialist:security"), "llm");
+        assert_eq!(s.plan().engine_for("specialist:design"), "exec-lint");
+        assert_eq!(s.plan().engine_for("domain:core"), "rules");
     }
 
     #[test]

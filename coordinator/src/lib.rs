@@ -3,8 +3,6 @@
 
 pub mod auth;
 pub mod config;
-pub mod limits;
 pub mod metrics;
-pub mod prepare;
 pub mod server;
 pub mod service;

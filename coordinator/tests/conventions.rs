@@ -6,7 +6,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::prepare::{PlanRequest, prepare};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
 use revu_domain::lane::{LaneReportBody, ReviewId};
@@ -14,6 +13,7 @@ use revu_domain::report::Report;
 use revu_domain::review::{LaneEnd, LaneResult, LaneResults};
 use revu_stages::assemble::assemble;
 use revu_stages::grouping::{Grouper, default_domains};
+use revu_stages::prepare::{PlanRequest, prepare};
 use std::sync::Arc;
 
 fn fixture(name: &str) -> String {
@@ -97,7 +97,7 @@ fn review(review_md: Option<&str>, revu_toml: Option<&str>, raised: Vec<Finding>
         repo_config: revu_toml.map(str::to_owned),
         ..PlanRequest::default()
     };
-    let prepared = prepare(&diff, &settings, &grouper, &request).unwrap();
+    let prepared = prepare(&diff, &settings.plan(), &grouper, &request).unwrap();
     let mut body = Some(LaneReportBody {
         reviewed: vec![],
         checks: vec!["fixture".into()],
@@ -299,7 +299,7 @@ fn a_stored_revu_toml_that_no_longer_loads_is_reported_and_review_md_still_appli
         let diff = fixture("change.diff").into_bytes();
         let settings = ReviewSettings::default();
         let grouper = Grouper::new(&default_domains(), settings.max_slice_files).unwrap();
-        let prepared = prepare(&diff, &settings, &grouper, &PlanRequest::default()).unwrap();
+        let prepared = prepare(&diff, &settings.plan(), &grouper, &PlanRequest::default()).unwrap();
         let bundle = ReviewBundle {
             diff: diff.into(),
             conventions: Some(fixture("REVIEW.md")),

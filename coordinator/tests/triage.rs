@@ -6,9 +6,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use revu_coordinator::config::ReviewSettings;
-use revu_coordinator::prepare::{PlanRequest, Prepared, prepare};
 use revu_domain::lane::LaneKind;
 use revu_stages::grouping::{Grouper, default_domains};
+use revu_stages::prepare::{PlanRequest, Prepared, prepare};
 use std::fmt::Write;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -19,7 +19,7 @@ fn fixture(name: &str) -> Vec<u8> {
 fn plan_of(diff: &str, request: &PlanRequest) -> Prepared {
     let settings = ReviewSettings::default();
     let grouper = Grouper::new(&default_domains(), settings.max_slice_files).unwrap();
-    prepare(&fixture(diff), &settings, &grouper, request).unwrap()
+    prepare(&fixture(diff), &settings.plan(), &grouper, request).unwrap()
 }
 
 /// The plan as a reviewer reads it.

@@ -67,7 +67,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             Ok(report) if delivery.bytes > self.settings.max_report_bytes => {
                 // Judged as the engine's failure, never stored: a worker
                 // cannot make the coordinator hold what it likes.
-                let limit = crate::limits::within(
+                let limit = revu_stages::limits::within(
                     || "lane report bytes".into(),
                     delivery.bytes,
                     self.settings.max_report_bytes,

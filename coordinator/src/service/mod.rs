@@ -34,13 +34,24 @@ use revu_queue::{JobQueue, QueueError, ReviewStore};
 use revu_stages::grouping::{Grouper, GroupingError, default_domains};
 use std::sync::Arc;
 
+impl From<revu_stages::prepare::PrepareError> for ServiceError {
+    fn from(e: revu_stages::prepare::PrepareError) -> Self {
+        use revu_stages::prepare::PrepareError;
+        match e {
+            PrepareError::Diff(d) => ServiceError::InvalidDiff(d),
+            PrepareError::RepoConfig(c) => ServiceError::InvalidRequest(c.to_string()),
+            PrepareError::Limit(l) => ServiceError::Limit(l),
+        }
+    }
+}
+
 /// Errors of the review service. [`crate::server`] maps each to a gRPC code.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
     #[error("invalid diff: {0}")]
     InvalidDiff(#[from] DiffError),
     #[error(transparent)]
-    Limit(#[from] crate::limits::LimitExceeded),
+    Limit(#[from] revu_stages::limits::LimitExceeded),
     #[error("invalid request: {0}")]
     InvalidRequest(String),
     /// Named by the id its caller used: the tenant part stays unsaid.

@@ -12,7 +12,6 @@
 
 use super::submit::dispatched;
 use super::{Coordinator, ServiceError, blocking, observe};
-use crate::prepare::place_domain_lanes;
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::diff;
 use revu_domain::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
@@ -24,6 +23,7 @@ use revu_queue::{JobQueue, MoveOutcome, PhaseMove, ReviewStore};
 use revu_stages::assemble::assemble;
 use revu_stages::conventions::RepoContext;
 use revu_stages::cover;
+use revu_stages::prepare::place_domain_lanes;
 use std::sync::Arc;
 
 /// Where [`Coordinator::move_to`] left a review.
@@ -73,7 +73,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .saturating_sub(record.plan.lanes.len());
         let refined = refined.and_then(|slices| {
             let proposed = slices.iter().filter(|s| !s.files.is_empty()).count();
-            crate::limits::within(|| "refined slices".into(), proposed, room, "--max-lanes")
+            revu_stages::limits::within(|| "refined slices".into(), proposed, room, "--max-lanes")
                 .map(|()| slices)
                 .map_err(|e| e.to_string())
         });
@@ -84,7 +84,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             .with_nested(&bundle.nested_conventions);
         let mut next = record.in_phase(ReviewPhase::Reviewing);
         let plan = Arc::make_mut(&mut next.plan);
-        place_domain_lanes(plan, &outcome.slices, &self.settings, &repo);
+        place_domain_lanes(plan, &outcome.slices, &self.settings.plan(), &repo);
         plan.cover_fallback = outcome.fallback.clone();
         if let Some(g) = &mut plan.grouping {
             g.applied = true;

@@ -1,14 +1,14 @@
 //! Submission: stages 1–4, then dispatch.
 
 use super::{Coordinator, ServiceError, blocking, observe};
-use crate::limits::within;
-use crate::prepare::{PlanRequest, prepare};
 use revu_domain::bundle::{APART_MIN_BYTES, OwnersFile, Patch, ReviewBundle};
 use revu_domain::lane::{LaneJob, LaneKind, ReviewId};
 use revu_domain::report::Rigor;
 use revu_domain::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage, now_ms};
 use revu_domain::telemetry::names::{attr, span};
 use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
+use revu_stages::limits::within;
+use revu_stages::prepare::{PlanRequest, prepare};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -71,7 +71,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             repo_config: sub.repo_config.clone(),
             no_cache: sub.no_cache,
         };
-        let (settings, grouper) = (self.settings.clone(), self.grouper.clone());
+        let (settings, grouper) = (self.settings.plan(), self.grouper.clone());
         // Whether the diff is text is checked once, here, off the runtime
         // when that takes a while.
         let diff: Patch = if sub.diff.len() >= APART_MIN_BYTES {

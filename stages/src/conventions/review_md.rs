@@ -1,6 +1,6 @@
 //! `REVIEW.md`: the repository's review conventions, as Markdown bullets
 //! under three optional level-2 sections. The grammar is in
-//! `docs/conventions.md`; [`super::bullet`] has the selector syntax.
+//! `docs/conventions.md`; `conventions::bullet` has the selector syntax.
 //!
 //! A malformed bullet never fails a review: it becomes a warning naming its
 //! line, and the rest of the file still applies.

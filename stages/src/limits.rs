@@ -1,6 +1,6 @@
-//! The coordinator's input limits. A request past one is refused with the
-//! limit named, its value, and the flag that raises it, before any of it
-//! is stored; nothing accepted before is touched.
+//! A review's input limits. A request past one is refused with the limit
+//! named, its value, and the flag that raises it, before any of it is
+//! stored; nothing accepted before is touched.
 
 /// A request (or a worker's report) past one of the limits.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,18 +1,18 @@
 //! Stages 1–4 before dispatch, as one pure function: facts, grouping, the
 //! exact-cover gate and the lane plan.
 
-use crate::config::ReviewSettings;
+use crate::conventions::{RepoConfigError, RepoContext};
 use crate::limits::{LimitExceeded, within};
-use crate::service::ServiceError;
+use crate::{cover, grouping::Grouper, plan};
 use revu_domain::adjudication::AdjudicationPlan;
 use revu_domain::diff::DiffError;
+use revu_domain::facts::SkipFiles;
 use revu_domain::facts::{Facts, Signal};
 use revu_domain::lane::{LaneKind, LaneSpec, Slice};
 use revu_domain::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
 use revu_domain::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SkippedFile, SynthesisPlan};
 use revu_domain::telemetry::names::span;
-use revu_stages::conventions::{RepoConfigError, RepoContext};
-use revu_stages::{cover, grouping::Grouper, plan};
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
 use tracing::info_span;
 
@@ -50,18 +50,95 @@ pub enum PrepareError {
     Limit(#[from] LimitExceeded),
 }
 
-impl From<PrepareError> for ServiceError {
-    fn from(e: PrepareError) -> Self {
-        match e {
-            PrepareError::Diff(d) => ServiceError::InvalidDiff(d),
-            PrepareError::RepoConfig(c) => ServiceError::InvalidRequest(c.to_string()),
-            PrepareError::Limit(l) => ServiceError::Limit(l),
-        }
+/// What planning takes from the review's settings: the engines of its
+/// lanes, the files it leaves out, its optional lanes and its limits.
+#[derive(Debug, Clone)]
+pub struct PlanSettings {
+    /// Engine of the lanes no [`LaneEngine`] names.
+    pub engine: String,
+    /// Engines of matching lanes; the first match wins.
+    pub lane_engines: Vec<LaneEngine>,
+    pub skip_files: SkipFiles,
+    pub adjudicate: Option<String>,
+    pub refine_grouping: Option<String>,
+    pub synthesize: Option<String>,
+    pub review_token_cap: Option<u64>,
+    pub max_files: usize,
+    pub max_file_lines: usize,
+    pub max_lanes: usize,
+}
+
+/// An engine for the lanes `lane` matches: a lane id
+/// (`specialist:security`), or a prefix ending in `*` (`domain:*`).
+/// `--lane-engine LANE=ENGINE`, written the same way in a config file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct LaneEngine {
+    pub lane: String,
+    pub engine: String,
+}
+
+impl TryFrom<String> for LaneEngine {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        parse_lane_engine(&s)
+    }
+}
+
+impl From<LaneEngine> for String {
+    fn from(l: LaneEngine) -> String {
+        format!("{}={}", l.lane, l.engine)
+    }
+}
+
+/// Whether `name` may name an engine: 1-64 of a-z, 0-9, '-', '_' and ':'.
+pub fn valid_engine_name(name: &str) -> Result<(), String> {
+    if !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"-_:".contains(&b))
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "engine name {name:?} must be 1-64 of a-z, 0-9, '-', '_' and ':'"
+        ))
+    }
+}
+
+/// `LANE=ENGINE`.
+pub fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
+    let (lane, engine) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not LANE=ENGINE"))?;
+    if lane.is_empty() {
+        return Err(format!("{s:?} names no lane"));
+    }
+    valid_engine_name(engine)?;
+    Ok(LaneEngine {
+        lane: lane.to_owned(),
+        engine: engine.to_owned(),
+    })
+}
+
+impl PlanSettings {
+    /// The engine of lane `lane_id`: the first [`LaneEngine`] that matches
+    /// it, else the review's engine.
+    pub fn engine_for(&self, lane_id: &str) -> &str {
+        self.lane_engines
+            .iter()
+            .find(|l| match l.lane.strip_suffix('*') {
+                Some(prefix) => lane_id.starts_with(prefix),
+                None => lane_id == l.lane,
+            })
+            .map(|l| l.engine.as_str())
+            .unwrap_or(&self.engine)
     }
 }
 
 /// The diff's size within the limits: files, and changed lines per file.
-fn within_size(facts: &Facts, settings: &ReviewSettings) -> Result<(), LimitExceeded> {
+fn within_size(facts: &Facts, settings: &PlanSettings) -> Result<(), LimitExceeded> {
     within(
         || "changed files".into(),
         facts.files.len(),
@@ -102,7 +179,7 @@ pub fn resolve_rigor(requested: Option<Rigor>, repo: Option<Rigor>) -> RigorChoi
 /// Reads the diff's facts and the repository's files and plans the review.
 pub fn prepare(
     bytes: &[u8],
-    settings: &ReviewSettings,
+    settings: &PlanSettings,
     grouper: &Grouper,
     request: &PlanRequest,
 ) -> Result<Prepared, PrepareError> {
@@ -118,7 +195,7 @@ pub fn prepare(
         .files
         .iter()
         .filter_map(|f| {
-            let kind = settings.choices.skip_files.skips(&f.path)?;
+            let kind = settings.skip_files.skips(&f.path)?;
             Some(SkippedFile {
                 path: f.path.clone(),
                 kind,
@@ -147,7 +224,7 @@ pub fn prepare(
             facts.risk_tier,
             &facts.signals,
             source_changed,
-            &settings.choices.engine,
+            &settings.engine,
         )
     });
     for lane in &mut lane_plan.lanes {
@@ -182,28 +259,20 @@ pub fn prepare(
         signals: facts.signals.clone(),
         cover_fallback: outcome.fallback,
         labels: request.labels.clone(),
-        adjudication: settings
-            .choices
-            .adjudicate
-            .as_ref()
-            .map(|engine| AdjudicationPlan {
-                engine: engine.clone(),
-                candidates: Vec::new(),
-            }),
-        token_cap: settings.choices.review_token_cap,
+        adjudication: settings.adjudicate.as_ref().map(|engine| AdjudicationPlan {
+            engine: engine.clone(),
+            candidates: Vec::new(),
+        }),
+        token_cap: settings.review_token_cap,
         grouping: None,
-        synthesis: settings
-            .choices
-            .synthesize
-            .as_ref()
-            .map(|engine| SynthesisPlan {
-                engine: engine.clone(),
-                findings: Vec::new(),
-            }),
+        synthesis: settings.synthesize.as_ref().map(|engine| SynthesisPlan {
+            engine: engine.clone(),
+            findings: Vec::new(),
+        }),
         skipped_files,
         no_cache: request.no_cache,
     };
-    match &settings.choices.refine_grouping {
+    match &settings.refine_grouping {
         // The grouping lane runs first, beside the specialists; the
         // domain lanes wait for its slices.
         Some(engine) => {
@@ -248,10 +317,10 @@ fn plan_paths(facts: &Facts) -> Vec<String> {
 pub fn place_domain_lanes(
     plan: &mut ReviewPlan,
     slices: &[Slice],
-    settings: &ReviewSettings,
+    settings: &PlanSettings,
     repo: &RepoContext,
 ) {
-    let mut lanes = plan::domain_lanes(slices, &settings.choices.engine);
+    let mut lanes = plan::domain_lanes(slices, &settings.engine);
     for lane in &mut lanes {
         lane.engine = settings.engine_for(&lane.id).to_owned();
         lane.guidance = repo.guidance_for(&lane.files);
