@@ -1,5 +1,5 @@
 //! The entry points of the fuzz targets (`fuzz/`) and of the tests that run
-//! their corpus on the stable toolchain (`stages/tests/fuzz_corpus.rs`).
+//! their corpus on the stable toolchain (`stages/tests/suite/fuzz_corpus.rs`).
 //! Each takes arbitrary bytes, runs one reader of untrusted input and what
 //! consumes its output, and must return without panicking whatever the
 //! bytes: a reader answers bad input with an error, never a crash.

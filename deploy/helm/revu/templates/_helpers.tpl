@@ -56,7 +56,7 @@ url
 
 {{/*
 Settings both binaries read. Every REVU_* name in this file must be one
-both binaries accept (tests/tests/helm_chart.rs checks).
+both binaries accept (tests/tests/suite/helm_chart.rs checks).
 */}}
 {{- define "revu.redisEnv" -}}
 - name: REVU_REDIS_URL

@@ -1,0 +1,6 @@
+//! The integration tests of the worker, in one binary: each module
+//! was a test binary of its own, and linking the workspace once instead of
+//! once per file is most of a clean test build.
+
+mod abandon;
+mod flags;
