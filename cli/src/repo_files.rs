@@ -7,6 +7,7 @@
 use crate::blobs::{Blob, Blobs};
 use crate::error::CliError;
 use revu_domain::bundle::OwnersFile;
+use revu_domain::packages::{MANIFESTS, Package, is_package_manifest, manifest_needs_text};
 use revu_stages::conventions::codeowners::LOCATIONS;
 use revu_stages::conventions::{REPO_CONFIG, REVIEW_MD};
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,9 @@ pub struct RepoFiles {
     /// `REVIEW.md` files below the root, by directory (`pkg/api`).
     pub nested_review_md: BTreeMap<String, String>,
     pub codeowners: Option<OwnersFile>,
+    /// The packages that hold a changed file (directories below the root
+    /// with a manifest of their own), by directory.
+    pub packages: Vec<Package>,
     /// Where they were read, to read the nested ones from the same place.
     from: Option<From>,
 }
@@ -92,34 +96,81 @@ impl RepoFiles {
         Ok(files)
     }
 
-    /// Reads the `REVIEW.md` of every directory below the root that holds
-    /// a file `diff` changes (or one above it), from where the root's
-    /// files came.
+    /// Reads, for every directory below the root that holds a file `diff`
+    /// changes (or lies above one), its `REVIEW.md` and whether it is a
+    /// package, from where the root's files came.
     pub fn read_nested(&mut self, diff: &[u8]) -> Result<(), CliError> {
         let dirs = changed_dirs(diff);
         if dirs.is_empty() {
             return Ok(());
         }
+        let mut manifests: BTreeMap<String, (String, String)> = BTreeMap::new();
         match &self.from {
             None => {}
             Some(From::Dir(root)) => {
-                for dir in dirs {
-                    if let Some(text) = read_file(&root.join(&dir).join(REVIEW_MD))? {
-                        self.nested_review_md.insert(dir, text);
+                for dir in &dirs {
+                    if let Some(text) = read_file(&root.join(dir).join(REVIEW_MD))? {
+                        self.nested_review_md.insert(dir.clone(), text);
+                    }
+                    for name in MANIFESTS {
+                        let path = root.join(dir).join(name);
+                        let text = if manifest_needs_text(name) {
+                            read_file(&path)?
+                        } else {
+                            path.is_file().then(String::new)
+                        };
+                        if let Some(text) = text {
+                            manifests.insert(format!("{dir}/{name}"), (dir.clone(), text));
+                        }
                     }
                 }
             }
             Some(From::Commit { top, rev }) => {
-                let names: Vec<String> = dirs.iter().map(|d| format!("{d}/{REVIEW_MD}")).collect();
+                let mut names: Vec<String> =
+                    dirs.iter().map(|d| format!("{d}/{REVIEW_MD}")).collect();
+                for dir in &dirs {
+                    names.extend(MANIFESTS.iter().map(|m| format!("{dir}/{m}")));
+                }
                 for (name, text) in read_blobs(top, rev, names)? {
-                    if let Some(dir) = name.strip_suffix(&format!("/{REVIEW_MD}")) {
+                    let Some((dir, file)) = name.rsplit_once('/') else {
+                        continue;
+                    };
+                    if file == REVIEW_MD {
                         self.nested_review_md.insert(dir.to_owned(), text);
+                    } else {
+                        manifests.insert(name.clone(), (dir.to_owned(), text));
                     }
                 }
             }
         }
+        self.packages = packages_of(manifests);
         Ok(())
     }
+}
+
+/// The packages among the manifests found (by path, with their directory
+/// and text): one per directory, named by the first manifest of
+/// [`MANIFESTS`] that makes it one.
+fn packages_of(manifests: BTreeMap<String, (String, String)>) -> Vec<Package> {
+    let mut packages: BTreeMap<String, &str> = BTreeMap::new();
+    for name in MANIFESTS {
+        for (dir, text) in manifests
+            .iter()
+            .filter(|(path, _)| path.rsplit_once('/').is_some_and(|(_, f)| f == *name))
+            .map(|(_, found)| found)
+        {
+            if is_package_manifest(name, text) {
+                packages.entry(dir.clone()).or_insert(name);
+            }
+        }
+    }
+    packages
+        .into_iter()
+        .map(|(dir, manifest)| Package {
+            dir,
+            manifest: manifest.to_owned(),
+        })
+        .collect()
 }
 
 /// The directories below the root that hold, or lie above, a file the

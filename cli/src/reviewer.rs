@@ -83,6 +83,7 @@ impl ReviewOptions {
             conventions: repo.review_md,
             nested_conventions: repo.nested_review_md,
             codeowners: repo.codeowners,
+            packages: repo.packages,
             repo_config: repo.revu_toml,
             ..Submission::default()
         };

@@ -17,6 +17,7 @@ pub mod diff;
 pub mod facts;
 pub mod finding;
 pub mod lane;
+pub mod packages;
 pub mod paths;
 pub mod pattern;
 pub mod redact;

@@ -4,6 +4,10 @@
 //! go to `core`. Slices larger than `max_files` split into `name#2`, `name#3`, …
 //! A repository's `revu.toml` may put its own domains in front of the
 //! defaults (or replace them); see `crate::conventions::repo_config`.
+//! Where the client names the repository's packages, each package's files
+//! form slices of their own first ([`Grouper::propose_in`]).
+
+mod packages;
 
 use globset::{Candidate, Glob, GlobSet, GlobSetBuilder};
 use memchr::memmem;

@@ -9,6 +9,7 @@ use revu_domain::diff::DiffError;
 use revu_domain::facts::SkipFiles;
 use revu_domain::facts::{Facts, Signal};
 use revu_domain::lane::{LaneKind, LaneSpec, Slice};
+use revu_domain::packages::Package;
 use revu_domain::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
 use revu_domain::review::{GROUPING_LANE, GroupingPlan, ReviewPlan, SkippedFile, SynthesisPlan};
 use revu_domain::telemetry::names::span;
@@ -37,6 +38,9 @@ pub struct PlanRequest {
     pub repo_config: Option<String>,
     /// No lane may reuse a cached report.
     pub no_cache: bool,
+    /// The repository's packages that hold changed files, as the client
+    /// found them: each gets domain slices of its own.
+    pub packages: Vec<Package>,
 }
 
 /// Why a submission cannot be planned.
@@ -209,7 +213,12 @@ pub fn prepare(
         .filter(|p| !skipped.contains(p.as_str()))
         .collect();
     let grouper = repo.config.grouper(grouper);
-    let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose(&paths));
+    let packages: &[Package] = if repo.config.slice_by_package {
+        &request.packages
+    } else {
+        &[]
+    };
+    let proposal = info_span!(span::GROUPING).in_scope(|| grouper.propose_in(&paths, packages));
     let outcome = info_span!(span::EXACT_COVER).in_scope(|| cover::settle(&paths, proposal, None));
     let source_changed = facts.signals.iter().all(|s| *s != Signal::DocsOnly)
         && facts

@@ -163,6 +163,14 @@ async fn submit(
             .into_iter()
             .map(|(dir, content)| pb::NestedConventions { dir, content })
             .collect(),
+        packages: repo
+            .packages
+            .into_iter()
+            .map(|p| pb::Package {
+                dir: p.dir,
+                manifest: p.manifest,
+            })
+            .collect(),
         codeowners: repo.codeowners.map(|c| pb::CodeOwners {
             path: c.path,
             content: c.text,

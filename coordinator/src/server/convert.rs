@@ -2,6 +2,7 @@
 
 use crate::service::{ReviewStatus, ServiceError, Submission};
 use revu_domain::bundle::OwnersFile;
+use revu_domain::packages::{MANIFESTS, Package, package_dir};
 use revu_domain::report::Rigor;
 use revu_domain::review::{ProgressEvent, ReviewState};
 use revu_proto::v1 as pb;
@@ -57,7 +58,9 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         }
         nested_conventions.insert(dir, nested.content);
     }
+    let packages = packages(req.packages)?;
     Ok(Submission {
+        packages,
         code_index,
         code_index_bytes,
         diff: req.diff.into(),
@@ -172,6 +175,32 @@ pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
     out
 }
 
+/// The packages a request names, each a directory below the root with a
+/// manifest revu knows.
+fn packages(sent: Vec<pb::Package>) -> Result<Vec<Package>, ServiceError> {
+    sent.into_iter()
+        .map(|p| {
+            let dir = package_dir(&p.dir).ok_or_else(|| {
+                ServiceError::InvalidRequest(format!(
+                    "packages: {:?} is not a directory below the root",
+                    p.dir
+                ))
+            })?;
+            if !MANIFESTS.contains(&p.manifest.as_str()) {
+                return Err(ServiceError::InvalidRequest(format!(
+                    "packages: {:?} of {dir} is not one of {}",
+                    p.manifest,
+                    MANIFESTS.join(", ")
+                )));
+            }
+            Ok(Package {
+                dir: dir.to_owned(),
+                manifest: p.manifest,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,6 +218,33 @@ mod tests {
         let empty = submission(pb::SubmitReviewRequest::default()).unwrap_or_default();
         assert_eq!((empty.conventions, empty.repo_config), (None, None));
         assert!(empty.nested_conventions.is_empty() && empty.codeowners.is_none());
+    }
+
+    #[test]
+    fn packages_must_sit_below_the_root_with_a_known_manifest() {
+        let sent = |dir: &str, manifest: &str| {
+            submission(pb::SubmitReviewRequest {
+                packages: vec![pb::Package {
+                    dir: dir.into(),
+                    manifest: manifest.into(),
+                }],
+                ..Default::default()
+            })
+        };
+        let sub = sent("/crates/api/", "Cargo.toml").unwrap_or_default();
+        assert_eq!(
+            sub.packages,
+            [Package {
+                dir: "crates/api".into(),
+                manifest: "Cargo.toml".into()
+            }]
+        );
+        for (dir, manifest) in [("", "go.mod"), ("a/../..", "go.mod"), ("a", "Makefile")] {
+            assert!(
+                matches!(sent(dir, manifest), Err(ServiceError::InvalidRequest(_))),
+                "{dir:?} {manifest:?}"
+            );
+        }
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Submission {
     pub nested_conventions: BTreeMap<String, String>,
     /// The repo's `CODEOWNERS`.
     pub codeowners: Option<OwnersFile>,
+    /// The repo's packages that hold changed files.
+    pub packages: Vec<revu_domain::packages::Package>,
     /// The repo's `revu.toml`.
     pub repo_config: Option<String>,
     /// The tenant submitting (none without authentication).
@@ -70,6 +72,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             nested_review_md: sub.nested_conventions.clone(),
             repo_config: sub.repo_config.clone(),
             no_cache: sub.no_cache,
+            packages: sub.packages.clone(),
         };
         let (settings, grouper) = (self.settings.plan(), self.grouper.clone());
         // Whether the diff is text is checked once, here, off the runtime

@@ -6,6 +6,7 @@
 //! [grouping]
 //! max_slice_files = 20             # files per slice before it splits
 //! replace_defaults = false         # true: only the domains below (and `core`)
+//! packages = true                  # false: no slices by package
 //!
 //! [[grouping.domain]]              # matched in order, before the defaults
 //! name = "payments"
@@ -60,6 +61,8 @@ struct GroupingFile {
     max_slice_files: Option<Spanned<usize>>,
     #[serde(default)]
     replace_defaults: bool,
+    /// Whether the repository's packages get slices of their own.
+    packages: Option<bool>,
     #[serde(default)]
     domain: Vec<DomainFile>,
 }
@@ -98,13 +101,30 @@ fn default_blast_radius() -> BlastRadius {
 const LEDGER_CONFIDENCE: u8 = 90;
 
 /// A validated `revu.toml`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RepoConfig {
     pub rigor: Option<Rigor>,
     /// Domains in matching order, when the file changes them.
     grouping: Option<Grouper>,
     max_slice_files: Option<usize>,
+    /// Whether each package gets slices of its own (`[grouping]
+    /// packages`, on unless set to false).
+    pub slice_by_package: bool,
     pub ledger: Ledger,
+}
+
+impl Default for RepoConfig {
+    /// A repository without a `revu.toml`: the service's grouping, slices
+    /// by package, no ledger.
+    fn default() -> Self {
+        RepoConfig {
+            rigor: None,
+            grouping: None,
+            max_slice_files: None,
+            slice_by_package: true,
+            ledger: Ledger::default(),
+        }
+    }
 }
 
 impl RepoConfig {
@@ -231,6 +251,7 @@ impl RepoConfig {
             rigor: file.rigor,
             grouping,
             max_slice_files: g.max_slice_files.map(Spanned::into_inner),
+            slice_by_package: g.packages.unwrap_or(true),
             ledger: Ledger { entries },
         })
     }
