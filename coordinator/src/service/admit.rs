@@ -1,8 +1,8 @@
 //! Admission of a tenant's submission: its quotas, checked before any work.
 
 use super::{Coordinator, ServiceError};
+use revu_domain::clock::Clock;
 use revu_domain::lane::ReviewId;
-use revu_domain::review::now_ms;
 use revu_queue::{JobQueue, QuotaCharge, ReviewStore};
 
 const MINUTE_MS: u64 = 60 * 1000;
@@ -93,7 +93,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 ));
             }
         }
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let bytes = u64::try_from(diff_bytes).unwrap_or(u64::MAX);
         for (window, limit, amount) in [
             (&SUBMISSIONS, self.quotas.submissions_per_minute, 1),

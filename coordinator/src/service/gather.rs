@@ -8,9 +8,10 @@
 
 use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
+use revu_domain::clock::Clock;
 use revu_domain::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_domain::retry::Retry;
-use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord};
 use revu_queue::{Delivery, JobQueue, ReviewStore};
 use revu_stages::completeness;
 use std::time::Duration;
@@ -241,7 +242,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         };
         let policy = self.settings.retry_for(&spec.engine);
         let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
-            not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
+            not_before_ms: self
+                .clock
+                .now_ms()
+                .saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
             spent: report.usage.clone(),
             ..record
