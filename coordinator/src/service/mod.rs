@@ -13,6 +13,8 @@ mod gather;
 mod handoff;
 mod lane_state;
 mod observe;
+#[cfg(test)]
+mod paused;
 mod phases;
 mod query;
 mod submit;
