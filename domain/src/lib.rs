@@ -1,6 +1,7 @@
 //! revu's domain: the diff reader and its facts, the finding schema, lane
 //! jobs and reports, the review's records and phase, the canonical report,
-//! the literal-guarded patterns and the retry policy.
+//! the literal-guarded patterns, the retry policy and the clock that
+//! deadlines and windows are read against.
 //!
 //! Pure data and pure functions only: no async runtime, no queue backend,
 //! no network. The queue contract and its backends are in `revu-queue`;
@@ -12,6 +13,7 @@ extern crate self as revu_domain;
 
 pub mod adjudication;
 pub mod bundle;
+pub mod clock;
 pub mod code_index;
 pub mod diff;
 pub mod facts;

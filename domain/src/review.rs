@@ -356,7 +356,8 @@ impl ProgressEvent {
     }
 }
 
-/// Milliseconds since the Unix epoch.
+/// Milliseconds since the Unix epoch, by the system's clock. Code that
+/// compares times with now reads a [`crate::clock::Clock`] it is given.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -1,6 +1,11 @@
 //! The in-memory backend of the embedded mode: the same consumer-group
 //! semantics as Redis Streams (pending entries, acknowledgement, reclaim
 //! after idle), without a server.
+//!
+//! Every time it stamps or compares (an entry's idle time, a retry's due
+//! time, a cached report's expiry) is read from its [`Clock`], and every
+//! wait is on tokio's timers: on a [`Clock`] that follows tokio's paused
+//! time, a test's leases and delays pass as soon as it sleeps through them.
 
 mod store;
 mod stream;
@@ -10,13 +15,15 @@ use super::{
     split_job_entry,
 };
 use revu_domain::bundle::ReviewBundle;
+use revu_domain::clock::{Clock, SharedClock};
 use revu_domain::lane::{LaneJob, LaneReport, ReviewId};
-use revu_domain::review::{LaneAttempts, LaneResults, ProgressEvent, ReviewRecord, now_ms};
+use revu_domain::review::{LaneAttempts, LaneResults, ProgressEvent, ReviewRecord};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use stream::MemStream;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 /// The job stream of one engine, and who reads it.
 #[derive(Debug, Default)]
@@ -37,7 +44,7 @@ impl EngineStream {
                 break;
             }
             let raw = entry.remove();
-            self.jobs.add(raw);
+            self.jobs.add(raw, now);
         }
     }
 
@@ -63,25 +70,53 @@ struct State {
     idempotency: HashMap<(Option<String>, String), ReviewId>,
     /// By tenant and quota name: the window and what it used.
     quotas: HashMap<(String, String), (u64, u64)>,
-    /// Cached lane report bodies, with when they expire.
-    lane_cache: HashMap<String, (String, Instant)>,
+    /// Cached lane report bodies, with when they expire (ms).
+    lane_cache: HashMap<String, (String, u64)>,
     stats: BTreeMap<String, u64>,
     events: HashMap<ReviewId, Vec<ProgressEvent>>,
     tokens_spent: HashMap<ReviewId, i64>,
 }
 
 /// The embedded backend. Cloning shares the same state.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct MemoryBackend {
     state: Arc<Mutex<State>>,
     jobs_ready: Arc<Notify>,
     results_ready: Arc<Notify>,
     events_ready: Arc<Notify>,
+    clock: SharedClock,
+}
+
+impl Default for MemoryBackend {
+    fn default() -> Self {
+        Self::with_clock(revu_domain::clock::SystemClock)
+    }
 }
 
 impl MemoryBackend {
+    /// A backend on the system's clock.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A backend that reads the time from `clock`.
+    pub fn with_clock(clock: impl Clock + 'static) -> Self {
+        MemoryBackend {
+            state: Arc::default(),
+            jobs_ready: Arc::default(),
+            results_ready: Arc::default(),
+            events_ready: Arc::default(),
+            clock: Arc::new(clock),
+        }
+    }
+
+    /// The clock this backend reads.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.clock.now_ms()
     }
 
     /// The stored report of `id`, shared rather than copied (a large
@@ -141,14 +176,14 @@ impl State {
             .extend_from_slice(events);
     }
 
-    /// Appends `raw`, a job of `engine`, to that engine's stream.
-    fn add_job(&mut self, engine: &str, raw: String) -> EntryId {
+    /// Appends `raw`, a job of `engine`, to that engine's stream at `now`.
+    fn add_job(&mut self, engine: &str, raw: String, now: u64) -> EntryId {
         let id = self
             .jobs
             .entry(engine.to_owned())
             .or_default()
             .jobs
-            .add(raw);
+            .add(raw, now);
         job_entry(engine, &id)
     }
 
@@ -177,15 +212,19 @@ impl State {
         Ok((stream, id))
     }
 
-    /// One undelivered job from each of `engines`' streams.
-    fn read_jobs(&mut self, consumer: &str, engines: &[String]) -> Option<Vec<(EntryId, String)>> {
+    /// One undelivered job from each of `engines`' streams, at `now`.
+    fn read_jobs(
+        &mut self,
+        consumer: &str,
+        engines: &[String],
+        now: u64,
+    ) -> Option<Vec<(EntryId, String)>> {
         let mut got = Vec::new();
-        let now = now_ms();
         for engine in engines {
             let stream = self.jobs.entry(engine.clone()).or_default();
             stream.readers.insert(consumer.to_owned());
             stream.promote_due(now);
-            if let Some((id, raw)) = stream.jobs.read(consumer) {
+            if let Some((id, raw)) = stream.jobs.read(consumer, now) {
                 got.push((job_entry(engine, &id), raw));
             }
         }
@@ -196,7 +235,8 @@ impl State {
 impl JobQueue for MemoryBackend {
     async fn publish_job(&self, job: &LaneJob) -> Result<EntryId, QueueError> {
         let raw = encode("lane job", job)?;
-        let id = self.lock().add_job(&job.lane.engine, raw);
+        let now = self.now_ms();
+        let id = self.lock().add_job(&job.lane.engine, raw, now);
         self.jobs_ready.notify_waiters();
         Ok(id)
     }
@@ -214,10 +254,12 @@ impl JobQueue for MemoryBackend {
             let until_due = self
                 .lock()
                 .next_due(engines)
-                .map(|due| Duration::from_millis(due.saturating_sub(now_ms()).max(1)));
+                .map(|due| Duration::from_millis(due.saturating_sub(self.now_ms()).max(1)));
             let step = until_due.map_or(left, |d| d.min(left));
             let got = self
-                .wait_for(&self.jobs_ready, step, |s| s.read_jobs(consumer, engines))
+                .wait_for(&self.jobs_ready, step, |s| {
+                    s.read_jobs(consumer, engines, self.now_ms())
+                })
                 .await;
             if got.is_some() || Instant::now() >= deadline {
                 return Ok(deliveries(got.unwrap_or_default()));
@@ -232,6 +274,7 @@ impl JobQueue for MemoryBackend {
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery<LaneJob>>, QueueError> {
+        let now = self.now_ms();
         let mut s = self.lock();
         let mut claimed = Vec::new();
         for engine in engines {
@@ -242,7 +285,7 @@ impl JobQueue for MemoryBackend {
             let stream = &mut s.jobs.entry(engine.clone()).or_default().jobs;
             claimed.extend(
                 stream
-                    .claim_idle(consumer, min_idle, left)
+                    .claim_idle(consumer, min_idle, left, now)
                     .into_iter()
                     .map(|(id, raw)| (job_entry(engine, &id), raw)),
             );
@@ -255,9 +298,10 @@ impl JobQueue for MemoryBackend {
     }
 
     async fn extend_lease(&self, consumer: &str, entry: &str) -> Result<bool, QueueError> {
+        let now = self.now_ms();
         let mut s = self.lock();
         let (stream, id) = s.job_stream(entry)?;
-        Ok(stream.touch(consumer, &id))
+        Ok(stream.touch(consumer, &id, now))
     }
 
     async fn release_job(&self, consumer: &str, entry: &str) -> Result<(), QueueError> {
@@ -279,11 +323,12 @@ impl JobQueue for MemoryBackend {
 
     async fn complete_job(&self, entry: &str, report: &LaneReport) -> Result<(), QueueError> {
         let raw = encode("lane report", report)?;
+        let now = self.now_ms();
         {
             let mut s = self.lock();
             let (stream, id) = s.job_stream(entry)?;
             stream.ack(&id);
-            s.results.add(raw);
+            s.results.add(raw, now);
         }
         self.results_ready.notify_waiters();
         Ok(())
@@ -310,7 +355,9 @@ impl JobQueue for MemoryBackend {
         wait: Duration,
     ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
         let got = self
-            .wait_for(&self.results_ready, wait, |s| s.results.read(consumer))
+            .wait_for(&self.results_ready, wait, |s| {
+                s.results.read(consumer, self.now_ms())
+            })
             .await;
         Ok(got
             .map(|(entry, raw)| Delivery {
@@ -328,8 +375,9 @@ impl JobQueue for MemoryBackend {
         min_idle: Duration,
         max: usize,
     ) -> Result<Vec<Delivery<LaneReport>>, QueueError> {
+        let now = self.now_ms();
         Ok(deliveries(
-            self.lock().results.claim_idle(consumer, min_idle, max),
+            self.lock().results.claim_idle(consumer, min_idle, max, now),
         ))
     }
 
@@ -343,6 +391,7 @@ impl JobQueue for MemoryBackend {
     }
 
     async fn job_backlog(&self) -> Result<QueueDepth, QueueError> {
+        let now = self.now_ms();
         let s = self.lock();
         let mut depth = QueueDepth {
             dead: u64::try_from(s.dead.len()).unwrap_or(u64::MAX),
@@ -355,7 +404,7 @@ impl JobQueue for MemoryBackend {
                 pending: e.jobs.pending_len(),
                 undelivered: e.jobs.undelivered_len(),
                 delayed: u64::try_from(e.delayed.len()).unwrap_or(u64::MAX),
-                oldest_age_ms: e.jobs.oldest_age_ms(),
+                oldest_age_ms: e.jobs.oldest_age_ms(now),
             });
         }
         Ok(depth)

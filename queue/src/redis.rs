@@ -57,6 +57,7 @@ use conn::{BlockingPool, Source};
 use layout::Layout;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
+use revu_domain::clock::{Clock, SharedClock};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -94,6 +95,8 @@ pub struct RedisBackend {
     retention_secs: Option<u64>,
     /// Records decoded lately, reused while their text is unchanged.
     records: std::sync::Arc<records::RecordCache>,
+    /// What retries' due times are compared with.
+    clock: SharedClock,
 }
 
 impl std::fmt::Debug for RedisBackend {
@@ -304,6 +307,7 @@ impl RedisBackend {
             result_cover: std::sync::Arc::default(),
             retention_secs: None,
             records: std::sync::Arc::default(),
+            clock: revu_domain::clock::system(),
         };
         // Job streams get their group when a worker first reads them.
         for shard in layout::shards() {
@@ -324,6 +328,19 @@ impl RedisBackend {
             .filter(|r| !r.is_zero())
             .map(|r| r.as_secs().max(1));
         self
+    }
+
+    /// Reads the time a retry's due time is compared with from `clock`
+    /// (by default the system's). What Redis times itself (an entry's
+    /// idle time, a key's expiry) follows the server's clock.
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = std::sync::Arc::new(clock);
+        self
+    }
+
+    /// The clock this backend reads.
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
     }
 
     /// Where lane jobs travel, for the attributes of producer and consumer

@@ -1,15 +1,19 @@
 //! What the queue tests share: test jobs, reports and records, taking a
-//! job from the `rules` stream, and a Redis backend on a test server.
+//! job from the `rules` stream, a Redis backend on a test server, and an
+//! in-memory one on tokio's clock.
 
 use crate::RedisServer;
+use revu_domain::clock::SharedClock;
 use revu_domain::lane::{
     LaneAttemptOutcome, LaneJob, LaneKind, LaneReport, LaneReportBody, LaneSpec, ReviewId,
 };
 use revu_domain::review::{
     LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewPlan, ReviewRecord,
 };
+use revu_queue::memory::MemoryBackend;
 use revu_queue::redis::RedisBackend;
 use revu_queue::{Delivery, JobQueue, MoveOutcome, PhaseMove, QueueError, ReviewStore};
+use revu_runtime::clock::TokioClock;
 use std::time::Duration;
 
 pub const SHORT: Duration = Duration::from_millis(50);
@@ -81,6 +85,30 @@ pub fn report(job: &LaneJob) -> LaneReport {
 
 pub fn record(id: &ReviewId) -> ReviewRecord {
     ReviewRecord::running(id.clone(), ReviewPlan::default(), 1, u64::MAX)
+}
+
+/// An in-memory backend on tokio's clock: on a runtime on paused time,
+/// the idle times, delays and expiries it keeps pass as the test sleeps.
+pub fn memory_on_tokio_time() -> MemoryBackend {
+    MemoryBackend::with_clock(TokioClock::default())
+}
+
+/// A backend whose clock a test reads, to set a time (a retry's due
+/// time) against the one the backend compares it with.
+pub trait BackendClock {
+    fn clock(&self) -> &SharedClock;
+}
+
+impl BackendClock for MemoryBackend {
+    fn clock(&self) -> &SharedClock {
+        MemoryBackend::clock(self)
+    }
+}
+
+impl BackendClock for RedisBackend {
+    fn clock(&self) -> &SharedClock {
+        RedisBackend::clock(self)
+    }
 }
 
 /// A backend on `server`, under its key prefix.

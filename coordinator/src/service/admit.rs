@@ -1,8 +1,8 @@
 //! Admission of a tenant's submission: its quotas, checked before any work.
 
 use super::{Coordinator, ServiceError};
+use revu_domain::clock::Clock;
 use revu_domain::lane::ReviewId;
-use revu_domain::review::now_ms;
 use revu_queue::{JobQueue, QuotaCharge, ReviewStore};
 
 const MINUTE_MS: u64 = 60 * 1000;
@@ -93,7 +93,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 ));
             }
         }
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let bytes = u64::try_from(diff_bytes).unwrap_or(u64::MAX);
         for (window, limit, amount) in [
             (&SUBMISSIONS, self.quotas.submissions_per_minute, 1),
@@ -127,5 +127,92 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             limit,
             flag,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::ReviewSettings;
+    use crate::service::paused::{coordinator, submission};
+    use revu_queue::memory::MemoryBackend;
+    use std::time::Duration;
+
+    /// 2023-11-14 22:13:00 UTC: a minute starts.
+    const A_MINUTE: u64 = 1_699_999_980_000;
+    /// 2023-11-15 00:00:00 UTC: a day starts.
+    const A_DAY: u64 = 1_700_006_400_000;
+
+    fn limited(quotas: Quotas, start_ms: u64) -> Coordinator<MemoryBackend> {
+        coordinator(ReviewSettings::default(), start_ms)
+            .1
+            .with_quotas(quotas)
+    }
+
+    async fn accepted(c: &Coordinator<MemoryBackend>, tenant: &str) {
+        let submitted = c.submit(submission("docs-only.patch", Some(tenant))).await;
+        assert!(submitted.is_ok(), "{tenant}: {submitted:?}");
+    }
+
+    /// The quota that refused `tenant`'s next submission, how much of it
+    /// was used, and what the refusal said.
+    async fn refused(c: &Coordinator<MemoryBackend>, tenant: &str) -> (&'static str, u64, String) {
+        match c.submit(submission("docs-only.patch", Some(tenant))).await {
+            Err(e @ ServiceError::Quota { quota, used, .. }) => (quota, used, e.to_string()),
+            other => panic!("{tenant}: expected a quota refusal, got {other:?}"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn submissions_count_per_minute_of_the_clock_and_start_again_with_the_next() {
+        let quotas = Quotas {
+            submissions_per_minute: Some(3),
+            ..Quotas::default()
+        };
+        let c = limited(quotas, A_MINUTE + 50_000);
+        for _ in 0..3 {
+            accepted(&c, "team-a").await;
+        }
+        let (quota, used, said) = refused(&c, "team-a").await;
+        assert_eq!((quota, used), ("submissions-per-minute", 3));
+        assert!(
+            said.contains("team-a")
+                && said.contains("(3 used of 3)")
+                && said.contains("--tenant-submissions-per-minute"),
+            "{said}"
+        );
+        // Another tenant counts on its own.
+        accepted(&c, "team-b").await;
+        // The last millisecond of the minute: still refused.
+        tokio::time::sleep(Duration::from_millis(9_999)).await;
+        assert_eq!(refused(&c, "team-a").await.1, 3);
+        // The next minute counts from nothing.
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        for _ in 0..3 {
+            accepted(&c, "team-a").await;
+        }
+        assert_eq!(refused(&c, "team-a").await.1, 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn diff_bytes_count_per_utc_day_and_start_again_with_the_next() {
+        let bytes = submission("docs-only.patch", None).diff.len();
+        let per_day = u64::try_from(bytes * 5 / 2).unwrap_or(u64::MAX);
+        let quotas = Quotas {
+            diff_bytes_per_day: Some(per_day),
+            ..Quotas::default()
+        };
+        let c = limited(quotas, A_DAY - 60_000);
+        accepted(&c, "team-a").await;
+        accepted(&c, "team-a").await;
+        let (quota, used, said) = refused(&c, "team-a").await;
+        assert_eq!(quota, "diff-bytes-per-day");
+        assert_eq!(used, u64::try_from(2 * bytes).unwrap_or(u64::MAX));
+        assert!(said.contains("--tenant-diff-bytes-per-day"), "{said}");
+        tokio::time::sleep(Duration::from_millis(59_999)).await;
+        refused(&c, "team-a").await;
+        // Midnight UTC.
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        accepted(&c, "team-a").await;
     }
 }

@@ -8,9 +8,10 @@
 
 use super::lane_state::{LaneState, Reported, Transition};
 use super::{Coordinator, ServiceError, observe};
+use revu_domain::clock::Clock;
 use revu_domain::lane::{FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, LaneSpec};
 use revu_domain::retry::Retry;
-use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord, now_ms};
+use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewRecord};
 use revu_queue::{Delivery, JobQueue, ReviewStore};
 use revu_stages::completeness;
 use std::time::Duration;
@@ -241,7 +242,10 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         };
         let policy = self.settings.retry_for(&spec.engine);
         let retry_job = |rejected_for: Vec<String>, delay: Duration| LaneJob {
-            not_before_ms: now_ms().saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
+            not_before_ms: self
+                .clock
+                .now_ms()
+                .saturating_add(u64::try_from(delay.as_millis()).unwrap_or(0)),
             rejected_for,
             spent: report.usage.clone(),
             ..record
@@ -396,5 +400,91 @@ fn masked(report: &LaneReport) -> std::borrow::Cow<'_, LaneReport> {
             }),
         },
         LaneAttemptOutcome::Reported { .. } => std::borrow::Cow::Borrowed(report),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{EngineRetry, ReviewSettings};
+    use crate::service::paused::{coordinator, submission};
+    use revu_domain::retry::RetryPolicy;
+
+    /// A lane whose engine failed for now is dispatched again once the
+    /// policy's backoff has passed and not before: the retry is due by the
+    /// coordinator's clock, and waits beside its stream until then.
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_lane_goes_out_again_after_its_backoff_and_not_before() {
+        let policy = RetryPolicy {
+            max_attempts: 3,
+            base_delay_ms: 8_000,
+            max_delay_ms: 60_000,
+        };
+        let settings = ReviewSettings {
+            engine_retries: vec![EngineRetry {
+                engine: "rules".into(),
+                policy,
+            }],
+            ..ReviewSettings::default()
+        };
+        // Years from the system's time: a retry due by any clock but the
+        // coordinator's would not come.
+        let (backend, coordinator) = coordinator(settings, 1_600_000_000_000);
+        let submitted = coordinator
+            .submit(submission("docs-only.patch", None))
+            .await;
+        assert!(submitted.is_ok(), "{submitted:?}");
+        let engines = ["rules".to_owned()];
+        let take = |wait| backend.take_jobs("worker", &engines, wait);
+        // Every lane out of the way; the first one fails.
+        let mut held = Vec::new();
+        while let Ok(mut got) = take(Duration::ZERO).await
+            && let Some(d) = got.pop()
+        {
+            held.push(d);
+        }
+        let first = held.first().unwrap_or_else(|| panic!("no lane dispatched"));
+        let job = first.payload.clone().unwrap_or_else(|e| panic!("{e}"));
+        let failed = LaneReport {
+            review_id: job.review_id.clone(),
+            lane_id: job.lane.id.clone(),
+            attempt: 1,
+            worker: "worker".into(),
+            engine: "rules".into(),
+            duration_ms: 1,
+            outcome: LaneAttemptOutcome::Failed {
+                reason: "simulated outage".into(),
+                retry: Retry::Transient,
+                kind: FaultKind::EngineError,
+                retry_after_ms: None,
+            },
+            usage: None,
+            cache: None,
+        };
+        let completed = backend.complete_job(&first.entry, &failed).await;
+        assert!(completed.is_ok(), "{completed:?}");
+        let reports = backend.take_results("coordinator", Duration::ZERO).await;
+        for delivery in reports.unwrap_or_default() {
+            coordinator.handle_delivery(delivery).await;
+        }
+        let failed_at = tokio::time::Instant::now();
+        let delayed = backend.job_backlog().await.map(|d| d.delayed);
+        assert_eq!(delayed.ok(), Some(1), "the retry waits out its backoff");
+
+        // The backoff of a first failure is half to all of the base delay.
+        let early = take(Duration::from_millis(3_999)).await;
+        assert!(early.is_ok_and(|got| got.is_empty()), "dispatched early");
+        let retried = take(Duration::from_secs(5)).await;
+        let waited = failed_at.elapsed();
+        let retry = retried
+            .ok()
+            .and_then(|mut got| got.pop())
+            .and_then(|d| d.payload.ok())
+            .unwrap_or_else(|| panic!("no retry {waited:?} after the failure"));
+        assert_eq!((retry.lane.id, retry.attempt), (job.lane.id, 2));
+        assert!(
+            waited >= Duration::from_secs(4) && waited <= Duration::from_secs(8),
+            "the retry came {waited:?} after the failure"
+        );
     }
 }

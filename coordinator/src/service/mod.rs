@@ -13,6 +13,8 @@ mod gather;
 mod handoff;
 mod lane_state;
 mod observe;
+#[cfg(test)]
+mod paused;
 mod phases;
 mod query;
 mod submit;
@@ -26,6 +28,7 @@ pub use submit::Submission;
 
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;
+use revu_domain::clock::{Clock, SharedClock};
 use revu_domain::diff::DiffError;
 use revu_domain::lane::ReviewId;
 use revu_domain::retry::{Retry, Retryable};
@@ -111,6 +114,9 @@ pub struct Coordinator<B> {
     /// Where finished reports go for a reader in this process
     /// ([`Coordinator::with_report_handoff`]).
     handoff: Option<Arc<ReportHandoff>>,
+    /// What deadlines, quota windows and retries' due times are read
+    /// against ([`Coordinator::with_clock`]).
+    clock: SharedClock,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -127,7 +133,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             finalizing: finalizing::Finalizing::default(),
             parse_ahead: false,
             handoff: None,
+            clock: revu_domain::clock::system(),
         })
+    }
+
+    /// Reads the time from `clock` (by default, the system's): a review's
+    /// deadline is set and checked by it, a tenant's quota windows follow
+    /// it, a retry is due by it. The backend, which stamps the jobs and
+    /// reports it holds, reads the same clock.
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
     }
 
     /// Records into `metrics` (by default, into metrics nobody reads).

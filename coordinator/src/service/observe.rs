@@ -3,9 +3,10 @@
 //! reads as the pipeline it is.
 
 use super::Coordinator;
+use revu_domain::clock::Clock;
 use revu_domain::lane::{FaultKind, LaneJob, LaneReport, LaneSpec, ReviewId};
 use revu_domain::report::{LaneOutcome, Report};
-use revu_domain::review::{LaneEnd, LaneResult, ReviewRecord, now_ms};
+use revu_domain::review::{LaneEnd, LaneResult, ReviewRecord};
 use revu_domain::telemetry::MessagingTarget;
 use revu_domain::telemetry::names::{attr, span};
 use revu_queue::{JobQueue, ReviewStore};
@@ -171,7 +172,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             return;
         };
         let outcome = outcome_label(result.outcome());
-        let since = Duration::from_millis(now_ms().saturating_sub(record.created_ms));
+        let since = Duration::from_millis(self.clock.now_ms().saturating_sub(record.created_ms));
         self.metrics
             .lane_duration
             .get_or_create(&LaneLabels::new(spec, outcome))

@@ -2,9 +2,10 @@
 
 use super::{Coordinator, ServiceError, blocking, observe};
 use revu_domain::bundle::{APART_MIN_BYTES, OwnersFile, Patch, ReviewBundle};
+use revu_domain::clock::Clock;
 use revu_domain::lane::{LaneJob, LaneKind, ReviewId};
 use revu_domain::report::Rigor;
-use revu_domain::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage, now_ms};
+use revu_domain::review::{ProgressEvent, ReviewPlan, ReviewRecord, Stage};
 use revu_domain::telemetry::names::{attr, span};
 use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_stages::limits::within;
@@ -129,7 +130,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let id = self
             .backend
             .new_review_id(sub.tenant.as_deref(), sub.idempotency_key.as_deref());
-        let created_ms = now_ms();
+        let created_ms = self.clock.now_ms();
         let deadline_ms = created_ms.saturating_add(
             u64::try_from(self.settings.review_timeout().as_millis()).unwrap_or(u64::MAX),
         );

@@ -5,10 +5,11 @@ use super::finalize::verdict_event;
 use super::phases::Reached;
 use super::{Coordinator, ServiceError};
 use revu_domain::bundle::ReviewBundle;
+use revu_domain::clock::Clock;
 use revu_domain::diff::Diff;
 use revu_domain::lane::{FaultKind, ReviewId};
 use revu_domain::retry::Retryable;
-use revu_domain::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord, now_ms};
+use revu_domain::review::{LaneEnd, LaneResult, LaneResults, ReviewPhase, ReviewRecord};
 use revu_queue::{JobQueue, MoveOutcome, ReviewStore};
 use revu_stages::assemble::assemble;
 use revu_stages::render;
@@ -67,7 +68,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     /// [`Self::fault_review`]); the pass goes on with the next one, and the
     /// reclaim of orphaned reports runs whatever happened to the reviews.
     pub async fn sweep_once(&self) -> Result<(), ServiceError> {
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let listed = self.backend.active_reviews().await;
         for id in listed.as_deref().unwrap_or_default() {
             let Err(e) = self.sweep_review(id, now).await else {

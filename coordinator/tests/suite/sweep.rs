@@ -1,18 +1,21 @@
 //! The sweeper over the in-memory backend: a review it cannot handle is
-//! faulted on its own, and the reviews beside it are still swept; and
-//! what a status read (`GetReview`) gives of a review it finishes.
+//! faulted on its own, and the reviews beside it are still swept; what a
+//! status read (`GetReview`) gives of a review it finishes; and, on paused
+//! time, the lanes a review's deadline faults, and when.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use revu_coordinator::config::ReviewSettings;
+use revu_coordinator::config::{LaneEngine, ReviewSettings};
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::lane::{LaneReportBody, ReviewId};
 use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, ReviewState};
-use revu_queue::ReviewStore;
 use revu_queue::memory::MemoryBackend;
+use revu_queue::{JobQueue, ReviewStore};
+use revu_runtime::clock::TokioClock;
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::Duration;
 
 fn example(name: &str) -> Vec<u8> {
     let path = format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -137,4 +140,105 @@ async fn status_counts_settled_lanes_and_gives_the_report_once_finished() {
     assert_eq!(report, self::report(&backend, &id).await);
     let unknown = ReviewId::new();
     assert!(coordinator.status(&unknown).await.is_err());
+}
+
+/// A coordinator with `settings`, and its backend, both on tokio's clock,
+/// starting years from the system's time: a deadline set or read by any
+/// other clock would be missed by years.
+fn on_tokio_time(settings: ReviewSettings) -> (MemoryBackend, Coordinator<MemoryBackend>) {
+    let clock = TokioClock::starting_at(1_600_000_000_000);
+    let backend = MemoryBackend::with_clock(clock);
+    let coordinator = Coordinator::new(backend.clone(), settings)
+        .unwrap()
+        .with_clock(clock);
+    (backend, coordinator)
+}
+
+/// The lanes of a report, by id.
+fn lanes_by_id(report: &Value) -> std::collections::BTreeMap<String, Value> {
+    let lanes = report["lanes"].as_array().unwrap();
+    lanes
+        .iter()
+        .map(|l| (l["id"].as_str().unwrap().to_owned(), l.clone()))
+        .collect()
+}
+
+/// A lane without a report when its review's deadline comes is faulted
+/// by the sweep, saying whether it ran out of time or no worker offers
+/// its engine; a sweep a millisecond earlier faults nothing.
+#[tokio::test(start_paused = true)]
+async fn at_the_deadline_the_sweep_faults_the_lanes_without_a_report_saying_why() {
+    let settings = ReviewSettings {
+        review_timeout_secs: 60,
+        lane_engines: vec![LaneEngine {
+            lane: "specialist:correctness".into(),
+            engine: "nobody".into(),
+        }],
+        ..ReviewSettings::default()
+    };
+    let (backend, coordinator) = on_tokio_time(settings);
+    let id = submit(&coordinator, "secret-and-unwrap.patch").await;
+    // A worker of `rules` took a lane, and never reported.
+    let taken = backend
+        .take_jobs("silent", &["rules".to_owned()], Duration::ZERO)
+        .await
+        .unwrap();
+    assert_eq!(taken.len(), 1);
+
+    tokio::time::sleep(Duration::from_millis(59_999)).await;
+    coordinator.sweep_once().await.unwrap();
+    assert!(backend.lane_results(&id).await.unwrap().is_empty());
+    assert_eq!(coordinator.metrics().past_deadline.get(), 0);
+
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    coordinator.sweep_once().await.unwrap();
+    let r = report(&backend, &id).await;
+    assert_eq!(r["gate"], "NEEDS-HUMAN", "{r}");
+    let lanes = lanes_by_id(&r);
+    assert!(lanes.len() > 1, "{r}");
+    for (lane_id, lane) in &lanes {
+        assert_eq!(lane["outcome"], "PIPELINE-FAULT", "{lane}");
+        let banner = lane["banner"].as_str().unwrap_or_default();
+        let why = if lane_id == "specialist:correctness" {
+            "review deadline passed: no worker offers engine `nobody`"
+        } else {
+            "review deadline passed before the lane reported"
+        };
+        assert_eq!(banner, why, "{lane}");
+    }
+    assert_eq!(coordinator.metrics().past_deadline.get(), 1);
+}
+
+/// The sweeper, left running, ends a review whose lanes never report at
+/// its deadline: not before, and within one tick after.
+#[tokio::test(start_paused = true)]
+async fn the_running_sweeper_ends_a_review_at_its_deadline() {
+    let settings = ReviewSettings {
+        review_timeout_secs: 30,
+        ..ReviewSettings::default()
+    };
+    let (backend, coordinator) = on_tokio_time(settings);
+    let id = submit(&coordinator, "docs-only.patch").await;
+    let sweeper = tokio::spawn({
+        let coordinator = coordinator.clone();
+        async move {
+            coordinator
+                .run_sweeper(Duration::from_secs(1), std::future::pending())
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(29_900)).await;
+    assert_eq!(
+        coordinator.status(&id).await.unwrap().state,
+        ReviewState::Running
+    );
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    let r = report(&backend, &id).await;
+    sweeper.abort();
+    assert_eq!(r["gate"], "NEEDS-HUMAN", "{r}");
+    for lane in lanes_by_id(&r).values() {
+        assert_eq!(lane["outcome"], "PIPELINE-FAULT", "{lane}");
+        let banner = lane["banner"].as_str().unwrap_or_default();
+        assert!(banner.contains("deadline"), "{lane}");
+    }
 }

@@ -4,13 +4,11 @@ use super::MemoryBackend;
 use crate::{CreateOutcome, MoveOutcome, PhaseMove, QueueError, QuotaCharge, ReviewStore, encode};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::lane::{LaneJob, ReviewId};
-use revu_domain::review::{
-    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, now_ms,
-};
+use revu_domain::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 impl ReviewStore for MemoryBackend {
     async fn create_review(
@@ -24,6 +22,7 @@ impl ReviewStore for MemoryBackend {
             .iter()
             .map(|j| Ok((j, encode("lane job", j)?)))
             .collect::<Result<Vec<_>, QueueError>>()?;
+        let now = self.now_ms();
         let mut s = self.lock();
         if let Some(key) = idempotency_key {
             let scoped = (record.id.tenant().map(str::to_owned), key.to_owned());
@@ -43,7 +42,7 @@ impl ReviewStore for MemoryBackend {
                     gate_rejected: None,
                 },
             );
-            s.add_job(&job.lane.engine, raw);
+            s.add_job(&job.lane.engine, raw, now);
         }
         drop(s);
         self.jobs_ready.notify_waiters();
@@ -85,14 +84,15 @@ impl ReviewStore for MemoryBackend {
     }
 
     async fn cached_lane(&self, key: &str) -> Result<Option<String>, QueueError> {
+        let now = self.now_ms();
         let mut s = self.lock();
-        let now = Instant::now();
         s.lane_cache.retain(|_, (_, until)| *until > now);
         Ok(s.lane_cache.get(key).map(|(body, _)| body.clone()))
     }
 
     async fn cache_lane(&self, key: &str, body: &str, ttl: Duration) -> Result<(), QueueError> {
-        let until = Instant::now() + ttl;
+        let ttl = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX);
+        let until = self.now_ms().saturating_add(ttl);
         self.lock()
             .lane_cache
             .insert(key.to_owned(), (body.to_owned(), until));
@@ -123,6 +123,7 @@ impl ReviewStore for MemoryBackend {
             .map(|j| Ok((j, encode("lane job", j)?)))
             .collect::<Result<Vec<_>, QueueError>>()?;
         let id = &step.record.id;
+        let now = self.now_ms();
         {
             let mut s = self.lock();
             let Some(stored) = s.records.get_mut(id) else {
@@ -142,7 +143,7 @@ impl ReviewStore for MemoryBackend {
                         gate_rejected: None,
                     },
                 );
-                s.add_job(&job.lane.engine, raw);
+                s.add_job(&job.lane.engine, raw, now);
             }
             if let Some(report) = step.report {
                 s.reports.insert(id.clone(), Arc::new(report));
@@ -210,6 +211,7 @@ impl ReviewStore for MemoryBackend {
         gate_rejection: bool,
     ) -> Result<bool, QueueError> {
         let raw = encode("lane job", job)?;
+        let now = self.now_ms();
         let mut s = self.lock();
         let lanes = s.attempts.entry(job.review_id.clone()).or_default();
         let Some(lane) = lanes.get_mut(&job.lane.id).filter(|l| l.awaited == from) else {
@@ -222,10 +224,10 @@ impl ReviewStore for MemoryBackend {
             lane.gate_rejected = Some(from);
         }
         lane.awaited = job.attempt;
-        if job.not_before_ms > now_ms() {
+        if job.not_before_ms > now {
             s.delay_job(&job.lane.engine, raw, job.not_before_ms);
         } else {
-            s.add_job(&job.lane.engine, raw);
+            s.add_job(&job.lane.engine, raw, now);
         }
         drop(s);
         self.jobs_ready.notify_waiters();
@@ -234,6 +236,7 @@ impl ReviewStore for MemoryBackend {
 
     async fn dispatch_planned(&self, job: &LaneJob) -> Result<bool, QueueError> {
         let raw = encode("lane job", job)?;
+        let now = self.now_ms();
         let mut s = self.lock();
         if !s.active.contains(&job.review_id) {
             return Ok(false);
@@ -249,7 +252,7 @@ impl ReviewStore for MemoryBackend {
                 gate_rejected: None,
             },
         );
-        s.add_job(&job.lane.engine, raw);
+        s.add_job(&job.lane.engine, raw, now);
         drop(s);
         self.jobs_ready.notify_waiters();
         Ok(true)

@@ -10,8 +10,8 @@ use super::{COORDINATOR_GROUP, RedisBackend, WORKER_GROUP, sharded_entry};
 use crate::{Delivery, Poison, QueueError, decode, job_entry};
 use redis::Value;
 use redis::streams::{StreamAutoClaimReply, StreamId, StreamReadReply};
+use revu_domain::clock::Clock;
 use revu_domain::lane::{LaneJob, LaneReport, ReviewId};
-use revu_domain::review::now_ms;
 use std::time::Duration;
 
 /// Most due retries one read moves to each job stream.
@@ -148,7 +148,7 @@ impl RedisBackend {
         }
         call.arg(WORKER_GROUP)
             .arg(consumer)
-            .arg(now_ms())
+            .arg(self.clock.now_ms())
             .arg(PROMOTE_BATCH)
             .arg(engines.len());
         for engine in engines {
@@ -254,7 +254,9 @@ impl RedisBackend {
             looked = order;
         }
         let mut wait = match due {
-            Some(due) => wait.min(Duration::from_millis(due.saturating_sub(now_ms()).max(1))),
+            Some(due) => wait.min(Duration::from_millis(
+                due.saturating_sub(self.clock.now_ms()).max(1),
+            )),
             None => wait,
         };
         if self.cluster {

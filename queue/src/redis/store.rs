@@ -10,10 +10,9 @@ use super::{RedisBackend, layout};
 use crate::{CreateOutcome, MoveOutcome, PhaseMove, QueueError, QuotaCharge, ReviewStore, encode};
 use redis::streams::StreamReadReply;
 use revu_domain::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
+use revu_domain::clock::Clock;
 use revu_domain::lane::{LaneJob, ReviewId};
-use revu_domain::review::{
-    LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord, now_ms,
-};
+use revu_domain::review::{LaneAttempts, LaneResult, LaneResults, ProgressEvent, ReviewRecord};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
@@ -440,7 +439,7 @@ impl ReviewStore for RedisBackend {
             .arg(if gate_rejection { "1" } else { "0" })
             .arg(&job.lane.engine)
             .arg(job.not_before_ms)
-            .arg(now_ms())
+            .arg(self.clock.now_ms())
             .invoke_async(&mut conn)
             .await?;
         Ok(dispatched == 1)

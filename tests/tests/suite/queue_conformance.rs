@@ -1,8 +1,13 @@
 //! The queue contract, run against both backends: Redis Streams (on a real
 //! redis-server) and the in-memory one of the embedded mode. What only
 //! the Redis store does (poison entries, trimming, staged diffs) is in
-//! `redis_store.rs`. Every case runs on two worker threads, so that tasks
-//! a case spawns race for real.
+//! `redis_store.rs`.
+//!
+//! In memory, the cases run on paused time with the backend on tokio's
+//! clock: the leases, delays and expiries they wait out pass at once; a
+//! case whose tasks must race for real runs on two worker threads instead.
+//! On Redis, every case runs on two worker threads in real time: the
+//! server times idle entries and expiries by its own clock.
 
 #[path = "queue_conformance/phases.rs"]
 mod phases;
@@ -13,15 +18,16 @@ use phases::{
     a_phase_moves_only_from_the_phase_it_leaves, cancel_and_finish_race_and_exactly_one_wins,
 };
 use revu_domain::bundle::ReviewBundle;
+use revu_domain::clock::Clock;
 use revu_domain::lane::{LaneJob, ReviewId};
 use revu_domain::report::{Gate, Verdict};
-use revu_domain::review::{LaneAttempts, ProgressEvent, ReviewPhase, now_ms};
+use revu_domain::review::{LaneAttempts, ProgressEvent, ReviewPhase};
 use revu_queue::memory::MemoryBackend;
 use revu_queue::redis::{RedisBackend, RedisOptions};
 use revu_queue::{CreateOutcome, JobQueue, ReviewStore};
 use revu_tests::queue_fixtures::{
-    OrFail, SHORT, finish, job, move_to, record, redis_backend, report, rules, settled, take,
-    take_job,
+    BackendClock, OrFail, SHORT, finish, job, memory_on_tokio_time, move_to, record, redis_backend,
+    report, rules, settled, take, take_job,
 };
 use revu_tests::{RedisCluster, RedisServer};
 use std::sync::Arc;
@@ -63,7 +69,7 @@ async fn job_is_delivered_once_and_acked_with_its_report<B: JobQueue + ReviewSto
 }
 
 async fn empty_queue_waits_then_returns_nothing<B: JobQueue + ReviewStore>(b: B) {
-    let started = std::time::Instant::now();
+    let started = tokio::time::Instant::now();
     assert!(take_job(&b, "c1", SHORT).await.or_fail().is_none());
     assert!(started.elapsed() >= SHORT / 2, "returned before waiting");
 }
@@ -304,7 +310,7 @@ async fn creation_dispatches_lanes_and_retries_are_dispatched_once<B: JobQueue +
 /// A retry with a delay waits beside its stream, not in a worker's hands:
 /// other jobs are taken meanwhile, and the retry comes when it is due,
 /// waking a consumer that is already waiting.
-async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore>(b: B) {
+async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore + BackendClock>(b: B) {
     let id = ReviewId::new();
     let jobs = [job(&id, "domain:a"), job(&id, "domain:b")];
     b.create_review(&record(&id), &Arc::default(), None, &jobs)
@@ -317,8 +323,8 @@ async fn a_delayed_retry_is_held_back_until_due<B: JobQueue + ReviewStore>(b: B)
     // Due `delay` from here: the bounds below are measured from this
     // moment, not from after the steps between (which a loaded machine
     // may take a while over).
-    let set = std::time::Instant::now();
-    retry.not_before_ms = now_ms() + u64::try_from(delay.as_millis()).or_fail();
+    let set = tokio::time::Instant::now();
+    retry.not_before_ms = b.clock().now_ms() + u64::try_from(delay.as_millis()).or_fail();
     b.complete_job(&first.entry, &report(&jobs[0]))
         .await
         .or_fail();
@@ -476,12 +482,18 @@ async fn each_engine_stream_says_its_depth_and_oldest_entry<B: JobQueue + Review
 }
 
 macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {
+    (paused: [$($case:ident),* $(,)?], raced: [$($raced:ident),* $(,)?] $(,)?) => {
         mod memory {
             $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                #[tokio::test(start_paused = true)]
                 async fn $case() {
-                    super::$case(super::MemoryBackend::new()).await;
+                    super::$case(super::memory_on_tokio_time()).await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $raced() {
+                    super::$raced(super::MemoryBackend::new()).await;
                 }
             )*
         }
@@ -493,6 +505,13 @@ macro_rules! conformance {
                     super::$case(super::redis_backend(&server).await).await;
                 }
             )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $raced() {
+                    let server = super::RedisServer::start();
+                    super::$raced(super::redis_backend(&server).await).await;
+                }
+            )*
         }
         /// Every case on one real six-node Redis Cluster, in turn, each
         /// under a key prefix of its own.
@@ -502,6 +521,10 @@ macro_rules! conformance {
             $(
                 eprintln!("cluster case {}", stringify!($case));
                 $case(cluster_backend(&cluster, stringify!($case)).await).await;
+            )*
+            $(
+                eprintln!("cluster case {}", stringify!($raced));
+                $raced(cluster_backend(&cluster, stringify!($raced)).await).await;
             )*
         }
     };
@@ -519,25 +542,27 @@ async fn cluster_backend(cluster: &RedisCluster, case: &str) -> RedisBackend {
 }
 
 conformance!(
-    job_is_delivered_once_and_acked_with_its_report,
-    empty_queue_waits_then_returns_nothing,
-    silent_consumer_jobs_are_reclaimed_after_idle,
-    dead_letter_acknowledges_and_counts,
-    store_is_idempotent_and_settles_each_lane_once,
-    lease_extension_and_release_follow_the_holder,
-    trimming_never_removes_undelivered_or_pending_entries,
-    creation_dispatches_lanes_and_retries_are_dispatched_once,
-    a_delayed_retry_is_held_back_until_due,
-    a_planned_lane_is_dispatched_once_and_only_while_active,
-    jobs_reach_only_consumers_of_their_engine,
-    each_engine_stream_says_its_depth_and_oldest_entry,
-    tenants_have_their_own_reviews_and_idempotency_keys,
-    quotas_charge_within_a_window_and_refuse_past_the_limit,
-    the_lane_cache_keeps_a_body_until_it_expires,
-    a_large_diff_is_stored_whole,
-    a_large_record_reads_back_whole,
-    a_phase_moves_only_from_the_phase_it_leaves,
-    cancel_and_finish_race_and_exactly_one_wins,
+    paused: [
+        job_is_delivered_once_and_acked_with_its_report,
+        empty_queue_waits_then_returns_nothing,
+        silent_consumer_jobs_are_reclaimed_after_idle,
+        dead_letter_acknowledges_and_counts,
+        store_is_idempotent_and_settles_each_lane_once,
+        lease_extension_and_release_follow_the_holder,
+        trimming_never_removes_undelivered_or_pending_entries,
+        creation_dispatches_lanes_and_retries_are_dispatched_once,
+        a_delayed_retry_is_held_back_until_due,
+        a_planned_lane_is_dispatched_once_and_only_while_active,
+        jobs_reach_only_consumers_of_their_engine,
+        each_engine_stream_says_its_depth_and_oldest_entry,
+        tenants_have_their_own_reviews_and_idempotency_keys,
+        quotas_charge_within_a_window_and_refuse_past_the_limit,
+        the_lane_cache_keeps_a_body_until_it_expires,
+        a_large_diff_is_stored_whole,
+        a_large_record_reads_back_whole,
+        a_phase_moves_only_from_the_phase_it_leaves,
+    ],
+    raced: [cancel_and_finish_race_and_exactly_one_wins],
 );
 
 #[tokio::test]

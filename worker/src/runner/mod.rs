@@ -16,11 +16,12 @@ use crate::engines::{Engines, Meter};
 use crate::metrics::WorkerMetrics;
 use bundles::BundleCache;
 use held::Held;
+use revu_domain::clock::{Clock, SharedClock};
 use revu_domain::lane::{
     CacheUse, FaultKind, LaneAttemptOutcome, LaneJob, LaneReport, ReviewId, Usage,
 };
 use revu_domain::retry::{Retry, RetryPolicy};
-use revu_domain::review::{ProgressEvent, now_ms};
+use revu_domain::review::ProgressEvent;
 use revu_domain::telemetry::MessagingTarget;
 use revu_queue::{Delivery, JobQueue, ReviewStore};
 use std::future::Future;
@@ -108,6 +109,8 @@ pub struct Worker<B> {
     stoppable_reads: bool,
     /// How long a lane's report is kept for reuse; `None` keeps none.
     lane_cache_ttl: Option<Duration>,
+    /// What a lane's deadline is checked against.
+    clock: SharedClock,
 }
 
 impl<B: JobQueue + ReviewStore> Worker<B> {
@@ -127,7 +130,16 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             messaging: Arc::default(),
             stoppable_reads: false,
             lane_cache_ttl: None,
+            clock: revu_domain::clock::system(),
         }
+    }
+
+    /// Reads the time a lane's deadline is checked against from `clock`
+    /// (by default, the system's), the clock of the coordinator that set
+    /// it. Leases and polls run on tokio's timers.
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
     }
 
     /// Lets a stop cut an idle queue read short, for a backend whose read
@@ -227,10 +239,10 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
     async fn slot(&self, stop: watch::Receiver<bool>) {
         // Only the streams of the engines this worker offers.
         let engines = self.engines.names();
-        let mut last_reclaim: Option<Instant> = None;
+        let mut last_reclaim: Option<tokio::time::Instant> = None;
         while !*stop.borrow() {
             if last_reclaim.is_none_or(|t| t.elapsed() >= self.lease / 2) {
-                last_reclaim = Some(Instant::now());
+                last_reclaim = Some(tokio::time::Instant::now());
                 match self
                     .backend
                     .reclaim_jobs(&self.name, &engines, self.lease, 1)
@@ -441,7 +453,7 @@ impl<B: JobQueue + ReviewStore> Worker<B> {
             attempt: job.attempt,
             worker: self.name.to_string(),
         };
-        let now = now_ms();
+        let now = self.clock.now_ms();
         let left = Duration::from_millis(job.deadline_ms.saturating_sub(now));
         let limit = self.lane_timeout.min(left);
         let (outcome, cache) = if now > job.deadline_ms {
