@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use revu_coordinator::config::{LaneEngine, ReviewSettings};
+use revu_coordinator::config::ReviewSettings;
 use revu_coordinator::service::{Coordinator, Submission};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::lane::{LaneReportBody, ReviewId};
@@ -13,6 +13,7 @@ use revu_domain::review::{LaneEnd, LaneResult, ProgressEvent, ReviewPhase, Revie
 use revu_queue::memory::MemoryBackend;
 use revu_queue::{JobQueue, ReviewStore};
 use revu_runtime::clock::TokioClock;
+use revu_stages::prepare::LaneEngine;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
