@@ -21,6 +21,7 @@ mod tsconfig;
 use crate::extract::Import;
 use crate::lang::Lang;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The repository's files and manifests, for resolving imports.
 #[derive(Debug, Default)]
@@ -46,7 +47,15 @@ pub struct Resolver {
     python_roots: python::PythonRoots,
     /// `pyproject.toml`s, read once the files are known.
     pyprojects: Vec<(String, String)>,
+    /// Bare script specifiers resolved so far, by the `tsconfig.json`
+    /// options that apply: a monorepo imports the same few packages from
+    /// thousands of files.
+    bare: Mutex<HashMap<BareSpec, Option<usize>>>,
 }
+
+/// A bare script specifier under the `tsconfig.json` options that apply
+/// (see [`tsconfig::TsConfigs::applying`]).
+type BareSpec = (Option<usize>, String);
 
 /// Whether `path` is a manifest the resolver reads.
 pub(crate) fn is_manifest(path: &str) -> bool {
@@ -254,12 +263,22 @@ impl Resolver {
         if spec.starts_with('/') || spec.contains(':') {
             return None;
         }
+        let config = self.tsconfigs.applying(from);
+        let key = (config, spec.to_owned());
+        if let Some(found) = self.bare.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return found;
+        }
         // As TypeScript looks: the aliases and `baseUrl`, then packages.
-        self.tsconfigs
-            .candidates(from, spec)
+        let found = self
+            .tsconfigs
+            .candidates(config, spec)
             .into_iter()
             .chain(self.packages.candidates(spec))
-            .find_map(|base| self.script_file(&base))
+            .find_map(|base| self.script_file(&base));
+        if let Ok(mut m) = self.bare.lock() {
+            m.insert(key, found);
+        }
+        found
     }
 
     /// The file `base` names as a script specifier does: as written, with
@@ -271,14 +290,25 @@ impl Resolver {
         if let Some(id) = self.id(base) {
             return Some(id);
         }
-        let mut candidates = Vec::with_capacity(2 + 2 * EXTS.len());
-        // TypeScript written for ES modules imports `./x.js` for `x.ts`.
-        if let Some(stem) = base.strip_suffix(".js") {
-            candidates.push(format!("{stem}.ts"));
-            candidates.push(format!("{stem}.tsx"));
+        // Most candidates name no directory of the repository: two
+        // lookups rule them out before any path is built.
+        let in_dir = self.dirs.contains_key(dir_of(base));
+        let as_dir = self.dirs.contains_key(base);
+        if !in_dir && !as_dir {
+            return None;
         }
-        candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
-        candidates.extend(EXTS.iter().map(|e| join(base, &format!("index{e}"))));
+        let mut candidates = Vec::with_capacity(2 + 2 * EXTS.len());
+        if in_dir {
+            // TypeScript written for ES modules imports `./x.js` for `x.ts`.
+            if let Some(stem) = base.strip_suffix(".js") {
+                candidates.push(format!("{stem}.ts"));
+                candidates.push(format!("{stem}.tsx"));
+            }
+            candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
+        }
+        if as_dir {
+            candidates.extend(EXTS.iter().map(|e| join(base, &format!("index{e}"))));
+        }
         self.first(&candidates)
     }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 const MAX_EXTENDS: usize = 8;
 
 /// `compilerOptions.paths`: pattern → targets, as written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Aliases {
     /// The directory of the config that wrote them: what they are
     /// relative to without a `baseUrl`.
@@ -34,7 +34,7 @@ struct Raw {
 }
 
 /// What applies to the files below a config.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, Hash)]
 struct Effective {
     base_url: Option<String>,
     paths: Option<Aliases>,
@@ -45,9 +45,12 @@ pub(super) struct TsConfigs {
     /// Every config read, by path (`tsconfig.base.json` only through
     /// `extends`).
     raw: HashMap<String, Raw>,
-    /// Directory → what its `tsconfig.json`/`jsconfig.json` gives, where
-    /// that is something.
-    applies: HashMap<String, Effective>,
+    /// What the configs give, each once: the configs of a monorepo's
+    /// packages extend one base as a rule.
+    effective: Vec<Effective>,
+    /// Directory → what its `tsconfig.json`/`jsconfig.json` gives (an
+    /// index into `effective`), where that is something.
+    applies: HashMap<String, usize>,
 }
 
 /// Whether the file named `name` is a TypeScript or JavaScript config.
@@ -112,21 +115,32 @@ impl TsConfigs {
 
     /// Follows `extends` once every config and package is read.
     pub fn finish(&mut self, packages: &Packages) {
+        let mut paths: Vec<&String> = self.raw.keys().collect();
+        paths.sort();
+        let mut ids: HashMap<Effective, usize> = HashMap::new();
+        let mut effective = Vec::new();
         let mut applies = HashMap::new();
-        for path in self.raw.keys() {
+        for path in paths {
             let name = path.rsplit('/').next().unwrap_or(path);
             if name != "tsconfig.json" && name != "jsconfig.json" {
                 continue;
             }
             let e = self.effective(path, packages, 0);
-            if e.base_url.is_some() || e.paths.is_some() {
-                // tsconfig.json over jsconfig.json in one directory.
-                let dir = dir_of(path).to_owned();
-                if name == "tsconfig.json" || !applies.contains_key(&dir) {
-                    applies.insert(dir, e);
-                }
+            if e.base_url.is_none() && e.paths.is_none() {
+                continue;
             }
+            let dir = dir_of(path).to_owned();
+            // tsconfig.json over jsconfig.json in one directory.
+            if name == "jsconfig.json" && applies.contains_key(&dir) {
+                continue;
+            }
+            let id = *ids.entry(e.clone()).or_insert_with(|| {
+                effective.push(e);
+                effective.len() - 1
+            });
+            applies.insert(dir, id);
         }
+        self.effective = effective;
         self.applies = applies;
     }
 
@@ -173,18 +187,28 @@ impl TsConfigs {
             .find(|c| self.raw.contains_key(c))
     }
 
-    /// The paths `spec` may name from the file `from`, most likely
-    /// first: through the aliases, then under `baseUrl`.
-    pub fn candidates(&self, from: &str, spec: &str) -> Vec<String> {
+    /// What applies to the file `from`, as an id for
+    /// [`TsConfigs::candidates`]: files under configs that give the same
+    /// share it.
+    pub fn applying(&self, from: &str) -> Option<usize> {
         let mut dir = dir_of(from);
-        let config = loop {
-            if let Some(e) = self.applies.get(dir) {
-                break e;
+        loop {
+            if let Some(&id) = self.applies.get(dir) {
+                return Some(id);
             }
             if dir.is_empty() {
-                return Vec::new();
+                return None;
             }
             dir = dir_of(dir);
+        }
+    }
+
+    /// The paths `spec` may name under the config `id` (see
+    /// [`TsConfigs::applying`]), most likely first: through the aliases,
+    /// then under `baseUrl`.
+    pub fn candidates(&self, id: Option<usize>, spec: &str) -> Vec<String> {
+        let Some(config) = id.and_then(|i| self.effective.get(i)) else {
+            return Vec::new();
         };
         let mut out = Vec::new();
         if let Some(Aliases {
@@ -233,14 +257,14 @@ mod tests {
         );
         c.finish(&Packages::default());
         assert_eq!(
-            c.candidates("apps/web/src/main.ts", "@lib/ui"),
+            c.candidates(c.applying("apps/web/src/main.ts"), "@lib/ui"),
             vec!["libs/ui/src".to_owned(), "@lib/ui".to_owned()]
         );
         assert_eq!(
-            c.candidates("apps/api/x/y.ts", "~/db"),
+            c.candidates(c.applying("apps/api/x/y.ts"), "~/db"),
             vec!["apps/api/src/db".to_owned()]
         );
-        assert!(c.candidates("other/z.ts", "@lib/ui").is_empty());
+        assert!(c.candidates(c.applying("other/z.ts"), "@lib/ui").is_empty());
     }
 
     #[test]
@@ -252,6 +276,9 @@ mod tests {
         );
         c.add("b/tsconfig.json", r#"{ "extends": "../a/tsconfig.json" }"#);
         c.finish(&Packages::default());
-        assert_eq!(c.candidates("b/x.ts", "m"), vec!["a/m".to_owned()]);
+        assert_eq!(
+            c.candidates(c.applying("b/x.ts"), "m"),
+            vec!["a/m".to_owned()]
+        );
     }
 }
