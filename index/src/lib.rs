@@ -124,7 +124,9 @@ impl Indexer {
     }
 
     /// Whether the scan reads `path` (a file of an indexed language, or a
-    /// `go.mod` / `Cargo.toml`), so that a caller reads no other file.
+    /// manifest imports resolve by: `go.mod`, `go.work`, `Cargo.toml`,
+    /// `package.json`, `tsconfig*.json`, `jsconfig.json`,
+    /// `pyproject.toml`), so that a caller reads no other file.
     pub fn wants(path: &str) -> bool {
         scan::wanted_path(path)
     }

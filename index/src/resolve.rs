@@ -1,13 +1,27 @@
-//! Which files an import names, per language: Python modules and packages,
-//! relative JavaScript/TypeScript specifiers, Go packages under their
-//! `go.mod`, Rust `use` paths and `mod` declarations within a workspace's
-//! crates, Java classes and packages by path suffix. A specifier that names
-//! nothing in the repository (the standard library, a dependency) resolves
-//! to nothing.
+//! Which files an import names, per language: Python modules and packages
+//! (from the top, the directories above the importer, and the packages a
+//! monorepo installs from `src/` layouts and `pyproject.toml`s),
+//! JavaScript/TypeScript specifiers (relative, `tsconfig.json` aliases, a
+//! workspace package by its `package.json` name), Go packages under each
+//! `go.mod` (and local `replace`s), Rust `use` paths and `mod`
+//! declarations within a workspace's crates, Java classes and packages by
+//! path suffix. A specifier that names nothing in the repository (the
+//! standard library, a dependency) resolves to nothing.
+//!
+//! Manifests are read once per index into maps by name; resolving an
+//! import is a few lookups and the probing of candidate paths.
+
+mod cargo;
+mod gomod;
+mod jsonc;
+mod npm;
+mod python;
+mod tsconfig;
 
 use crate::extract::Import;
 use crate::lang::Lang;
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 /// The repository's files and manifests, for resolving imports.
 #[derive(Debug, Default)]
@@ -19,12 +33,37 @@ pub struct Resolver {
     dirs: HashMap<String, Vec<usize>>,
     /// File name → ids, for Java's suffix lookups.
     by_name: HashMap<String, Vec<usize>>,
-    /// `go.mod` module path → its directory.
+    /// Go module path → its directory.
     go_modules: Vec<(String, String)>,
-    /// Crate name (with `_`) → its `src` directory.
-    crates: HashMap<String, String>,
+    /// Crate name (with `_`) → its library's directory and root file.
+    crates: HashMap<String, (String, String)>,
     /// Directories that hold a `Cargo.toml`.
     crate_dirs: Vec<String>,
+    /// npm/pnpm/yarn packages by name.
+    packages: npm::Packages,
+    /// `tsconfig.json` aliases.
+    tsconfigs: tsconfig::TsConfigs,
+    /// Python packages by top-level name.
+    python_roots: python::PythonRoots,
+    /// `pyproject.toml`s, read once the files are known.
+    pyprojects: Vec<(String, String)>,
+    /// Bare script specifiers resolved so far, by the `tsconfig.json`
+    /// options that apply: a monorepo imports the same few packages from
+    /// thousands of files.
+    bare: Mutex<HashMap<BareSpec, Option<usize>>>,
+}
+
+/// A bare script specifier under the `tsconfig.json` options that apply
+/// (see [`tsconfig::TsConfigs::applying`]).
+type BareSpec = (Option<usize>, String);
+
+/// Whether `path` is a manifest the resolver reads.
+pub(crate) fn is_manifest(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "go.mod" | "go.work" | "Cargo.toml" | "package.json" | "pyproject.toml"
+    ) || tsconfig::is_config(name)
 }
 
 pub fn dir_of(path: &str) -> &str {
@@ -86,40 +125,49 @@ impl Resolver {
         self.paths.is_empty()
     }
 
-    /// Reads a `go.mod` or `Cargo.toml` at `path`.
+    /// Reads the manifest at `path` (see [`is_manifest`]); one that does
+    /// not parse is ignored.
     pub fn manifest(&mut self, path: &str, text: &str) {
-        let dir = dir_of(path).to_owned();
-        if path == "go.mod" || path.ends_with("/go.mod") {
-            if let Some(module) = text
-                .lines()
-                .find_map(|l| l.trim().strip_prefix("module "))
-                .map(|m| m.trim().trim_matches('"').to_owned())
-            {
-                self.go_modules.push((module, dir));
-            }
-        } else if path == "Cargo.toml" || path.ends_with("/Cargo.toml") {
-            self.crate_dirs.push(dir.clone());
-            let mut in_package = false;
-            for line in text.lines() {
-                let line = line.trim();
-                if line.starts_with('[') {
-                    in_package = line == "[package]";
-                } else if in_package
-                    && let Some(v) = line.strip_prefix("name")
-                    && let Some(v) = v.trim_start().strip_prefix('=')
-                {
-                    let name = v.trim().trim_matches('"').replace('-', "_");
-                    self.crates.insert(name, join(&dir, "src"));
+        let dir = dir_of(path);
+        let name = path.rsplit('/').next().unwrap_or(path);
+        match name {
+            "go.mod" | "go.work" => self.go_modules.extend(gomod::modules(dir, text)),
+            "Cargo.toml" => {
+                self.crate_dirs.push(dir.to_owned());
+                if let Some((name, src, root)) = cargo::library(dir, text) {
+                    self.crates.entry(name).or_insert((src, root));
                 }
             }
+            "package.json" => self.packages.add(dir, text),
+            "pyproject.toml" => self.pyprojects.push((dir.to_owned(), text.to_owned())),
+            _ if tsconfig::is_config(name) => self.tsconfigs.add(path, text),
+            _ => {}
         }
     }
 
+    /// Builds what resolving needs once every file and manifest is added.
     pub fn finish(&mut self) {
         // Longest module path first, so the most specific module wins.
         self.go_modules
             .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
         self.crate_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+        self.tsconfigs.finish(&self.packages);
+        for (dir, text) in std::mem::take(&mut self.pyprojects) {
+            self.python_roots.add(&dir, &text);
+        }
+        let ids = &self.ids;
+        let python = self
+            .paths
+            .iter()
+            .filter(|p| p.ends_with(".py") || p.ends_with(".pyi"))
+            .map(String::as_str);
+        self.python_roots
+            .finish(python, &|p: &str| ids.contains_key(p));
+    }
+
+    /// Whether `name` is a crate of the workspace.
+    pub fn is_crate(&self, name: &str) -> bool {
+        self.crates.contains_key(name)
     }
 
     pub fn id(&self, path: &str) -> Option<usize> {
@@ -180,6 +228,9 @@ impl Resolver {
                 dir = dir_of(dir);
             }
             roots.push("src".to_owned());
+            // Then the packages a monorepo installs from elsewhere.
+            let top = module.split('/').next().unwrap_or_default();
+            roots.extend(self.python_roots.roots(top).iter().cloned());
         }
         for root in roots {
             let base = join(&root, &module);
@@ -206,21 +257,58 @@ impl Resolver {
     }
 
     fn script(&self, from: &str, spec: &str) -> Option<usize> {
-        if !(spec.starts_with("./") || spec.starts_with("../")) {
+        if spec.starts_with("./") || spec.starts_with("../") {
+            return self.script_file(&normalize(&join(dir_of(from), spec))?);
+        }
+        if spec.starts_with('/') || spec.contains(':') {
             return None;
         }
-        let base = normalize(&join(dir_of(from), spec))?;
+        let config = self.tsconfigs.applying(from);
+        let key = (config, spec.to_owned());
+        if let Some(found) = self.bare.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return found;
+        }
+        // As TypeScript looks: the aliases and `baseUrl`, then packages.
+        let found = self
+            .tsconfigs
+            .candidates(config, spec)
+            .into_iter()
+            .chain(self.packages.candidates(spec))
+            .find_map(|base| self.script_file(&base));
+        if let Ok(mut m) = self.bare.lock() {
+            m.insert(key, found);
+        }
+        found
+    }
+
+    /// The file `base` names as a script specifier does: as written, with
+    /// an extension, or as a directory's `index`.
+    fn script_file(&self, base: &str) -> Option<usize> {
         const EXTS: [&str; 8] = [
             ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts",
         ];
-        let mut candidates = vec![base.clone()];
-        // TypeScript written for ES modules imports `./x.js` for `x.ts`.
-        if let Some(stem) = base.strip_suffix(".js") {
-            candidates.push(format!("{stem}.ts"));
-            candidates.push(format!("{stem}.tsx"));
+        if let Some(id) = self.id(base) {
+            return Some(id);
         }
-        candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
-        candidates.extend(EXTS.iter().map(|e| format!("{base}/index{e}")));
+        // Most candidates name no directory of the repository: two
+        // lookups rule them out before any path is built.
+        let in_dir = self.dirs.contains_key(dir_of(base));
+        let as_dir = self.dirs.contains_key(base);
+        if !in_dir && !as_dir {
+            return None;
+        }
+        let mut candidates = Vec::with_capacity(2 + 2 * EXTS.len());
+        if in_dir {
+            // TypeScript written for ES modules imports `./x.js` for `x.ts`.
+            if let Some(stem) = base.strip_suffix(".js") {
+                candidates.push(format!("{stem}.ts"));
+                candidates.push(format!("{stem}.tsx"));
+            }
+            candidates.extend(EXTS.iter().map(|e| format!("{base}{e}")));
+        }
+        if as_dir {
+            candidates.extend(EXTS.iter().map(|e| join(base, &format!("index{e}"))));
+        }
         self.first(&candidates)
     }
 
@@ -232,8 +320,8 @@ impl Resolver {
                 spec.strip_prefix(module.as_str())
                     .and_then(|r| r.strip_prefix('/'))
             };
-            if let Some(rest) = rest {
-                return self.dirs.get(&join(dir, rest)).cloned().unwrap_or_default();
+            if let Some(files) = rest.and_then(|r| self.dirs.get(&join(dir, r))) {
+                return files.clone();
             }
         }
         Vec::new()
@@ -289,16 +377,19 @@ impl Resolver {
                 segs.insert(0, "super");
                 Some(dir)
             }
-            name => self.crates.get(name).cloned(),
+            name => self.crates.get(name).map(|(src, _)| src.clone()),
         };
         let Some(root) = root else { return Vec::new() };
+        let segs_first = segs[0];
         let segs = &segs[1..];
         for k in (1..=segs.len()).rev() {
             if let Some(id) = self.rust_file(&join(&root, &segs[..k].join("/"))) {
                 return vec![id];
             }
         }
+        let named_root = self.crates.get(segs_first).map(|(_, file)| file.clone());
         self.first(&[
+            named_root.unwrap_or_default(),
             join(&root, "lib.rs"),
             join(&root, "main.rs"),
             join(&root, "mod.rs"),
@@ -343,4 +434,33 @@ impl Resolver {
         }
         Vec::new()
     }
+}
+
+/// The value of the entry whose key matches `spec`, `*` in a key standing
+/// for any text, and that text: the key with the longest part before its
+/// `*` wins, as Node's `exports` and TypeScript's `paths` choose.
+fn star_match<'k, 's, T>(
+    entries: impl Iterator<Item = (&'k str, T)>,
+    spec: &'s str,
+) -> Option<(T, &'s str)> {
+    let mut best: Option<(usize, T, &'s str)> = None;
+    for (key, value) in entries {
+        let Some((prefix, suffix)) = key.split_once('*') else {
+            continue;
+        };
+        if spec.len() < prefix.len() + suffix.len()
+            || !spec.starts_with(prefix)
+            || !spec.ends_with(suffix)
+        {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(len, _, _)| prefix.len() > *len) {
+            best = Some((
+                prefix.len(),
+                value,
+                &spec[prefix.len()..spec.len() - suffix.len()],
+            ));
+        }
+    }
+    best.map(|(_, value, star)| (value, star))
 }

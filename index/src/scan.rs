@@ -13,6 +13,7 @@
 use crate::cache::{BlobId, FactsCache};
 use crate::extract::{FileFacts, Readers};
 use crate::lang::Lang;
+use crate::resolve::is_manifest;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, mpsc};
 
@@ -45,7 +46,8 @@ pub struct ScannedFile {
     pub facts: FileFacts,
     /// Lines holding a use of a name that may be stale, by line number.
     pub quotes: HashMap<u32, String>,
-    /// A `go.mod` or `Cargo.toml`'s text.
+    /// A manifest's text (`go.mod`, `package.json`…: see
+    /// [`crate::resolve::Resolver::manifest`]).
     pub manifest: Option<String>,
 }
 
@@ -67,11 +69,6 @@ const FOREIGN_DIRS: [&str; 6] = [
     "target",
     "dist",
 ];
-
-pub(crate) fn is_manifest(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name == "go.mod" || name == "Cargo.toml"
-}
 
 pub(crate) fn wanted_path(path: &str) -> bool {
     if path.split('/').any(|seg| FOREIGN_DIRS.contains(&seg)) || path.ends_with(".min.js") {
@@ -122,8 +119,9 @@ fn quoted_line(text: &[u8]) -> String {
     text[..cut].to_owned()
 }
 
-/// Which files the scan reads, in the order they come: every manifest,
-/// and the code files within the size limit up to the file limit.
+/// Which files the scan reads, in the order they come: every manifest
+/// within the size limit, and the code files within it up to the file
+/// limit.
 #[derive(Debug, Default)]
 pub(crate) struct Admission {
     parsed: usize,
@@ -137,6 +135,9 @@ impl Admission {
         }
         let is_code = Lang::of(path).is_some();
         let too_large = size > u64::try_from(options.max_file_bytes).unwrap_or(u64::MAX);
+        if !is_code && too_large {
+            return false;
+        }
         if is_code && (too_large || self.parsed >= options.max_files) {
             self.skipped += 1;
             return false;

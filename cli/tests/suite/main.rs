@@ -20,3 +20,4 @@ mod quiet;
 mod render;
 mod repo;
 mod rules;
+mod workspaces;

@@ -443,14 +443,20 @@ impl Graph<'_> {
                 path,
                 binding: Binding::Free,
             } => {
-                // An absolute path: `crate::a::b`, `com.shop.Order`.
+                // An absolute path: `crate::a::b`, `com.shop.Order`, a
+                // workspace crate's `money::fx`.
                 let Some(rec) = self.rec(id) else {
                     return Bound::Other;
                 };
                 let absolute = match rec.lang {
-                    Lang::Rust => ["crate::", "super::", "self::"]
-                        .iter()
-                        .any(|p| path.starts_with(p) || path == p.trim_end_matches(':')),
+                    Lang::Rust => {
+                        ["crate::", "super::", "self::"]
+                            .iter()
+                            .any(|p| path.starts_with(p) || path == p.trim_end_matches(':'))
+                            || self
+                                .resolver
+                                .is_crate(path.split("::").next().unwrap_or_default())
+                    }
                     Lang::Java => path.contains('.'),
                     _ => false,
                 };

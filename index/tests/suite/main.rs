@@ -8,3 +8,4 @@ mod bindings;
 mod cache;
 mod extractor_version;
 mod index;
+mod workspaces;
