@@ -25,11 +25,13 @@ pub mod rate_limit;
 mod refusal;
 pub mod reply;
 mod settings;
+mod setup;
 pub mod wire;
 
 use merge::{INCOMPLETE, Merged, Part, signed};
 pub use rate_limit::retry_after;
 pub use settings::{LlmSettings, NamedModel};
+pub use setup::LlmSetupError;
 #[cfg(test)]
 use {rate_limit::go_duration, settings::parse_named_model};
 
@@ -79,16 +81,24 @@ impl LlmEngine {
         model: &str,
         key: Option<String>,
         settings: &LlmSettings,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, LlmSetupError> {
         install_tls_provider();
-        let reasoning = family::ReasoningModels::parse(&settings.reasoning_models)
-            .map_err(|e| e.to_string())?;
-        let family = Family::resolve(provider, base, model, settings, &reasoning)
-            .map_err(|e| format!("engine {name} ({model}): {e}"))?;
+        let reasoning = family::ReasoningModels::parse(&settings.reasoning_models)?;
+        let family =
+            Family::resolve(provider, base, model, settings, &reasoning).map_err(|source| {
+                LlmSetupError::Model {
+                    name: name.to_owned(),
+                    model: model.to_owned(),
+                    source,
+                }
+            })?;
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(settings.timeout_secs.max(1)))
             .build()
-            .map_err(|e| format!("engine {name}: HTTP client: {e}"))?;
+            .map_err(|source| LlmSetupError::Client {
+                name: name.to_owned(),
+                source,
+            })?;
         Ok(LlmEngine {
             name: name.to_owned(),
             provider,

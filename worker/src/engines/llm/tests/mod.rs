@@ -423,7 +423,12 @@ async fn named_engines_share_the_server_with_a_model_each() {
         engines: vec![parse_named_model("llm=other").unwrap()],
         ..settings
     };
-    assert!(twice.engines().await.unwrap_err().contains("twice"));
+    let err = twice.engines().await.unwrap_err();
+    assert!(
+        matches!(&err, LlmSetupError::Twice { name } if name == "llm"),
+        "{err}"
+    );
+    assert_eq!(err.to_string(), "engine llm is configured twice");
 }
 
 #[tokio::test]
