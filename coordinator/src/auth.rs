@@ -54,6 +54,11 @@ enum Credential {
 /// The line prefix of a client certificate's digest.
 const CERT_PREFIX: &str = "cert-sha256:";
 
+/// `UNAUTHENTICATED`, saying `why`, with its reason for clients.
+fn refused(why: &str) -> Status {
+    revu_proto::reason::Reason::Unauthenticated.status(tonic::Code::Unauthenticated, why)
+}
+
 /// What is wrong with one line of a tokens file.
 #[derive(Debug, thiserror::Error)]
 pub enum LineError {
@@ -224,19 +229,17 @@ impl Authenticator {
             return client_cert
                 .and_then(|der| table.tenant_of(Credential::Certificate, der))
                 .map(|t| Some(t.to_owned()))
-                .ok_or_else(|| {
-                    Status::unauthenticated("no bearer token: send `authorization: Bearer TOKEN`")
-                });
+                .ok_or_else(|| refused("no bearer token: send `authorization: Bearer TOKEN`"));
         };
-        let token = header.to_str().ok().and_then(bearer).ok_or_else(|| {
-            Status::unauthenticated("the authorization header is not `Bearer TOKEN`")
-        })?;
+        let token = header
+            .to_str()
+            .ok()
+            .and_then(bearer)
+            .ok_or_else(|| refused("the authorization header is not `Bearer TOKEN`"))?;
         table
             .tenant_of(Credential::Token, token.as_bytes())
             .map(|t| Some(t.to_owned()))
-            .ok_or_else(|| {
-                Status::unauthenticated("the bearer token is not valid (unknown or revoked)")
-            })
+            .ok_or_else(|| refused("the bearer token is not valid (unknown or revoked)"))
     }
 
     /// Reads `path` again every `every` while it changes, until `shutdown`.
@@ -337,6 +340,11 @@ mod tests {
         for bad in ["", "Bearer", "Bearer nope", "Basic alpha", "alpha"] {
             let refused = a.tenant(&call(bad), None).err().map(|s| s.code());
             assert_eq!(refused, Some(tonic::Code::Unauthenticated), "{bad:?}");
+            let reason = a.tenant(&call(bad), None).err();
+            assert_eq!(
+                reason.as_ref().and_then(revu_proto::reason::Reason::of),
+                Some(revu_proto::reason::Reason::Unauthenticated)
+            );
         }
         assert_eq!(
             Authenticator::open().tenant(&call(""), None).ok(),
