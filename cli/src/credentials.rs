@@ -80,6 +80,14 @@ impl tonic::service::Interceptor for Credentials {
     }
 }
 
+/// TLS to a coordinator: its configuration, and whether it presents a
+/// client certificate (which tells a refusal of one from a demand for one).
+#[derive(Debug, Clone)]
+pub struct ClientTls {
+    pub config: ClientTlsConfig,
+    pub client_certificate: bool,
+}
+
 /// TLS to an `https://` coordinator.
 #[derive(Debug, Clone, clap::Args)]
 pub struct TlsArgs {
@@ -105,7 +113,7 @@ impl TlsArgs {
     /// The TLS configuration for `address`: none for `http://`. Reads the
     /// files (and looks for the system's roots), so call it before the
     /// runtime starts.
-    pub fn config(&self, address: &str) -> Result<Option<ClientTlsConfig>, CliError> {
+    pub fn config(&self, address: &str) -> Result<Option<ClientTls>, CliError> {
         let given = self.ca_cert.is_some() || self.client_cert.is_some();
         if !address.starts_with("https://") {
             if given && address.starts_with("http://") {
@@ -138,6 +146,9 @@ impl TlsArgs {
                 ));
             }
         }
-        Ok(Some(config))
+        Ok(Some(ClientTls {
+            config,
+            client_certificate: self.client_cert.is_some(),
+        }))
     }
 }

@@ -9,9 +9,13 @@
 //! command's `--timeout`. The submission itself is retried under its
 //! idempotency key, so a retry never makes a second review.
 
-use crate::credentials::Credentials;
+mod cause;
+
+use crate::credentials::{ClientTls, Credentials};
 use crate::error::CliError;
 use crate::progress::Progress;
+use cause::{Cause, Transport};
+use revu_proto::reason::Reason;
 use revu_proto::v1 as pb;
 use revu_proto::v1::review_service_client::ReviewServiceClient;
 use std::io::Write;
@@ -27,26 +31,13 @@ const MESSAGE_LIMIT: usize = 256 * 1024 * 1024;
 const FIRST_BACKOFF: Duration = Duration::from_millis(200);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// Whether a failed call may succeed if made again: the connection broke
-/// or the coordinator is (for now) unreachable. A TLS refusal (the
-/// coordinator wants a client certificate, or does not accept this one)
-/// will not go away by asking again.
-pub fn transient(status: &tonic::Status) -> bool {
-    matches!(
-        status.code(),
-        Code::Unavailable
-            | Code::Unknown
-            | Code::Cancelled
-            | Code::Aborted
-            | Code::DeadlineExceeded
-    ) && !status_chain(status).contains("fatal alert")
-}
-
 /// A call's failure as the CLI reports it.
 fn rpc_error(what: &str, status: &tonic::Status) -> CliError {
     let msg = format!("{what}: {}", status.message());
-    if status.message().contains("message length too large") {
-        // The server's gRPC decoder speaks of bytes, not of revu's limits.
+    // Only gRPC's own size limit answers OUT_OF_RANGE: the review service
+    // never does, and its statuses carry a reason. The decoder speaks of
+    // bytes, not of revu's limits.
+    if status.code() == Code::OutOfRange && Reason::of(status).is_none() {
         return CliError::Input(format!(
             "{msg} (the coordinator takes requests up to its --max-diff-bytes plus \
              --max-head-bytes plus --max-index-bytes, plus 1 MiB)"
@@ -92,39 +83,11 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// A connection failure with what to do about it, where the cause is
-/// known: TLS the client does not trust, or TLS on one side only.
-fn explain(address: &str, why: &str) -> String {
-    let lower = why.to_ascii_lowercase();
-    let hint = if lower.contains("alert") && lower.contains("certificaterequired") {
-        Some(
-            "the coordinator requires a client certificate: give --client-cert FILE and --client-key FILE",
-        )
-    } else if lower.contains("alert")
-        && (lower.contains("badcertificate") || lower.contains("unknownca"))
-    {
-        Some("the coordinator did not accept the client certificate")
-    } else if lower.contains("certificate") || lower.contains("unknownissuer") {
-        Some(
-            "the coordinator's TLS certificate is not trusted; give the CA that signed it with --ca-cert FILE",
-        )
-    } else if address.starts_with("https://")
-        && (lower.contains("corrupt message") || lower.contains("invalid content type"))
-    {
-        Some("the coordinator does not speak TLS on this port; use http://")
-    } else if address.starts_with("http://")
-        && (lower.contains("h2 protocol error")
-            || lower.contains("connection reset")
-            || lower.contains("broken pipe")
-            || lower.contains("frame with invalid size"))
-    {
-        Some("the coordinator may require TLS; use https:// (and --ca-cert FILE for a private CA)")
-    } else {
-        None
-    };
-    match hint {
-        Some(h) => format!("{why} ({h})"),
-        None => why.to_owned(),
+/// `why` with what to do about `cause`, where there is something to do.
+fn explain(why: String, cause: Option<Cause>) -> String {
+    match cause.and_then(Cause::hint) {
+        Some(hint) => format!("{why} ({hint})"),
+        None => why,
     }
 }
 
@@ -133,6 +96,7 @@ fn explain(address: &str, why: &str) -> String {
 pub struct Link {
     endpoint: Endpoint,
     address: String,
+    transport: Transport,
     deadline: Instant,
     backoff: Duration,
     credentials: Credentials,
@@ -145,13 +109,17 @@ impl Link {
         address: &str,
         deadline: Instant,
         credentials: Credentials,
-        tls: Option<tonic::transport::ClientTlsConfig>,
+        tls: Option<ClientTls>,
     ) -> Result<Link, CliError> {
         let mut endpoint = Endpoint::from_shared(address.to_owned())
             .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?;
+        let mut transport = Transport::Plaintext;
         if let Some(tls) = tls {
+            transport = Transport::Tls {
+                client_certificate: tls.client_certificate,
+            };
             endpoint = endpoint
-                .tls_config(tls)
+                .tls_config(tls.config)
                 .map_err(|e| CliError::Input(format!("TLS for {address}: {}", chain(&e))))?;
         }
         let endpoint = endpoint
@@ -164,6 +132,7 @@ impl Link {
         Ok(Link {
             endpoint,
             address: address.to_owned(),
+            transport,
             deadline,
             backoff: FIRST_BACKOFF,
             credentials,
@@ -176,7 +145,7 @@ impl Link {
             CliError::Unavailable(format!(
                 "cannot reach coordinator {}: {}",
                 self.address,
-                explain(&self.address, &chain(&e))
+                explain(chain(&e), cause::of(&e, self.transport))
             ))
         })?;
         Ok(
@@ -218,13 +187,37 @@ impl Link {
         }
     }
 
+    /// Whether a failed call may succeed if made again: the connection
+    /// broke or the coordinator is (for now) unreachable. A TLS refusal
+    /// (the coordinator wants a client certificate, or does not accept
+    /// this one) will not go away by asking again.
+    fn transient(&self, status: &tonic::Status) -> bool {
+        matches!(
+            status.code(),
+            Code::Unavailable
+                | Code::Unknown
+                | Code::Cancelled
+                | Code::Aborted
+                | Code::DeadlineExceeded
+        ) && !self.cause(status).is_some_and(Cause::permanent)
+    }
+
+    /// What the transport says went wrong under `status`; nothing for a
+    /// status the review service answered with (it carries a reason).
+    fn cause(&self, status: &tonic::Status) -> Option<Cause> {
+        if Reason::of(status).is_some() {
+            return None;
+        }
+        cause::of(status, self.transport)
+    }
+
     /// A call's failure, with what to do about it where the cause is
     /// known (plaintext to a TLS port shows up as a broken HTTP/2 stream).
     fn failed(&self, what: &str, status: &tonic::Status) -> CliError {
         match rpc_error(what, status) {
             CliError::Unavailable(_) => CliError::Unavailable(format!(
                 "{what}: {} ({:?})",
-                explain(&self.address, &status_chain(status)),
+                explain(status_chain(status), self.cause(status)),
                 status.code()
             )),
             other => other,
@@ -257,7 +250,7 @@ pub async fn submit<W: Write>(
         }
         match client.submit_review(call).await {
             Ok(accepted) => return Ok((client, accepted.into_inner())),
-            Err(s) if transient(&s) => {
+            Err(s) if link.transient(&s) => {
                 client = link
                     .reconnect(&format!("submit: {}", s.message()), progress)
                     .await?;
@@ -294,14 +287,14 @@ pub async fn report<W: Write>(
                             progress.event(&e);
                         }
                         Ok(Ok(None)) => break None,
-                        Ok(Err(s)) if transient(&s) => {
+                        Ok(Err(s)) if link.transient(&s) => {
                             break Some(format!("watch: {}", s.message()));
                         }
                         Ok(Err(s)) => return Err(link.failed("watch", &s)),
                     }
                 }
             }
-            Err(s) if transient(&s) => Some(format!("watch: {}", s.message())),
+            Err(s) if link.transient(&s) => Some(format!("watch: {}", s.message())),
             Err(s) => return Err(link.failed("watch", &s)),
         };
         if let Some(why) = broke {
@@ -331,12 +324,84 @@ pub async fn report<W: Write>(
                     }
                 }
             }
-            Err(s) if transient(&s) => {
+            Err(s) if link.transient(&s) => {
                 client = link
                     .reconnect(&format!("get: {}", s.message()), progress)
                     .await?;
             }
             Err(s) => return Err(link.failed("get", &s)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(transport: Transport) -> Link {
+        let mut link = Link::new(
+            "http://127.0.0.1:1",
+            Instant::now(),
+            Credentials::default(),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        link.transport = transport;
+        link
+    }
+
+    #[test]
+    fn grpc_size_limit_names_revus_limits_and_the_service_is_never_taken_for_it() {
+        let codec = tonic::Status::out_of_range(
+            "Error, decoded message length too large: found 9 bytes, the limit is: 8 bytes",
+        );
+        let said = rpc_error("submit", &codec);
+        assert_eq!(said.exit_code(), 2);
+        assert!(said.to_string().contains("--max-diff-bytes plus"), "{said}");
+        // A status of the service is its own answer, whatever its code.
+        let service = Reason::InputLimit.status(Code::OutOfRange, "diff bytes is 9");
+        let said = rpc_error("submit", &service);
+        assert!(
+            !said.to_string().contains("--max-diff-bytes plus"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_refusal_of_the_tls_handshake_is_not_asked_again() {
+        let tls = link(Transport::Tls {
+            client_certificate: false,
+        });
+        let broken = |inner: std::io::Error| {
+            let mut status = tonic::Status::unknown("transport error");
+            status.set_source(std::sync::Arc::new(inner));
+            status
+        };
+        let alert = broken(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired),
+        ));
+        assert!(!tls.transient(&alert));
+        let said = tls.failed("submit", &alert).to_string();
+        assert!(said.contains("requires a client certificate"), "{said}");
+        // The connection reset as a coordinator restarts: asked again.
+        let reset = broken(std::io::ErrorKind::ConnectionReset.into());
+        assert!(tls.transient(&reset));
+        // What the service answered is never read as the transport's.
+        let backend = Reason::Backend.status(Code::Unavailable, "backend: redis: closed");
+        assert!(tls.transient(&backend));
+        assert_eq!(tls.cause(&backend), None);
+    }
+
+    #[test]
+    fn plaintext_that_broke_against_a_tls_port_suggests_https() {
+        let plain = link(Transport::Plaintext);
+        let mut status = tonic::Status::internal("h2 protocol error: http2 error");
+        status.set_source(std::sync::Arc::new(h2::Error::from(
+            h2::Reason::FRAME_SIZE_ERROR,
+        )));
+        let said = plain.failed("submit", &status).to_string();
+        assert!(said.contains("may require TLS; use https://"), "{said}");
+        assert_eq!(plain.failed("submit", &status).exit_code(), 3);
     }
 }

@@ -116,7 +116,9 @@ impl Reviewer {
     /// an engine that cannot be.
     pub fn new(options: &ReviewOptions) -> Result<Reviewer, CliError> {
         let settings = options.settings();
-        settings.validate().map_err(CliError::Input)?;
+        settings
+            .validate()
+            .map_err(|e| CliError::Input(e.to_string()))?;
         let runtime = runtime()?;
         let engines = runtime.block_on(embedded::engines(&options.llm, &options.lint))?;
         embedded::check_engines(&settings, &engines)?;

@@ -266,20 +266,27 @@ fn git_diff(top: &Path, range: &Range, paths: &[PathBuf]) -> Result<Vec<u8>, Cli
     Ok(out.stdout)
 }
 
+/// git could not answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum GitError {
+    /// git did not run (not installed, say).
+    #[error("running git: {0}")]
+    Run(#[source] std::io::Error),
+    /// git refused: the first line of what it said, or the command when
+    /// it said nothing.
+    #[error("{}", if .said.is_empty() { format!("git {} failed", .command) } else { .said.clone() })]
+    Failed { command: String, said: String },
+}
+
 /// git's output, trimmed; `Err` with the first line of git's reason.
-pub(crate) fn git_text(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = git(dir)
-        .args(args)
-        .output()
-        .map_err(|e| format!("running git: {e}"))?;
+pub(crate) fn git_text(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let out = git(dir).args(args).output().map_err(GitError::Run)?;
     if out.status.success() {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     } else {
-        let why = first_line(&out.stderr);
-        Err(if why.is_empty() {
-            format!("git {} failed", args.join(" "))
-        } else {
-            why
+        Err(GitError::Failed {
+            command: args.join(" "),
+            said: first_line(&out.stderr),
         })
     }
 }

@@ -16,7 +16,7 @@
 //! and a call on a connection that presented it, with no bearer token,
 //! belongs to that tenant.
 
-use revu_domain::lane::check_tenant_name;
+use revu_domain::lane::{BadTenantName, check_tenant_name};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::future::Future;
@@ -33,11 +33,12 @@ pub enum TokensError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("tokens file {path}, line {line}: {reason}")]
+    #[error("tokens file {path}, line {line}: {source}")]
     Line {
         path: PathBuf,
         line: usize,
-        reason: String,
+        #[source]
+        source: LineError,
     },
     #[error("tokens file {path} names no tenant")]
     Empty { path: PathBuf },
@@ -52,6 +53,28 @@ enum Credential {
 
 /// The line prefix of a client certificate's digest.
 const CERT_PREFIX: &str = "cert-sha256:";
+
+/// `UNAUTHENTICATED`, saying `why`, with its reason for clients.
+fn refused(why: &str) -> Status {
+    revu_proto::reason::Reason::Unauthenticated.status(tonic::Code::Unauthenticated, why)
+}
+
+/// What is wrong with one line of a tokens file.
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    #[error("expected `TENANT SHA256HEX`, found {0} field(s)")]
+    Fields(usize),
+    #[error(transparent)]
+    Tenant(#[from] BadTenantName),
+    #[error(
+        "the digest must be 64 hex digits: the SHA-256 of a token, or \
+         {CERT_PREFIX}HEX of a client certificate"
+    )]
+    Digest,
+    /// A digest listed for another tenant already.
+    #[error("this token digest also belongs to tenant {tenant:?}")]
+    Shared { tenant: String },
+}
 
 /// Tenants by the digest of their tokens and certificates.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -68,35 +91,25 @@ impl TokenTable {
             if line.is_empty() {
                 continue;
             }
-            let fail = |reason: String| TokensError::Line {
+            let fail = |source: LineError| TokensError::Line {
                 path: path.to_owned(),
                 line: n + 1,
-                reason,
+                source,
             };
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [tenant, hex] = fields[..] else {
-                return Err(fail(format!(
-                    "expected `TENANT SHA256HEX`, found {} field(s)",
-                    fields.len()
-                )));
+                return Err(fail(LineError::Fields(fields.len())));
             };
-            check_tenant_name(tenant).map_err(fail)?;
+            check_tenant_name(tenant).map_err(|e| fail(e.into()))?;
             let (kind, hex) = match hex.strip_prefix(CERT_PREFIX) {
                 Some(cert) => (Credential::Certificate, cert),
                 None => (Credential::Token, hex),
             };
-            let digest = decode_digest(hex).ok_or_else(|| {
-                fail(format!(
-                    "the digest must be 64 hex digits: the SHA-256 of a token, or \
-                     {CERT_PREFIX}HEX of a client certificate"
-                ))
-            })?;
+            let digest = decode_digest(hex).ok_or_else(|| fail(LineError::Digest))?;
             if let Some(other) = by_digest.insert((kind, digest), tenant.to_owned())
                 && other != tenant
             {
-                return Err(fail(format!(
-                    "this token digest also belongs to tenant {other:?}"
-                )));
+                return Err(fail(LineError::Shared { tenant: other }));
             }
         }
         if by_digest.is_empty() {
@@ -216,19 +229,17 @@ impl Authenticator {
             return client_cert
                 .and_then(|der| table.tenant_of(Credential::Certificate, der))
                 .map(|t| Some(t.to_owned()))
-                .ok_or_else(|| {
-                    Status::unauthenticated("no bearer token: send `authorization: Bearer TOKEN`")
-                });
+                .ok_or_else(|| refused("no bearer token: send `authorization: Bearer TOKEN`"));
         };
-        let token = header.to_str().ok().and_then(bearer).ok_or_else(|| {
-            Status::unauthenticated("the authorization header is not `Bearer TOKEN`")
-        })?;
+        let token = header
+            .to_str()
+            .ok()
+            .and_then(bearer)
+            .ok_or_else(|| refused("the authorization header is not `Bearer TOKEN`"))?;
         table
             .tenant_of(Credential::Token, token.as_bytes())
             .map(|t| Some(t.to_owned()))
-            .ok_or_else(|| {
-                Status::unauthenticated("the bearer token is not valid (unknown or revoked)")
-            })
+            .ok_or_else(|| refused("the bearer token is not valid (unknown or revoked)"))
     }
 
     /// Reads `path` again every `every` while it changes, until `shutdown`.
@@ -329,6 +340,11 @@ mod tests {
         for bad in ["", "Bearer", "Bearer nope", "Basic alpha", "alpha"] {
             let refused = a.tenant(&call(bad), None).err().map(|s| s.code());
             assert_eq!(refused, Some(tonic::Code::Unauthenticated), "{bad:?}");
+            let reason = a.tenant(&call(bad), None).err();
+            assert_eq!(
+                reason.as_ref().and_then(revu_proto::reason::Reason::of),
+                Some(revu_proto::reason::Reason::Unauthenticated)
+            );
         }
         assert_eq!(
             Authenticator::open().tenant(&call(""), None).ok(),

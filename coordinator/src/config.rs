@@ -5,11 +5,16 @@
 use clap::Args;
 use revu_domain::facts::SkipFiles;
 use revu_domain::retry::RetryPolicy;
-use revu_runtime::config::{ConfigSource, Layered, ServiceSettings};
+use revu_runtime::config::{ConfigSource, Layered, ServiceSettings, SettingError};
 use revu_stages::prepare::{LaneEngine, PlanSettings, parse_lane_engine, valid_engine_name};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
+
+mod invalid;
+
+pub use invalid::InvalidConfig;
+use invalid::as_u64;
 
 /// What a review is asked to do, the same on a coordinator and in `revu
 /// review`: the engines of its lanes, which files it leaves out and what
@@ -208,36 +213,26 @@ impl ReviewSettings {
         Duration::from_secs(self.review_timeout_secs)
     }
 
-    pub fn validate(&self) -> Result<(), String> {
-        if self.lane_attempts == 0 {
-            return Err("--lane-attempts must be at least 1".into());
+    pub fn validate(&self) -> Result<(), InvalidConfig> {
+        let positive = [
+            ("--lane-attempts", u64::from(self.lane_attempts)),
+            ("--max-slice-files", as_u64(self.max_slice_files)),
+            ("--review-timeout-secs", self.review_timeout_secs),
+            ("--max-inflight", as_u64(self.max_inflight)),
+            ("--max-diff-bytes", as_u64(self.max_diff_bytes)),
+            ("--max-files", as_u64(self.max_files)),
+            ("--max-file-lines", as_u64(self.max_file_lines)),
+            ("--max-lanes", as_u64(self.max_lanes)),
+            ("--max-report-bytes", as_u64(self.max_report_bytes)),
+            ("--reclaim-idle-secs", self.reclaim_idle_secs),
+        ];
+        for (flag, value) in positive {
+            SettingError::positive(flag, value)?;
         }
-        if self.max_slice_files == 0 {
-            return Err("--max-slice-files must be at least 1".into());
-        }
-        if self.review_timeout_secs == 0 {
-            return Err("--review-timeout-secs must be at least 1".into());
-        }
-        if self.max_inflight == 0 {
-            return Err("--max-inflight must be at least 1".into());
-        }
-        for (flag, value) in [
-            ("--max-diff-bytes", self.max_diff_bytes),
-            ("--max-files", self.max_files),
-            ("--max-file-lines", self.max_file_lines),
-            ("--max-lanes", self.max_lanes),
-            ("--max-report-bytes", self.max_report_bytes),
-        ] {
-            if value == 0 {
-                return Err(format!("{flag} must be at least 1"));
-            }
-        }
-        valid_engine_name(&self.choices.engine).map_err(|e| format!("--engine: {e}"))?;
-        if self.reclaim_idle_secs == 0 {
-            return Err("--reclaim-idle-secs must be at least 1".into());
-        }
-        for (flag, engine) in self.choices.optional_engines() {
-            valid_engine_name(engine).map_err(|e| format!("{flag}: {e}"))?;
+        let engines = std::iter::once(("--engine", self.choices.engine.as_str()))
+            .chain(self.choices.optional_engines());
+        for (flag, engine) in engines {
+            valid_engine_name(engine).map_err(|source| InvalidConfig::Engine { flag, source })?;
         }
         Ok(())
     }
@@ -321,7 +316,7 @@ pub struct TlsSettings {
 
 impl TlsSettings {
     /// The server's TLS files, or none for plaintext.
-    pub fn files(&self) -> Result<Option<revu_runtime::tls::ServerTlsFiles>, String> {
+    pub fn files(&self) -> Result<Option<revu_runtime::tls::ServerTlsFiles>, SettingError> {
         match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Ok(Some(revu_runtime::tls::ServerTlsFiles {
                 cert: cert.clone(),
@@ -329,12 +324,19 @@ impl TlsSettings {
                 client_ca: self.tls_client_ca.clone(),
                 flags: revu_runtime::tls::TlsFlags::GRPC,
             })),
-            (None, None) if self.tls_client_ca.is_some() => {
-                Err("--tls-client-ca needs --tls-cert and --tls-key".into())
-            }
+            (None, None) if self.tls_client_ca.is_some() => Err(SettingError::Needs {
+                flag: "--tls-client-ca",
+                needs: "--tls-cert and --tls-key",
+            }),
             (None, None) => Ok(None),
-            (Some(_), None) => Err("--tls-cert needs --tls-key".into()),
-            (None, Some(_)) => Err("--tls-key needs --tls-cert".into()),
+            (Some(_), None) => Err(SettingError::Needs {
+                flag: "--tls-cert",
+                needs: "--tls-key",
+            }),
+            (None, Some(_)) => Err(SettingError::Needs {
+                flag: "--tls-key",
+                needs: "--tls-cert",
+            }),
         }
     }
 }
@@ -351,14 +353,14 @@ impl AccessSettings {
 
     /// Refuses to serve `listen` beyond loopback with nobody authenticated,
     /// unless that was asked for.
-    pub fn check_exposure(&self, listen: SocketAddr, tls: &TlsSettings) -> Result<(), String> {
+    pub fn check_exposure(
+        &self,
+        listen: SocketAddr,
+        tls: &TlsSettings,
+    ) -> Result<(), InvalidConfig> {
         let authenticated = self.tokens_file.is_some() || tls.tls_client_ca.is_some();
         if !authenticated && !self.allow_unauthenticated && !listen.ip().is_loopback() {
-            return Err(format!(
-                "refusing to serve {listen} without authentication: give --tokens-file FILE \
-                 (env REVU_TOKENS_FILE) or --tls-client-ca FILE, or --allow-unauthenticated \
-                 to accept any caller"
-            ));
+            return Err(InvalidConfig::Unauthenticated { listen });
         }
         Ok(())
     }
@@ -450,7 +452,7 @@ fn parse_engine_retry(s: &str) -> Result<EngineRetry, String> {
     let (engine, policy) = s
         .split_once('=')
         .ok_or_else(|| format!("{s:?} is not ENGINE=ATTEMPTS[:BASE_MS]"))?;
-    valid_engine_name(engine)?;
+    valid_engine_name(engine).map_err(|e| e.to_string())?;
     let (attempts, base) = match policy.split_once(':') {
         Some((a, b)) => (a, Some(b)),
         None => (policy, None),
@@ -515,7 +517,9 @@ mod tests {
         let any: SocketAddr = "0.0.0.0:50051".parse().unwrap();
         let plain = TlsSettings::default();
         let err = open.check_exposure(any, &plain).unwrap_err();
-        assert!(err.contains("--tokens-file") && err.contains("--allow-unauthenticated"));
+        assert!(matches!(err, InvalidConfig::Unauthenticated { listen } if listen == any));
+        let said = err.to_string();
+        assert!(said.contains("--tokens-file") && said.contains("--allow-unauthenticated"));
         for local in ["127.0.0.1:50051", "[::1]:50051"] {
             assert!(open.check_exposure(local.parse().unwrap(), &plain).is_ok());
         }
@@ -530,7 +534,15 @@ mod tests {
             tls_cert: Some("cert.pem".into()),
             ..TlsSettings::default()
         };
-        assert_eq!(half.files().unwrap_err(), "--tls-cert needs --tls-key");
+        let err = half.files().unwrap_err();
+        assert_eq!(
+            err,
+            SettingError::Needs {
+                flag: "--tls-cert",
+                needs: "--tls-key"
+            }
+        );
+        assert_eq!(err.to_string(), "--tls-cert needs --tls-key");
         let opted_out = AccessSettings {
             allow_unauthenticated: true,
             ..AccessSettings::default()
@@ -554,6 +566,15 @@ mod tests {
             ..ReviewSettings::default()
         };
         assert!(on("rules").validate().is_ok());
-        assert!(on("Bad Name").validate().is_err());
+        assert!(matches!(
+            on("Bad Name").validate(),
+            Err(InvalidConfig::Engine { flag: "--adjudicate", source }) if source.name == "Bad Name"
+        ));
+        let never = ReviewSettings {
+            lane_attempts: 0,
+            ..ReviewSettings::default()
+        };
+        let err = never.validate().unwrap_err();
+        assert_eq!(err.to_string(), "--lane-attempts must be at least 1");
     }
 }

@@ -22,12 +22,9 @@ async fn run() -> anyhow::Result<()> {
         println!("{}", revu_runtime::config::dump(&config)?);
         return Ok(());
     }
-    config.review.validate().map_err(anyhow::Error::msg)?;
-    config
-        .access
-        .check_exposure(config.listen, &config.tls)
-        .map_err(anyhow::Error::msg)?;
-    let tls_files = config.tls.files().map_err(anyhow::Error::msg)?;
+    config.review.validate()?;
+    config.access.check_exposure(config.listen, &config.tls)?;
+    let tls_files = config.tls.files()?;
     revu_runtime::tls::install_crypto_provider();
     let telemetry =
         revu_runtime::telemetry::init_service("revu-coordinator", config.service.log_json)?;

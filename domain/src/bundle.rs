@@ -49,6 +49,14 @@ pub struct ReviewBundle {
     pub parsed: ParsedDiff,
 }
 
+/// A head file a bundle names whose contents storage did not return.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("head file {path} (sha256 {digest}) is not stored")]
+pub struct MissingHead {
+    pub path: String,
+    pub digest: String,
+}
+
 /// A `CODEOWNERS` file and where it was found (`.github/CODEOWNERS`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnersFile {
@@ -198,11 +206,12 @@ impl ReviewBundle {
 
     /// Puts loaded contents back under their paths; a digest storage did
     /// not return is named in the error.
-    pub fn put_heads(&mut self, blobs: &BTreeMap<String, Vec<u8>>) -> Result<(), String> {
+    pub fn put_heads(&mut self, blobs: &BTreeMap<String, Vec<u8>>) -> Result<(), MissingHead> {
         for (path, d) in &self.heads {
-            let bytes = blobs
-                .get(d)
-                .ok_or_else(|| format!("head file {path} (sha256 {d}) is not stored"))?;
+            let bytes = blobs.get(d).ok_or_else(|| MissingHead {
+                path: path.clone(),
+                digest: d.clone(),
+            })?;
             self.head_files.insert(path.clone(), bytes.clone());
         }
         Ok(())
@@ -254,8 +263,13 @@ mod tests {
         missing.head_files.clear();
         let err = missing.put_heads(&BTreeMap::new());
         assert!(
-            err.as_ref().is_err_and(|e| e.contains("is not stored")),
+            err.as_ref()
+                .is_err_and(|e| missing.heads.get(&e.path) == Some(&e.digest)),
             "{err:?}"
+        );
+        assert!(
+            err.is_err_and(|e| e.to_string().ends_with(") is not stored")),
+            "the path and digest named"
         );
     }
 

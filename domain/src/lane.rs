@@ -46,9 +46,17 @@ impl ReviewId {
     }
 }
 
+/// A tenant name, as given, that is not 1 to 64 ASCII letters, digits,
+/// `-`, `_` or `.`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tenant name {name:?} must be 1-64 of ASCII letters, digits, '-', '_' and '.'")]
+pub struct BadTenantName {
+    pub name: String,
+}
+
 /// Checks a tenant name: 1 to 64 ASCII letters, digits, `-`, `_` or `.`
 /// (it appears in storage keys, metrics labels and span attributes).
-pub fn check_tenant_name(name: &str) -> Result<(), String> {
+pub fn check_tenant_name(name: &str) -> Result<(), BadTenantName> {
     if !name.is_empty()
         && name.len() <= 64
         && name
@@ -57,9 +65,9 @@ pub fn check_tenant_name(name: &str) -> Result<(), String> {
     {
         Ok(())
     } else {
-        Err(format!(
-            "tenant name {name:?} must be 1-64 of ASCII letters, digits, '-', '_' and '.'"
-        ))
+        Err(BadTenantName {
+            name: name.to_owned(),
+        })
     }
 }
 
@@ -384,7 +392,7 @@ impl FaultKind {
 
 #[cfg(test)]
 mod tests {
-    use super::{FaultKind, ReviewId, check_tenant_name};
+    use super::{BadTenantName, FaultKind, ReviewId, check_tenant_name};
 
     #[test]
     fn a_tenant_review_id_shows_its_client_only_the_uuid() {
@@ -396,7 +404,8 @@ mod tests {
         assert_eq!((open.tenant(), open.local()), (None, open.0.as_str()));
         assert!(check_tenant_name("team-a.ci_1").is_ok());
         for bad in ["", "a/b", "a b", "a:b", &"x".repeat(65)] {
-            assert!(check_tenant_name(bad).is_err(), "{bad:?}");
+            let name = bad.to_owned();
+            assert_eq!(check_tenant_name(bad), Err(BadTenantName { name }));
         }
     }
 

@@ -9,10 +9,12 @@
 //! atomic step, so a crash between the two can neither lose the report nor
 //! drop the job.
 
+mod error;
 pub mod memory;
 pub mod redis;
 mod store;
 
+pub use error::{Corruption, LostWrite, SettingsError};
 pub use store::{CreateOutcome, MoveOutcome, PhaseMove, QuotaCharge, ReviewStore};
 
 use revu_domain::lane::{LaneJob, LaneReport};
@@ -79,16 +81,17 @@ pub enum QueueError {
     },
     #[error("backend closed")]
     Closed,
+    /// A handle, as given, that this queue did not hand out.
     #[error("{0:?} is not a job entry handed out by this queue")]
-    BadEntry(String),
+    BadEntry(EntryId),
     /// Stored state that contradicts itself (a bundle naming a head file
     /// that is not stored).
     #[error("stored state is inconsistent: {0}")]
-    Corrupt(String),
+    Corrupt(#[from] Corruption),
     /// A write that did not arrive whole (a failover dropped what was not
     /// yet replicated); the same call again may succeed.
     #[error("write lost: {0}")]
-    Lost(String),
+    Lost(#[from] LostWrite),
     /// A phase move the phase table does not allow
     /// ([`revu_domain::review::ReviewPhase::allows`]).
     #[error("a review does not move from {from} to {to}")]
@@ -96,10 +99,17 @@ pub enum QueueError {
         from: revu_domain::review::ReviewPhase,
         to: revu_domain::review::ReviewPhase,
     },
+    /// A review created under an idempotency key whose id was not made
+    /// for that key (both must live on one shard).
+    #[error(
+        "review {0} is not in the shard of its idempotency key; \
+         make its id with RedisBackend::review_id_for"
+    )]
+    ForeignShard(revu_domain::lane::ReviewId),
     /// The backend's settings cannot work (a file that does not read, a
     /// CA for a URL without TLS).
-    #[error("{0}")]
-    Config(String),
+    #[error(transparent)]
+    Config(#[from] SettingsError),
 }
 
 impl revu_domain::retry::Retryable for QueueError {
@@ -132,6 +142,7 @@ impl revu_domain::retry::Retryable for QueueError {
             | QueueError::BadEntry(_)
             | QueueError::Corrupt(_)
             | QueueError::PhaseMove { .. }
+            | QueueError::ForeignShard(_)
             | QueueError::Config(_) => false,
         })
     }

@@ -61,7 +61,7 @@ use revu_domain::clock::{Clock, SharedClock};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::QueueError;
+use super::{QueueError, SettingsError};
 
 /// Consumer group of the workers on the job stream.
 pub const WORKER_GROUP: &str = "workers";
@@ -124,10 +124,14 @@ pub struct RedisOptions {
     pub cluster: bool,
 }
 
-async fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, QueueError> {
+async fn read_file(flag: &'static str, path: &Path) -> Result<Vec<u8>, SettingsError> {
     tokio::fs::read(path)
         .await
-        .map_err(|e| QueueError::Config(format!("reading {what} {}: {e}", path.display())))
+        .map_err(|source| SettingsError::Read {
+            flag,
+            path: path.to_owned(),
+            source,
+        })
 }
 
 /// The password and TLS material `options` name, read.
@@ -136,15 +140,14 @@ struct Secrets {
     tls: Option<redis::TlsCertificates>,
 }
 
-async fn secrets(url: &str, options: &RedisOptions) -> Result<Secrets, QueueError> {
+async fn secrets(url: &str, options: &RedisOptions) -> Result<Secrets, SettingsError> {
     let password = match &options.password_file {
         Some(path) => {
-            let raw = read_file("--redis-password-file", path).await?;
-            let text = String::from_utf8(raw).map_err(|_| {
-                QueueError::Config(format!(
-                    "--redis-password-file {} is not UTF-8",
-                    path.display()
-                ))
+            let flag = "--redis-password-file";
+            let raw = read_file(flag, path).await?;
+            let text = String::from_utf8(raw).map_err(|_| SettingsError::NotUtf8 {
+                flag,
+                path: path.to_owned(),
             })?;
             Some(text.trim_end_matches(['\n', '\r']).to_owned())
         }
@@ -156,11 +159,7 @@ async fn secrets(url: &str, options: &RedisOptions) -> Result<Secrets, QueueErro
             client_key: read_file("--redis-client-key", key).await?,
         }),
         (None, None) => None,
-        _ => {
-            return Err(QueueError::Config(
-                "--redis-client-cert and --redis-client-key go together".into(),
-            ));
-        }
+        _ => return Err(SettingsError::HalfClientPair),
     };
     if options.ca_cert.is_none() && client_pair.is_none() {
         return Ok(Secrets {
@@ -169,9 +168,7 @@ async fn secrets(url: &str, options: &RedisOptions) -> Result<Secrets, QueueErro
         });
     }
     if !url.starts_with("rediss://") {
-        return Err(QueueError::Config(
-            "--redis-ca-cert and --redis-client-cert need a rediss:// URL".into(),
-        ));
+        return Err(SettingsError::TlsWithoutRediss);
     }
     let root_cert = match &options.ca_cert {
         Some(path) => Some(read_file("--redis-ca-cert", path).await?),
@@ -220,9 +217,7 @@ pub fn seed_nodes(urls: &str) -> Result<Vec<String>, QueueError> {
         }
     }
     if nodes.is_empty() {
-        return Err(QueueError::Config(
-            "--redis names no cluster seed node".into(),
-        ));
+        return Err(SettingsError::NoSeedNode.into());
     }
     Ok(nodes)
 }
@@ -281,7 +276,7 @@ impl RedisBackend {
         options: &RedisOptions,
         prefix: &str,
     ) -> Result<Self, QueueError> {
-        let layout = Layout::new(prefix).map_err(QueueError::Config)?;
+        let layout = Layout::new(prefix)?;
         let (conn, source) = if options.cluster {
             let client = cluster_client(url, options, RESPONSE_TIMEOUT).await?;
             let blocking = cluster_client(url, options, BLOCKING_RESPONSE_TIMEOUT).await?;

@@ -18,6 +18,10 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+mod errors;
+
+pub use errors::{ConfigError, FileError, SettingError};
+
 /// The Redis a binary reaches when none is named: one on this host.
 pub const DEFAULT_REDIS_URL: &str = "redis://127.0.0.1:6379";
 
@@ -109,7 +113,7 @@ impl ServiceSettings {
     }
 
     /// The metrics endpoint's TLS files, or none for plain HTTP.
-    pub fn metrics_tls(&self) -> Result<Option<crate::tls::ServerTlsFiles>, String> {
+    pub fn metrics_tls(&self) -> Result<Option<crate::tls::ServerTlsFiles>, SettingError> {
         match (&self.metrics_tls_cert, &self.metrics_tls_key) {
             (Some(cert), Some(key)) => Ok(Some(crate::tls::ServerTlsFiles {
                 cert: cert.clone(),
@@ -118,8 +122,14 @@ impl ServiceSettings {
                 flags: crate::tls::TlsFlags::METRICS,
             })),
             (None, None) => Ok(None),
-            (Some(_), None) => Err("--metrics-tls-cert needs --metrics-tls-key".into()),
-            (None, Some(_)) => Err("--metrics-tls-key needs --metrics-tls-cert".into()),
+            (Some(_), None) => Err(SettingError::Needs {
+                flag: "--metrics-tls-cert",
+                needs: "--metrics-tls-key",
+            }),
+            (None, Some(_)) => Err(SettingError::Needs {
+                flag: "--metrics-tls-key",
+                needs: "--metrics-tls-cert",
+            }),
         }
     }
 
@@ -130,9 +140,7 @@ impl ServiceSettings {
         registry: prometheus_client::registry::Registry,
         readiness: crate::metrics::Readiness,
     ) -> Result<Option<crate::metrics::EndpointGuard>, crate::metrics::MetricsError> {
-        let tls = self
-            .metrics_tls()
-            .map_err(|e| crate::metrics::MetricsError::Tls(crate::tls::TlsError::Config(e)))?;
+        let tls = self.metrics_tls()?;
         crate::metrics::endpoint_with_readiness(self.metrics_listen, registry, readiness, tls).await
     }
 
@@ -171,20 +179,6 @@ pub trait Layered: clap::Parser + Serialize + DeserializeOwned {
     fn keep_skipped(&mut self, parsed: Self);
 }
 
-/// Errors loading a configuration.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error(transparent)]
-    Args(#[from] clap::Error),
-    #[error("reading config file {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("config file {path}: {message}")]
-    File { path: String, message: String },
-}
-
 /// Parses the process's arguments and environment, then lays the config
 /// file under them. Like clap's `parse`, it prints usage errors (and
 /// `--help`, `--version`) and exits; what it returns is a file error.
@@ -214,9 +208,9 @@ where
             path: shown.clone(),
             source,
         })?;
-    layer_file(parsed, &matches, &text).map_err(|message| ConfigError::File {
+    layer_file(parsed, &matches, &text).map_err(|source| ConfigError::File {
         path: shown,
-        message,
+        source,
     })
 }
 
@@ -255,24 +249,21 @@ pub fn dump<T: Serialize>(config: &T) -> Result<String, serde_json::Error> {
 
 /// Lays the settings of a TOML `text` under those `matches` gave
 /// explicitly (by flag or environment).
-fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result<T, String> {
-    let file: toml::Table = toml::from_str(text).map_err(|e| {
-        let line = e
+fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result<T, FileError> {
+    let file: toml::Table = toml::from_str(text).map_err(|error| FileError::Toml {
+        line: error
             .span()
-            .map(|span| 1 + text[..span.start.min(text.len())].matches('\n').count());
-        match line {
-            Some(line) => format!("line {line}: {}", e.message().trim()),
-            None => e.message().trim().to_owned(),
-        }
+            .map(|span| 1 + text[..span.start.min(text.len())].matches('\n').count()),
+        error,
     })?;
     let file = match serde_json::to_value(file) {
         Ok(Value::Object(map)) => map,
-        Ok(_) => return Err("not a table of settings".into()),
-        Err(e) => return Err(e.to_string()),
+        Ok(_) => return Err(FileError::NotATable),
+        Err(e) => return Err(FileError::Convert(e)),
     };
-    let mut current = serde_json::to_value(&parsed).map_err(|e| e.to_string())?;
+    let mut current = serde_json::to_value(&parsed).map_err(|e| FileError::Shape(Some(e)))?;
     let Value::Object(settings) = &current else {
-        return Err("configuration does not serialize to a table".into());
+        return Err(FileError::Shape(None));
     };
     let ids: BTreeSet<String> = T::command()
         .get_arguments()
@@ -294,7 +285,7 @@ fn layer_file<T: Layered>(parsed: T, matches: &ArgMatches, text: &str) -> Result
         set_path(&mut current, &path, value);
         config = Some(
             serde_json::from_value(current.clone())
-                .map_err(|e| format!("`{}`: {e}", path.join(".")))?,
+                .map_err(|source| FileError::Value { path, source })?,
         );
     }
     Ok(match config {
@@ -315,17 +306,15 @@ fn collect(
     prefix: &[String],
     explicit: &dyn Fn(&str) -> bool,
     taken: &mut Vec<(Vec<String>, Value)>,
-) -> Result<(), String> {
+) -> Result<(), FileError> {
     for (key, value) in file {
         let mut path = prefix.to_vec();
         path.push(key.clone());
         let Some(current) = settings.get(&key) else {
-            let known: Vec<&str> = settings.keys().map(String::as_str).collect();
-            return Err(format!(
-                "unknown setting `{}` (known here: {})",
-                path.join("."),
-                known.join(", ")
-            ));
+            return Err(FileError::Unknown {
+                path,
+                known: settings.keys().cloned().collect(),
+            });
         };
         match (current, value) {
             (Value::Object(inner), Value::Object(table)) => {
@@ -412,7 +401,7 @@ mod tests {
         }
     }
 
-    fn with_file(args: &[&str], text: &str) -> Result<Demo, String> {
+    fn with_file(args: &[&str], text: &str) -> Result<Demo, FileError> {
         let mut argv = vec!["demo"];
         argv.extend_from_slice(args);
         let matches = Demo::command().try_get_matches_from(argv).unwrap();
@@ -449,12 +438,25 @@ mod tests {
     #[test]
     fn unknown_and_mistyped_settings_are_named() {
         let e = with_file(&[], "atempts = 5\n").unwrap_err();
-        assert!(e.contains("unknown setting `atempts`"), "{e}");
+        assert!(
+            matches!(&e, FileError::Unknown { path, known } if path == &["atempts"] && known.iter().any(|k| k == "attempts")),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("unknown setting `atempts`"), "{e}");
         let e = with_file(&[], "[inner]\ntimeout = 5\n").unwrap_err();
-        assert!(e.contains("unknown setting `inner.timeout`"), "{e}");
+        assert!(
+            e.to_string().contains("unknown setting `inner.timeout`"),
+            "{e}"
+        );
         let e = with_file(&[], "[inner]\ntimeout_secs = \"soon\"\n").unwrap_err();
-        assert!(e.contains("`inner.timeout_secs`"), "{e}");
-        let e = with_file(&[], "attempts = \n").unwrap_err();
-        assert!(!e.is_empty());
+        assert!(
+            matches!(&e, FileError::Value { path, .. } if path == &["inner", "timeout_secs"]),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("`inner.timeout_secs`"), "{e}");
+        let e = with_file(&[], "x = 1\nattempts = \n").unwrap_err();
+        assert!(matches!(e, FileError::Toml { line: Some(2), .. }), "{e:?}");
+        assert!(e.to_string().starts_with("line 2: "), "{e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
     }
 }

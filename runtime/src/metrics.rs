@@ -209,6 +209,8 @@ pub enum MetricsError {
     },
     #[error("metrics TLS: {0}")]
     Tls(#[from] crate::tls::TlsError),
+    #[error("metrics TLS: {0}")]
+    Setting(#[from] crate::config::SettingError),
 }
 
 /// Binds the metrics listener (a separate step, so a bad address fails at

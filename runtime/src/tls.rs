@@ -14,14 +14,46 @@ use std::time::Duration;
 /// Errors reading TLS material.
 #[derive(Debug, thiserror::Error)]
 pub enum TlsError {
-    #[error("{what} {path}: {reason}")]
+    /// A file (`what` names its flag) that does not give what it should.
+    #[error("{what} {path}: {source}")]
     File {
         what: &'static str,
         path: PathBuf,
-        reason: String,
+        #[source]
+        source: PemError,
     },
     #[error("TLS configuration: {0}")]
-    Config(String),
+    Config(#[source] rustls::Error),
+    /// The CA a client's certificate must chain to makes no verifier.
+    #[error("TLS configuration: {what}: {source}")]
+    ClientCa {
+        what: &'static str,
+        #[source]
+        source: rustls::server::VerifierBuilderError,
+    },
+    /// A certificate and a key (named by their flags) that do not match.
+    #[error("TLS configuration: {cert} and {key} do not make a pair: {source}")]
+    Pair {
+        cert: &'static str,
+        key: &'static str,
+        #[source]
+        source: rustls::Error,
+    },
+    /// Loading the files again stopped before it ended.
+    #[error("TLS configuration: {0}")]
+    Reload(#[source] tokio::task::JoinError),
+}
+
+/// What is wrong with a PEM file.
+#[derive(Debug, thiserror::Error)]
+pub enum PemError {
+    #[error(transparent)]
+    Pem(#[from] rustls::pki_types::pem::Error),
+    #[error("holds no PEM certificate")]
+    NoCertificate,
+    /// A certificate a trust store does not take.
+    #[error(transparent)]
+    Certificate(#[from] rustls::Error),
 }
 
 /// Makes ring the process's crypto provider (once; later calls do nothing).
@@ -40,17 +72,17 @@ pub fn read_certs(
     what: &'static str,
     path: &Path,
 ) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    let fail = |reason: String| TlsError::File {
+    let fail = |source: PemError| TlsError::File {
         what,
         path: path.to_owned(),
-        reason,
+        source,
     };
     let certs = CertificateDer::pem_file_iter(path)
-        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(e.into()))?
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| fail(e.to_string()))?;
+        .map_err(|e| fail(e.into()))?;
     if certs.is_empty() {
-        return Err(fail("holds no PEM certificate".into()));
+        return Err(fail(PemError::NoCertificate));
     }
     Ok(certs)
 }
@@ -60,7 +92,7 @@ pub fn read_key(what: &'static str, path: &Path) -> Result<PrivateKeyDer<'static
     PrivateKeyDer::from_pem_file(path).map_err(|e| TlsError::File {
         what,
         path: path.to_owned(),
-        reason: e.to_string(),
+        source: e.into(),
     })
 }
 
@@ -71,7 +103,7 @@ pub fn read_roots(what: &'static str, path: &Path) -> Result<RootCertStore, TlsE
         roots.add(cert).map_err(|e| TlsError::File {
             what,
             path: path.to_owned(),
-            reason: e.to_string(),
+            source: e.into(),
         })?;
     }
     Ok(roots)
@@ -120,7 +152,7 @@ impl ServerTlsFiles {
         let key = read_key(flags.key, &self.key)?;
         let builder = ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
-            .map_err(|e| TlsError::Config(e.to_string()))?;
+            .map_err(TlsError::Config)?;
         let builder = match &self.client_ca {
             Some(ca) => {
                 let what = flags.client_ca.unwrap_or("client CA");
@@ -128,17 +160,18 @@ impl ServerTlsFiles {
                 let verifier =
                     WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider())
                         .build()
-                        .map_err(|e| TlsError::Config(format!("{what}: {e}")))?;
+                        .map_err(|source| TlsError::ClientCa { what, source })?;
                 builder.with_client_cert_verifier(verifier)
             }
             None => builder.with_no_client_auth(),
         };
-        let mut config = builder.with_single_cert(certs, key).map_err(|e| {
-            TlsError::Config(format!(
-                "{} and {} do not make a pair: {e}",
-                flags.cert, flags.key
-            ))
-        })?;
+        let mut config = builder
+            .with_single_cert(certs, key)
+            .map_err(|source| TlsError::Pair {
+                cert: flags.cert,
+                key: flags.key,
+                source,
+            })?;
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Ok(config)
     }
@@ -193,7 +226,7 @@ impl ReloadingServerTls {
                 let (files, alpn) = (self.files.clone(), self.alpn);
                 let loaded = tokio::task::spawn_blocking(move || files.load(alpn))
                     .await
-                    .map_err(|e| TlsError::Config(e.to_string()))
+                    .map_err(TlsError::Reload)
                     .and_then(|r| r);
                 match loaded {
                     Ok(config) => {

@@ -113,7 +113,9 @@ pub fn after_grouping(
                 s
             })
             .collect();
-        named_well(&slices).map(|()| slices)
+        named_well(&slices)
+            .map(|()| slices)
+            .map_err(|e| e.to_string())
     });
     match refined {
         Ok(slices) => settle(files, proposal, Some(slices)),
@@ -126,9 +128,18 @@ pub fn after_grouping(
     }
 }
 
+/// A refined slice whose name cannot be a lane id; the name as proposed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum SliceName {
+    #[error("slice name {name:?} is not 1 to {MAX_SLICE_NAME} letters, digits or -_./#:")]
+    Malformed { name: String },
+    #[error("slice name {name:?} is used twice")]
+    Twice { name: String },
+}
+
 /// Slice names become lane ids (`domain:{name}`): each must be short,
 /// printable without spaces, and unique.
-fn named_well(slices: &[Slice]) -> Result<(), String> {
+fn named_well(slices: &[Slice]) -> Result<(), SliceName> {
     let mut seen = std::collections::BTreeSet::new();
     for s in slices {
         let printable = s
@@ -136,13 +147,14 @@ fn named_well(slices: &[Slice]) -> Result<(), String> {
             .chars()
             .all(|c| c.is_alphanumeric() || "-_./#:".contains(c));
         if s.name.is_empty() || s.name.len() > MAX_SLICE_NAME || !printable {
-            return Err(format!(
-                "slice name {:?} is not 1 to {MAX_SLICE_NAME} letters, digits or -_./#:",
-                s.name
-            ));
+            return Err(SliceName::Malformed {
+                name: s.name.clone(),
+            });
         }
         if !seen.insert(s.name.as_str()) {
-            return Err(format!("slice name {:?} is used twice", s.name));
+            return Err(SliceName::Twice {
+                name: s.name.clone(),
+            });
         }
     }
     Ok(())

@@ -133,7 +133,7 @@ pub const FALLBACK_DOMAIN: &str = "core";
 pub use revu_domain::lane::Slice;
 
 /// A glob that does not compile.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("domain {domain}: glob {glob:?}: {source}")]
 pub struct GroupingError {
     pub domain: String,

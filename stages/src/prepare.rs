@@ -95,8 +95,15 @@ impl From<LaneEngine> for String {
     }
 }
 
+/// An engine name, as given, that is not 1-64 of a-z, 0-9, '-', '_' and ':'.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("engine name {name:?} must be 1-64 of a-z, 0-9, '-', '_' and ':'")]
+pub struct BadEngineName {
+    pub name: String,
+}
+
 /// Whether `name` may name an engine: 1-64 of a-z, 0-9, '-', '_' and ':'.
-pub fn valid_engine_name(name: &str) -> Result<(), String> {
+pub fn valid_engine_name(name: &str) -> Result<(), BadEngineName> {
     if !name.is_empty()
         && name.len() <= 64
         && name
@@ -105,9 +112,9 @@ pub fn valid_engine_name(name: &str) -> Result<(), String> {
     {
         Ok(())
     } else {
-        Err(format!(
-            "engine name {name:?} must be 1-64 of a-z, 0-9, '-', '_' and ':'"
-        ))
+        Err(BadEngineName {
+            name: name.to_owned(),
+        })
     }
 }
 
@@ -119,7 +126,7 @@ pub fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
     if lane.is_empty() {
         return Err(format!("{s:?} names no lane"));
     }
-    valid_engine_name(engine)?;
+    valid_engine_name(engine).map_err(|e| e.to_string())?;
     Ok(LaneEngine {
         lane: lane.to_owned(),
         engine: engine.to_owned(),

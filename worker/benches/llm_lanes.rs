@@ -126,7 +126,7 @@ async fn run(lanes: usize, in_flight: usize, delay: Duration) -> Result<Duration
         ..LlmSettings::default()
     };
     let mut engines = Engines::default();
-    for engine in settings.engines().await? {
+    for engine in settings.engines().await.map_err(|e| e.to_string())? {
         engines = engines.with(Arc::new(engine));
     }
     let backend = MemoryBackend::new();

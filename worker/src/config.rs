@@ -3,7 +3,7 @@
 //! flags, then [`WorkerConfig::validate`].
 
 use crate::engines::llm::LlmSettings;
-use revu_runtime::config::{ConfigSource, Layered, ServiceSettings};
+use revu_runtime::config::{ConfigSource, Layered, ServiceSettings, SettingError};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -132,17 +132,17 @@ impl From<ExecEngineSpec> for String {
 }
 
 impl WorkerConfig {
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SettingError> {
         if self.concurrency == 0 || self.concurrency > 1024 {
-            return Err("--concurrency must be between 1 and 1024".into());
+            return Err(SettingError::Range {
+                flag: "--concurrency",
+                min: 1,
+                max: 1024,
+            });
         }
-        if self.lane_timeout_secs == 0 || self.exec_timeout_secs == 0 {
-            return Err("--lane-timeout-secs and --exec-timeout-secs must be at least 1".into());
-        }
-        if self.lease_secs == 0 {
-            return Err("--lease-secs must be at least 1".into());
-        }
-        Ok(())
+        SettingError::positive("--lane-timeout-secs", self.lane_timeout_secs)?;
+        SettingError::positive("--exec-timeout-secs", self.exec_timeout_secs)?;
+        SettingError::positive("--lease-secs", self.lease_secs)
     }
 
     pub fn lease(&self) -> Duration {
@@ -154,7 +154,7 @@ impl WorkerConfig {
     }
 
     /// The built-in engines plus the configured exec and llm engines.
-    pub async fn engines(&self) -> Result<crate::engines::Engines, String> {
+    pub async fn engines(&self) -> Result<crate::engines::Engines, EngineSetupError> {
         let mut engines = crate::engines::Engines::built_in(&self.lint);
         for ms in &self.sleep_engines {
             engines = engines.with(std::sync::Arc::new(
@@ -175,6 +175,15 @@ impl WorkerConfig {
         }
         Ok(engines)
     }
+}
+
+/// Engines the configuration cannot make.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineSetupError {
+    #[error(transparent)]
+    Llm(#[from] crate::engines::llm::LlmSetupError),
+    #[error(transparent)]
+    Exec(#[from] crate::engines::exec::EmptyCommand),
 }
 
 fn parse_exec_engine(s: &str) -> Result<ExecEngineSpec, String> {

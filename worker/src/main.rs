@@ -20,7 +20,7 @@ async fn run() -> anyhow::Result<()> {
         println!("{}", revu_runtime::config::dump(&config)?);
         return Ok(());
     }
-    config.validate().map_err(anyhow::Error::msg)?;
+    config.validate()?;
     revu_runtime::tls::install_crypto_provider();
     let telemetry = revu_runtime::telemetry::init_service("revu-worker", config.service.log_json)?;
     let result = work(&config).await;
@@ -39,7 +39,7 @@ async fn work(config: &WorkerConfig) -> anyhow::Result<()> {
         .await?;
     let backend = config.service.connect_redis().await?;
     let checker = tokio::spawn(readiness.follow(backend.clone()));
-    let engines = config.engines().await.map_err(anyhow::Error::msg)?;
+    let engines = config.engines().await?;
     for (engine, model) in engines.models() {
         metrics.expect_model(&engine, &model);
     }

@@ -91,7 +91,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 async fn measure(
     args: &Args,
-    tls: Option<tonic::transport::ClientTlsConfig>,
+    tls: Option<crate::credentials::ClientTls>,
 ) -> Result<serde_json::Value, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let credentials = args.token.credentials()?;

@@ -122,7 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 
 async fn submit(
     args: Args,
-    tls: Option<tonic::transport::ClientTlsConfig>,
+    tls: Option<crate::credentials::ClientTls>,
     diff: Vec<u8>,
     heads: Heads,
     code_index: Vec<u8>,

@@ -1,6 +1,6 @@
 //! Wire types to domain types and back. Prost types end here.
 
-use crate::service::{ReviewStatus, ServiceError, Submission};
+use crate::service::{RequestError, ReviewStatus, ServiceError, Submission};
 use revu_domain::bundle::OwnersFile;
 use revu_domain::packages::{MANIFESTS, Package, package_dir};
 use revu_domain::report::Rigor;
@@ -18,43 +18,31 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         Ok(pb::Rigor::Prototype) => Some(Rigor::Prototype),
         Ok(pb::Rigor::Production) => Some(Rigor::Production),
         Err(_) => {
-            return Err(ServiceError::InvalidRequest(format!(
-                "unknown rigor value {}",
-                req.rigor
-            )));
+            return Err(RequestError::UnknownRigor(req.rigor).into());
         }
     };
     let mut head_files = BTreeMap::new();
     for f in req.head_files {
         if f.path.is_empty() || f.path.len() > MAX_TOKEN {
-            return Err(ServiceError::InvalidRequest(
-                "head file with an empty or overlong path".into(),
-            ));
+            return Err(RequestError::HeadPath.into());
         }
         head_files.insert(f.path, f.content);
     }
     if req.idempotency_key.len() > MAX_TOKEN || req.labels.iter().any(|l| l.len() > MAX_TOKEN) {
-        return Err(ServiceError::InvalidRequest(format!(
-            "idempotency key and labels are limited to {MAX_TOKEN} bytes"
-        )));
+        return Err(RequestError::TokenTooLong { limit: MAX_TOKEN }.into());
     }
     let code_index_bytes = req.code_index.len();
     let code_index = if req.code_index.is_empty() {
         None
     } else {
-        let index = serde_json::from_slice(&req.code_index).map_err(|e| {
-            ServiceError::InvalidRequest(format!("code_index is not a valid code index: {e}"))
-        })?;
+        let index = serde_json::from_slice(&req.code_index).map_err(RequestError::CodeIndex)?;
         Some(index)
     };
     let mut nested_conventions = BTreeMap::new();
     for nested in req.nested_conventions {
         let dir = nested.dir.trim_matches('/').to_owned();
         if dir.is_empty() || dir.split('/').any(|part| part.is_empty() || part == "..") {
-            return Err(ServiceError::InvalidRequest(format!(
-                "nested_conventions: {:?} is not a directory below the root",
-                nested.dir
-            )));
+            return Err(RequestError::NestedDir { dir: nested.dir }.into());
         }
         nested_conventions.insert(dir, nested.content);
     }
@@ -181,17 +169,15 @@ fn packages(sent: Vec<pb::Package>) -> Result<Vec<Package>, ServiceError> {
     sent.into_iter()
         .map(|p| {
             let dir = package_dir(&p.dir).ok_or_else(|| {
-                ServiceError::InvalidRequest(format!(
-                    "packages: {:?} is not a directory below the root",
-                    p.dir
-                ))
+                ServiceError::InvalidRequest(RequestError::PackageDir { dir: p.dir.clone() })
             })?;
             if !MANIFESTS.contains(&p.manifest.as_str()) {
-                return Err(ServiceError::InvalidRequest(format!(
-                    "packages: {:?} of {dir} is not one of {}",
-                    p.manifest,
-                    MANIFESTS.join(", ")
-                )));
+                return Err(ServiceError::InvalidRequest(
+                    RequestError::PackageManifest {
+                        dir: dir.to_owned(),
+                        manifest: p.manifest,
+                    },
+                ));
             }
             Ok(Package {
                 dir: dir.to_owned(),
@@ -273,7 +259,10 @@ mod tests {
         );
         for bad in ["", "/", "pkg/../..", "a//b"] {
             assert!(
-                matches!(nested(bad), Err(ServiceError::InvalidRequest(_))),
+                matches!(
+                    nested(bad),
+                    Err(ServiceError::InvalidRequest(RequestError::NestedDir { .. }))
+                ),
                 "{bad:?}"
             );
         }

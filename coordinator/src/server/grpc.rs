@@ -40,15 +40,18 @@ impl<B: JobQueue + ReviewStore> ReviewApi<B> {
     }
 }
 
+/// `INVALID_ARGUMENT` for a field of the call, with its reason for clients.
+fn malformed(why: String) -> Status {
+    revu_proto::reason::Reason::InvalidRequest.status(tonic::Code::InvalidArgument, why)
+}
+
 /// The review a caller of `tenant` means by `raw` (the id it was given):
 /// ids live in the tenant's namespace, so another tenant's id is a review
 /// that does not exist.
 fn review_id(tenant: Option<&str>, raw: &str) -> Result<ReviewId, Status> {
     if raw.is_empty() || raw.len() > 64 || !raw.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
     {
-        return Err(Status::invalid_argument(format!(
-            "malformed review id {raw:?}"
-        )));
+        return Err(malformed(format!("malformed review id {raw:?}")));
     }
     Ok(ReviewId::scoped(tenant, raw))
 }
@@ -62,7 +65,7 @@ fn event_cursor(raw: String) -> Result<String, Status> {
     let parts: Vec<&str> = raw.split('-').collect();
     let digits = |p: &&str| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit());
     if parts.len() > 2 || !parts.iter().all(digits) {
-        return Err(Status::invalid_argument(format!(
+        return Err(malformed(format!(
             "malformed after_event_id {raw:?}: an event_id of this review's events"
         )));
     }

@@ -3,7 +3,7 @@
 //! (the move from Reviewing to Adjudicating), and the review goes on when
 //! that lane settles.
 
-use super::{Coordinator, ServiceError, blocking};
+use super::{Coordinator, InternalError, ServiceError, blocking};
 use revu_domain::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::diff;
@@ -35,7 +35,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             Ok::<_, diff::DiffError>(adjudication_candidates(&plan, &settled, &parsed, &bundle))
         })
         .await?
-        .map_err(|e| ServiceError::Internal(format!("stored diff no longer parses: {e}")))
+        .map_err(|e| InternalError::StoredDiff(e).into())
     }
 
     /// Moves a review whose review lanes all settled to Adjudicating,
@@ -46,10 +46,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         candidates: Vec<Finding>,
     ) -> Result<MoveOutcome, ServiceError> {
         let Some(adjudication) = &record.plan.adjudication else {
-            return Err(ServiceError::Internal(format!(
-                "review {} is not adjudicated",
-                record.id
-            )));
+            return Err(InternalError::NotAdjudicated(record.id.clone()).into());
         };
         let files: BTreeSet<&str> = candidates.iter().map(|f| f.file.as_str()).collect();
         let lane = LaneSpec {

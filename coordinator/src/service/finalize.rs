@@ -4,7 +4,8 @@
 //! none is ahead, to Finalizing, where the report is verified, decided and
 //! stored with the move to Finished.
 
-use super::{Coordinator, ServiceError, blocking, observe};
+use super::{Coordinator, InternalError, ServiceError, blocking, observe};
+use revu_domain::diff::DiffError;
 use revu_domain::lane::ReviewId;
 use revu_domain::report::Report;
 use revu_domain::review::{
@@ -66,8 +67,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         let (results, bundle) =
             tokio::join!(self.backend.lane_results(id), self.backend.load_bundle(id));
         let (results, bundle) = (results?, bundle?);
-        let bundle = bundle
-            .ok_or_else(|| ServiceError::Internal(format!("review {id} has no stored bundle")))?;
+        let bundle = bundle.ok_or_else(|| InternalError::NoBundle(id.clone()))?;
         let next = match record.phase {
             // A finalization a stopped coordinator began: carried on.
             ReviewPhase::Finalizing => None,
@@ -114,10 +114,12 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 finalizing
             }
             Some(other) => {
-                return Err(ServiceError::Internal(format!(
-                    "review {id}: no step moves {} to {other}",
-                    record.phase
-                )));
+                return Err(InternalError::NoStep {
+                    review: id.clone(),
+                    from: record.phase,
+                    to: other,
+                }
+                .into());
             }
         };
         self.finalize(record, results, bundle).await?;
@@ -150,17 +152,17 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             );
             let started = Instant::now();
             let report = verify_span.in_scope(|| {
-                let parsed = bundle.parsed_diff().map_err(|e| e.to_string())?;
-                Ok::<_, String>(assemble(&review_id, &plan, &results, &parsed, &bundle))
+                let parsed = bundle.parsed_diff()?;
+                Ok::<_, DiffError>(assemble(&review_id, &plan, &results, &parsed, &bundle))
             })?;
             let verified = started.elapsed();
             let started = Instant::now();
             let json = tracing::info_span!(parent: &parent, span::RENDER)
                 .in_scope(|| render::json(&report));
-            Ok::<_, String>((report, json, verify_span, (verified, started.elapsed())))
+            Ok::<_, DiffError>((report, json, verify_span, (verified, started.elapsed())))
         })
         .await?
-        .map_err(|e| ServiceError::Internal(format!("stored diff no longer parses: {e}")))?;
+        .map_err(InternalError::StoredDiff)?;
         self.metrics.stage("verify", timings.0);
         self.metrics.stage("render", timings.1);
         observe::record_report([&fin, &verify_span], &report);

@@ -7,6 +7,7 @@
 
 mod adjudicate;
 mod admit;
+mod error;
 mod finalize;
 mod finalizing;
 mod gather;
@@ -21,6 +22,7 @@ mod submit;
 mod sweep;
 
 pub use admit::Quotas;
+pub use error::{InternalError, RequestError, ServiceError};
 pub use handoff::ReportHandoff;
 pub use query::ReviewStatus;
 pub use revu_domain::bundle::APART_MIN_BYTES;
@@ -29,69 +31,10 @@ pub use submit::Submission;
 use crate::config::ReviewSettings;
 use crate::metrics::CoordinatorMetrics;
 use revu_domain::clock::{Clock, SharedClock};
-use revu_domain::diff::DiffError;
-use revu_domain::lane::ReviewId;
-use revu_domain::retry::{Retry, Retryable};
 use revu_domain::telemetry::MessagingTarget;
-use revu_queue::{JobQueue, QueueError, ReviewStore};
+use revu_queue::{JobQueue, ReviewStore};
 use revu_stages::grouping::{Grouper, GroupingError, default_domains};
 use std::sync::Arc;
-
-impl From<revu_stages::prepare::PrepareError> for ServiceError {
-    fn from(e: revu_stages::prepare::PrepareError) -> Self {
-        use revu_stages::prepare::PrepareError;
-        match e {
-            PrepareError::Diff(d) => ServiceError::InvalidDiff(d),
-            PrepareError::RepoConfig(c) => ServiceError::InvalidRequest(c.to_string()),
-            PrepareError::Limit(l) => ServiceError::Limit(l),
-        }
-    }
-}
-
-/// Errors of the review service. [`crate::server`] maps each to a gRPC code.
-#[derive(Debug, thiserror::Error)]
-pub enum ServiceError {
-    #[error("invalid diff: {0}")]
-    InvalidDiff(#[from] DiffError),
-    #[error(transparent)]
-    Limit(#[from] revu_stages::limits::LimitExceeded),
-    #[error("invalid request: {0}")]
-    InvalidRequest(String),
-    /// Named by the id its caller used: the tenant part stays unsaid.
-    #[error("review {} not found", .0.local())]
-    NotFound(ReviewId),
-    #[error("{inflight} reviews in flight; the limit is {limit}, retry later")]
-    Busy { inflight: usize, limit: usize },
-    #[error("tenant {tenant}: quota {quota} reached ({used} used of {limit}); raised with {flag}")]
-    Quota {
-        tenant: String,
-        quota: &'static str,
-        used: u64,
-        limit: u64,
-        flag: &'static str,
-    },
-    #[error("backend: {0}")]
-    Backend(#[from] QueueError),
-    #[error("internal: {0}")]
-    Internal(String),
-}
-
-impl Retryable for ServiceError {
-    /// Transient when the backend could not be reached (a later call may
-    /// succeed) or is full for now; permanent for a request that is wrong.
-    fn retry(&self) -> Retry {
-        match self {
-            ServiceError::Backend(q) => q.retry(),
-            ServiceError::Busy { .. } => Retry::Transient,
-            ServiceError::InvalidDiff(_)
-            | ServiceError::Limit(_)
-            | ServiceError::InvalidRequest(_)
-            | ServiceError::NotFound(_)
-            | ServiceError::Quota { .. }
-            | ServiceError::Internal(_) => Retry::Permanent,
-        }
-    }
-}
 
 /// The coordinator's review logic over backend `B`.
 #[derive(Debug, Clone)]
@@ -202,5 +145,5 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ServiceError> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ServiceError::Internal(format!("blocking task failed: {e}")))
+        .map_err(|e| InternalError::Blocking(e).into())
 }

@@ -11,7 +11,7 @@
 //! racing to make it (or a sweep repeating it), one does, once.
 
 use super::submit::dispatched;
-use super::{Coordinator, ServiceError, blocking, observe};
+use super::{Coordinator, InternalError, ServiceError, blocking, observe};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::diff;
 use revu_domain::lane::{LaneJob, LaneKind, LaneSpec, ReviewId};
@@ -48,10 +48,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
     ) -> Result<MoveOutcome, ServiceError> {
         let (Some(grouping), Some(result)) = (&record.plan.grouping, results.get(GROUPING_LANE))
         else {
-            return Err(ServiceError::Internal(format!(
-                "review {} is grouping without a settled grouping lane",
-                record.id
-            )));
+            return Err(InternalError::GroupingUnsettled(record.id.clone()).into());
         };
         let refined = match &result.end {
             LaneEnd::Complete { body } => Ok(body.slices.clone()),
@@ -138,10 +135,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         bundle: &ReviewBundle,
     ) -> Result<MoveOutcome, ServiceError> {
         let Some(synthesis) = &record.plan.synthesis else {
-            return Err(ServiceError::Internal(format!(
-                "review {} has no synthesis planned",
-                record.id
-            )));
+            return Err(InternalError::NoSynthesis(record.id.clone()).into());
         };
         let (id, plan, settled, bundle) = (
             record.id.clone(),
@@ -154,7 +148,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             Ok::<_, diff::DiffError>(assemble(&id, &plan, &settled, &parsed, &bundle).findings)
         })
         .await?
-        .map_err(|e| ServiceError::Internal(format!("stored diff no longer parses: {e}")))?;
+        .map_err(InternalError::StoredDiff)?;
         let lane = LaneSpec {
             id: SYNTHESIS_LANE.to_owned(),
             kind: LaneKind::Synthesis,
@@ -213,9 +207,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
                 MoveOutcome::Lost { current: Some(_) } => {}
             }
         }
-        Err(ServiceError::Internal(format!(
-            "review {id}: its phase moved on at every look"
-        )))
+        Err(InternalError::PhaseRace(id.clone()).into())
     }
 
     /// Moves the review from `from` to `next` (its record after the move),

@@ -272,7 +272,7 @@ fn golden_conventions_applied_to_the_fixture_review() {
 
 #[tokio::test]
 async fn a_submission_with_a_bad_revu_toml_is_refused_naming_the_line() {
-    use revu_coordinator::service::{Coordinator, ServiceError, Submission};
+    use revu_coordinator::service::{Coordinator, RequestError, ServiceError, Submission};
     use revu_queue::memory::MemoryBackend;
     let coordinator = Coordinator::new(MemoryBackend::new(), ReviewSettings::default()).unwrap();
     let submission = Submission {
@@ -281,10 +281,12 @@ async fn a_submission_with_a_bad_revu_toml_is_refused_naming_the_line() {
         ..Submission::default()
     };
     match coordinator.submit(submission).await {
-        Err(ServiceError::InvalidRequest(msg)) => {
+        Err(ServiceError::InvalidRequest(RequestError::RepoConfig(e))) => {
+            assert_eq!(e.line, 3, "{e}");
             assert!(
-                msg.contains("revu.toml line 3: unknown field `max_files`"),
-                "{msg}"
+                e.to_string()
+                    .contains("revu.toml line 3: unknown field `max_files`"),
+                "{e}"
             );
         }
         other => panic!("expected an invalid request, got {other:?}"),

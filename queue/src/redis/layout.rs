@@ -85,11 +85,11 @@ pub struct Layout {
 impl Layout {
     /// A layout under `prefix`, which may not hold `{` or `}` (they would
     /// change the hash tags).
-    pub fn new(prefix: &str) -> Result<Self, String> {
+    pub fn new(prefix: &str) -> Result<Self, crate::SettingsError> {
         if prefix.is_empty() || prefix.contains(['{', '}']) {
-            return Err(format!(
-                "key prefix {prefix:?} must be non-empty and hold no `{{` or `}}`"
-            ));
+            return Err(crate::SettingsError::KeyPrefix {
+                prefix: prefix.to_owned(),
+            });
         }
         Ok(Layout {
             prefix: prefix.to_owned(),

@@ -5,7 +5,7 @@
 use super::scripts::MOVE_PHASE;
 use super::store::EVENTS_MAX;
 use super::{RedisBackend, layout};
-use crate::{MoveOutcome, PhaseMove, QueueError, encode};
+use crate::{Corruption, MoveOutcome, PhaseMove, QueueError, encode};
 use revu_domain::review::{ReviewPhase, ReviewRecord};
 
 impl RedisBackend {
@@ -76,8 +76,13 @@ pub(super) fn stored_phase(
     id: &revu_domain::lane::ReviewId,
     name: &str,
 ) -> Result<ReviewPhase, QueueError> {
-    ReviewPhase::parse(name)
-        .ok_or_else(|| QueueError::Corrupt(format!("review {id}: unknown phase {name:?}")))
+    ReviewPhase::parse(name).ok_or_else(|| {
+        Corruption::UnknownPhase {
+            review: id.clone(),
+            name: name.to_owned(),
+        }
+        .into()
+    })
 }
 
 /// `record` as the store holds it: in the phase its hash's `phase` field

@@ -7,7 +7,10 @@ use super::scripts::{
     GATE_REJECTED_SUFFIX, SETTLE_AND_ANNOUNCE, STAGE_PIECE,
 };
 use super::{RedisBackend, layout};
-use crate::{CreateOutcome, MoveOutcome, PhaseMove, QueueError, QuotaCharge, ReviewStore, encode};
+use crate::{
+    Corruption, CreateOutcome, LostWrite, MoveOutcome, PhaseMove, QueueError, QuotaCharge,
+    ReviewStore, encode,
+};
 use redis::streams::StreamReadReply;
 use revu_domain::bundle::{APART_MIN_BYTES, Patch, ReviewBundle};
 use revu_domain::clock::Clock;
@@ -94,9 +97,13 @@ impl RedisBackend {
                 .await?;
             at += piece.len();
             if len != at {
-                return Err(QueueError::Lost(format!(
-                    "staging the diff in {key}: {len} bytes stored where {at} were sent"
-                )));
+                return Err(LostWrite {
+                    what: "staging the diff",
+                    key: key.to_owned(),
+                    stored: len,
+                    sent: at,
+                }
+                .into());
             }
         }
         Ok(())
@@ -124,10 +131,12 @@ impl RedisBackend {
             diff.extend_from_slice(&piece);
         }
         if diff.len() != len {
-            return Err(QueueError::Corrupt(format!(
-                "{key}: read {} of its {len} bytes",
-                diff.len()
-            )));
+            return Err(Corruption::ShortRead {
+                key: key.to_owned(),
+                read: diff.len(),
+                len,
+            }
+            .into());
         }
         Ok(diff)
     }
@@ -151,11 +160,7 @@ impl ReviewStore for RedisBackend {
         // a key of the review's slot.
         let idem = match idempotency_key {
             Some(key) if layout::key_shard(tenant, key) != shard => {
-                return Err(QueueError::Config(format!(
-                    "review {} is not in the shard of its idempotency key; \
-                     make its id with RedisBackend::review_id_for",
-                    record.id
-                )));
+                return Err(QueueError::ForeignShard(record.id.clone()));
             }
             Some(key) => self.layout.idempotency(tenant, key),
             None => self.layout.review(&record.id, ""),
@@ -365,7 +370,10 @@ impl ReviewStore for RedisBackend {
                 .collect();
             bundle
                 .put_heads(&blobs)
-                .map_err(|why| QueueError::Corrupt(format!("review {id}: {why}")))?;
+                .map_err(|source| Corruption::MissingHead {
+                    review: id.clone(),
+                    source,
+                })?;
         }
         Ok(Some(std::sync::Arc::new(bundle)))
     }

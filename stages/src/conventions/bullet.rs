@@ -23,6 +23,52 @@ pub(crate) enum Token {
     Word(String),
 }
 
+/// Why a bullet is ignored: what the grammar (or a section's use of it)
+/// did not find.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum BulletError {
+    /// A backtick or a double quote (`quote`) that is not closed.
+    #[error("unterminated {quote}")]
+    Unterminated { quote: char },
+    #[error("empty {quote}{quote}")]
+    Empty { quote: char },
+    /// A glob, as written, said by the kind of its error.
+    #[error("glob `{pattern}`: {}", .error.kind())]
+    Glob {
+        pattern: String,
+        error: globset::Error,
+    },
+    #[error("more than one path glob")]
+    TwoGlobs,
+    #[error("more than one `matching` text")]
+    TwoTexts,
+    #[error("`in` must be followed by a `glob` in backticks")]
+    InWithoutGlob,
+    #[error("`matching` must be followed by \"text\" in double quotes")]
+    MatchingWithoutText,
+    #[error("unexpected {}; expected `in` `glob` or `matching` \"text\"", describe(.0))]
+    Unexpected(Token),
+    #[error("names no rule id, glob or text")]
+    NoScope,
+    #[error("expected `` `glob`: guidance text ``")]
+    GuidanceShape,
+    #[error("the selector must be `glob`s in backticks, separated by commas")]
+    GuidanceSelector,
+    #[error("expected `` `RULE-ID`: BLOCKER `` or `` `glob`: at most SUGGESTION ``")]
+    OverrideShape,
+    #[error("no severity after `:`")]
+    NoSeverity,
+    /// The word where a severity was expected, as written.
+    #[error("{word:?} is not BLOCKER, IMPORTANT or SUGGESTION")]
+    NotSeverity { word: String },
+    #[error("`at most BLOCKER` changes nothing")]
+    CapOfBlocker,
+    #[error("a floor of SUGGESTION changes nothing; did you mean `at most SUGGESTION`?")]
+    FloorOfSuggestion,
+    #[error("a floor must name a rule id (`RULE-ID`); caps on a path need `at most`")]
+    FloorWithoutRule,
+}
+
 /// Splits a bullet at its first `:` outside backticks and quotes.
 pub(crate) fn split_body(text: &str) -> (&str, Option<&str>) {
     let (mut in_code, mut in_quote) = (false, false);
@@ -38,7 +84,7 @@ pub(crate) fn split_body(text: &str) -> (&str, Option<&str>) {
 }
 
 /// Tokenizes a selector; the error says what is wrong.
-pub(crate) fn tokens(selector: &str) -> Result<Vec<Token>, String> {
+pub(crate) fn tokens(selector: &str) -> Result<Vec<Token>, BulletError> {
     let mut out = Vec::new();
     let mut chars = selector.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
@@ -49,11 +95,11 @@ pub(crate) fn tokens(selector: &str) -> Result<Vec<Token>, String> {
                 let body_start = start + 1;
                 let end = selector[body_start..].find(c).map(|e| body_start + e);
                 let Some(end) = end else {
-                    return Err(format!("unterminated {c}"));
+                    return Err(BulletError::Unterminated { quote: c });
                 };
                 let inner = selector[body_start..end].trim();
                 if inner.is_empty() {
-                    return Err(format!("empty {c}{c}"));
+                    return Err(BulletError::Empty { quote: c });
                 }
                 out.push(if c == '`' {
                     Token::Code(inner.to_owned())
@@ -100,10 +146,13 @@ pub fn is_rule_id(s: &str) -> bool {
 }
 
 /// Compiles a glob with the same dialect as the grouping stage.
-pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, String> {
+pub(crate) fn glob(pattern: &str) -> Result<GlobMatcher, BulletError> {
     Glob::new(pattern)
         .map(|g| g.compile_matcher())
-        .map_err(|e| format!("glob `{pattern}`: {}", e.kind()))
+        .map_err(|error| BulletError::Glob {
+            pattern: pattern.to_owned(),
+            error,
+        })
 }
 
 /// What a severity override or an allowed nit applies to. Every part that is
@@ -121,7 +170,7 @@ pub struct Scope {
 
 impl Scope {
     /// Parses `[CODE] [in CODE] [matching QUOTED]`.
-    pub(crate) fn parse(selector: &str) -> Result<Scope, String> {
+    pub(crate) fn parse(selector: &str) -> Result<Scope, BulletError> {
         let mut toks = tokens(selector)?.into_iter().peekable();
         let mut scope = Scope {
             within: None,
@@ -141,32 +190,27 @@ impl Scope {
             match (tok, toks.next()) {
                 (Token::Word(w), Some(Token::Code(g))) if w.eq_ignore_ascii_case("in") => {
                     if scope.path.is_some() {
-                        return Err("more than one path glob".into());
+                        return Err(BulletError::TwoGlobs);
                     }
                     scope.path = Some((g.clone(), glob(&g)?));
                 }
                 (Token::Word(w), Some(Token::Quoted(t))) if w.eq_ignore_ascii_case("matching") => {
                     if scope.text.is_some() {
-                        return Err("more than one `matching` text".into());
+                        return Err(BulletError::TwoTexts);
                     }
                     scope.text = Some(t.to_lowercase());
                 }
                 (Token::Word(w), _) if w.eq_ignore_ascii_case("in") => {
-                    return Err("`in` must be followed by a `glob` in backticks".into());
+                    return Err(BulletError::InWithoutGlob);
                 }
                 (Token::Word(w), _) if w.eq_ignore_ascii_case("matching") => {
-                    return Err("`matching` must be followed by \"text\" in double quotes".into());
+                    return Err(BulletError::MatchingWithoutText);
                 }
-                (other, _) => {
-                    return Err(format!(
-                        "unexpected {}; expected `in` `glob` or `matching` \"text\"",
-                        describe(&other)
-                    ));
-                }
+                (other, _) => return Err(BulletError::Unexpected(other)),
             }
         }
         if scope.rule.is_none() && scope.path.is_none() && scope.text.is_none() {
-            return Err("names no rule id, glob or text".into());
+            return Err(BulletError::NoScope);
         }
         Ok(scope)
     }

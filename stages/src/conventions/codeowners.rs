@@ -162,13 +162,27 @@ fn split_line(line: &str) -> (String, &str) {
 }
 
 /// The globs a `.gitignore`-style pattern stands for.
-fn matchers(pattern: &str) -> Result<Vec<GlobMatcher>, String> {
+/// A CODEOWNERS pattern that matches nothing; the pattern as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum OwnersPattern {
+    #[error("pattern `{pattern}` names nothing")]
+    Empty { pattern: String },
+    #[error("pattern `{pattern}`: {}", .error.kind())]
+    Glob {
+        pattern: String,
+        error: globset::Error,
+    },
+}
+
+fn matchers(pattern: &str) -> Result<Vec<GlobMatcher>, OwnersPattern> {
     let dir_only = pattern.ends_with('/');
     let trimmed = pattern.trim_end_matches('/');
     let anchored = trimmed.starts_with('/') || trimmed.contains('/');
     let base = trimmed.trim_start_matches('/');
     if base.is_empty() {
-        return Err(format!("pattern `{pattern}` names nothing"));
+        return Err(OwnersPattern::Empty {
+            pattern: pattern.to_owned(),
+        });
     }
     let base = if anchored {
         base.to_owned()
@@ -194,7 +208,10 @@ fn matchers(pattern: &str) -> Result<Vec<GlobMatcher>, String> {
                 .literal_separator(true)
                 .build()
                 .map(|g| g.compile_matcher())
-                .map_err(|e| format!("pattern `{pattern}`: {}", e.kind()))
+                .map_err(|error| OwnersPattern::Glob {
+                    pattern: pattern.to_owned(),
+                    error,
+                })
         })
         .collect()
 }

@@ -7,6 +7,7 @@
 //! nothing new on the job stream. Their findings cite the ledger id in
 //! `rule` and go through verification like any other.
 
+use super::repo_config::PathsError;
 use globset::{GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexBuilder};
 use revu_domain::diff::{Diff, FileStatus};
@@ -31,31 +32,24 @@ pub struct LedgerEntry {
 /// Largest compiled pattern, so one entry cannot make a review slow.
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, String> {
+pub(crate) fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
     RegexBuilder::new(pattern)
         .size_limit(PATTERN_SIZE_LIMIT)
         .build()
-        .map_err(|e| match e {
-            // The syntax error's display spans lines; its last line says what.
-            regex::Error::Syntax(text) => text
-                .lines()
-                .last()
-                .unwrap_or_default()
-                .trim_start_matches("error: ")
-                .to_owned(),
-            other => other.to_string(),
-        })
 }
 
-pub(crate) fn compile_paths(globs: &[String]) -> Result<Option<GlobSet>, String> {
+pub(crate) fn compile_paths(globs: &[String]) -> Result<Option<GlobSet>, PathsError> {
     if globs.is_empty() {
         return Ok(None);
     }
     let mut set = GlobSetBuilder::new();
     for g in globs {
-        set.add(globset::Glob::new(g).map_err(|e| format!("glob {g:?}: {}", e.kind()))?);
+        set.add(globset::Glob::new(g).map_err(|error| PathsError::Glob {
+            glob: g.clone(),
+            error,
+        })?);
     }
-    set.build().map(Some).map_err(|e| e.to_string())
+    set.build().map(Some).map_err(PathsError::Set)
 }
 
 /// The ledger of a repository, in `revu.toml` order.

@@ -23,7 +23,7 @@ pub mod review_md;
 
 pub use bullet::is_rule_id;
 pub use codeowners::CodeOwners;
-pub use repo_config::{RepoConfig, RepoConfigError};
+pub use repo_config::{DomainName, PathsError, Problem, RepoConfig, RepoConfigError};
 pub use review_md::ReviewMd;
 
 use revu_domain::bundle::OwnersFile;

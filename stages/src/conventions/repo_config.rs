@@ -37,13 +37,9 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use toml::Spanned;
 
-/// Why a `revu.toml` was rejected. Every message names the line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("revu.toml line {line}: {message}")]
-pub struct RepoConfigError {
-    pub line: usize,
-    pub message: String,
-}
+mod error;
+
+pub use error::{DomainName, PathsError, Problem, RepoConfigError};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -129,53 +125,43 @@ impl Default for RepoConfig {
 
 impl RepoConfig {
     pub fn parse(text: &str) -> Result<RepoConfig, RepoConfigError> {
-        let at = |span: std::ops::Range<usize>, message: String| RepoConfigError {
+        let at = |span: std::ops::Range<usize>, problem: Problem| RepoConfigError {
             line: line_of(text, span.start),
-            message,
+            problem,
         };
-        let file: File = toml::from_str(text).map_err(|e| {
-            let span = e.span().unwrap_or(0..0);
-            let mut message = e.message().trim_end().to_owned();
+        let file: File = toml::from_str(text).map_err(|error| {
+            let span = error.span().unwrap_or(0..0);
             // Some parse errors ("duplicate key") do not say what they saw.
-            if let Some(seen) = text.get(span.clone()).map(str::trim)
-                && !message.contains('`')
-                && !seen.is_empty()
-                && !seen.contains('\n')
-            {
-                message.push_str(&format!(": `{seen}`"));
-            }
-            at(span, message)
+            let seen = text
+                .get(span.clone())
+                .map(str::trim)
+                .filter(|seen| {
+                    !error.message().contains('`') && !seen.is_empty() && !seen.contains('\n')
+                })
+                .map(str::to_owned);
+            at(span, Problem::Toml { error, seen })
         })?;
         let g = file.grouping;
         if let Some(max) = &g.max_slice_files
             && *max.get_ref() == 0
         {
-            return Err(at(
-                max.span(),
-                "grouping.max_slice_files must be at least 1".into(),
-            ));
+            return Err(at(max.span(), Problem::NoSliceFiles));
         }
         let mut names = BTreeSet::new();
         let mut custom = Vec::with_capacity(g.domain.len());
         for d in g.domain {
             let name = d.name.get_ref();
             if let Err(why) = check_domain_name(name) {
-                return Err(at(
-                    d.name.span(),
-                    format!("grouping.domain {name:?}: {why}"),
-                ));
+                let name = name.clone();
+                return Err(at(d.name.span(), Problem::DomainName { name, why }));
             }
             if !names.insert(name.clone()) {
-                return Err(at(
-                    d.name.span(),
-                    format!("grouping.domain {name:?} appears twice"),
-                ));
+                let name = name.clone();
+                return Err(at(d.name.span(), Problem::DomainTwice { name }));
             }
             if d.globs.get_ref().is_empty() {
-                return Err(at(
-                    d.globs.span(),
-                    format!("grouping.domain {name:?} has no globs"),
-                ));
+                let name = name.clone();
+                return Err(at(d.globs.span(), Problem::NoGlobs { name }));
             }
             let span = d.globs.span();
             let rule = DomainRule {
@@ -184,10 +170,8 @@ impl RepoConfig {
             };
             // Compile each domain alone so that the error points at it.
             Grouper::new(std::slice::from_ref(&rule), 1).map_err(|e| {
-                at(
-                    span,
-                    format!("grouping.domain {name:?}: {}", e.source.kind()),
-                )
+                let (name, error) = (name.clone(), e.source);
+                at(span, Problem::Glob { name, error })
             })?;
             custom.push(rule);
         }
@@ -197,8 +181,7 @@ impl RepoConfig {
             if !g.replace_defaults {
                 custom.extend(default_domains());
             }
-            let grouper =
-                Grouper::new(&custom, 1).map_err(|e| at(0..0, format!("grouping: {e}")))?;
+            let grouper = Grouper::new(&custom, 1).map_err(|e| at(0..0, Problem::Grouping(e)))?;
             Some(grouper)
         };
         let mut ids = BTreeSet::new();
@@ -206,33 +189,31 @@ impl RepoConfig {
         for e in file.ledger {
             let id = e.id.get_ref().clone();
             if !is_rule_id(&id) || id.starts_with("RV-") {
-                return Err(at(
-                    e.id.span(),
-                    format!(
-                        "ledger id {id:?} must look like MISS-012 (upper-case parts joined by \
-                         `-`; `RV-` is reserved for built-in rules)"
-                    ),
-                ));
+                return Err(at(e.id.span(), Problem::LedgerId { id }));
             }
             if !ids.insert(id.clone()) {
-                return Err(at(e.id.span(), format!("ledger id {id} appears twice")));
+                return Err(at(e.id.span(), Problem::LedgerIdTwice { id }));
             }
-            let pattern = compile_pattern(e.pattern.get_ref())
-                .map_err(|why| at(e.pattern.span(), format!("ledger {id}: pattern: {why}")))?;
+            let pattern = compile_pattern(e.pattern.get_ref()).map_err(|error| {
+                let id = id.clone();
+                at(e.pattern.span(), Problem::Pattern { id, error })
+            })?;
             let paths = match &e.paths {
-                Some(p) => compile_paths(p.get_ref())
-                    .map_err(|why| at(p.span(), format!("ledger {id}: paths: {why}")))?,
+                Some(p) => compile_paths(p.get_ref()).map_err(|error| {
+                    let id = id.clone();
+                    at(p.span(), Problem::Paths { id, error })
+                })?,
                 None => None,
             };
             let confidence = match e.confidence {
                 Some(c) if *c.get_ref() > 100 => {
-                    return Err(at(c.span(), format!("ledger {id}: confidence is 0-100")));
+                    return Err(at(c.span(), Problem::Confidence { id }));
                 }
                 Some(c) => c.into_inner(),
                 None => LEDGER_CONFIDENCE,
             };
             if e.summary.trim().is_empty() {
-                return Err(at(e.id.span(), format!("ledger {id}: summary is empty")));
+                return Err(at(e.id.span(), Problem::NoSummary { id }));
             }
             entries.push(LedgerEntry {
                 id,
@@ -270,20 +251,18 @@ impl RepoConfig {
 }
 
 /// Domain names become lane ids (`domain:NAME`, split as `NAME#2`).
-fn check_domain_name(name: &str) -> Result<(), String> {
+fn check_domain_name(name: &str) -> Result<(), DomainName> {
     if name.is_empty() {
-        return Err("name is empty".into());
+        return Err(DomainName::Empty);
     }
     if name == FALLBACK_DOMAIN {
-        return Err(format!(
-            "{FALLBACK_DOMAIN:?} is the fallback domain and cannot have globs"
-        ));
+        return Err(DomainName::Fallback);
     }
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
     {
-        return Err("use letters, digits, `-`, `_` and `.` only".into());
+        return Err(DomainName::Characters);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! A malformed bullet never fails a review: it becomes a warning naming its
 //! line, and the rest of the file still applies.
 
-use super::bullet::{Scope, Token, below, glob, split_body, tokens};
+use super::bullet::{BulletError, Scope, Token, below, glob, split_body, tokens};
 use globset::GlobMatcher;
 use revu_domain::finding::Severity;
 
@@ -283,11 +283,11 @@ fn bullet_text(trimmed: &str) -> Option<&str> {
 }
 
 /// `` `glob`[, `glob`…]: text ``
-fn parse_guidance(text: &str) -> Result<(Vec<(String, GlobMatcher)>, String), String> {
+fn parse_guidance(text: &str) -> Result<(Vec<(String, GlobMatcher)>, String), BulletError> {
     let (selector, body) = split_body(text);
     let body = body.map(str::trim).unwrap_or_default();
     if body.is_empty() {
-        return Err("expected `` `glob`: guidance text ``".into());
+        return Err(BulletError::GuidanceShape);
     }
     let mut globs = Vec::new();
     let mut expect_glob = true;
@@ -298,24 +298,20 @@ fn parse_guidance(text: &str) -> Result<(Vec<(String, GlobMatcher)>, String), St
                 expect_glob = false;
             }
             (Token::Comma, false) => expect_glob = true,
-            _ => {
-                return Err(
-                    "the selector must be `glob`s in backticks, separated by commas".into(),
-                );
-            }
+            _ => return Err(BulletError::GuidanceSelector),
         }
     }
     if globs.is_empty() || expect_glob {
-        return Err("expected `` `glob`: guidance text ``".into());
+        return Err(BulletError::GuidanceShape);
     }
     Ok((globs, body.to_owned()))
 }
 
 /// `` <scope>: [at least|at most] SEVERITY [reason] ``
-fn parse_override(text: &str) -> Result<(Scope, Bound), String> {
+fn parse_override(text: &str) -> Result<(Scope, Bound), BulletError> {
     let (selector, body) = split_body(text);
     let Some(body) = body else {
-        return Err("expected `` `RULE-ID`: BLOCKER `` or `` `glob`: at most SUGGESTION ``".into());
+        return Err(BulletError::OverrideShape);
     };
     let scope = Scope::parse(selector)?;
     let words: Vec<&str> = body.split_whitespace().collect();
@@ -324,26 +320,23 @@ fn parse_override(text: &str) -> Result<(Scope, Bound), String> {
         ["at", "most", sev, ..] => (true, sev.to_owned()),
         ["at", "least", sev, ..] => (false, sev.to_owned()),
         [sev, ..] => (false, sev.to_owned()),
-        [] => return Err("no severity after `:`".into()),
+        [] => return Err(BulletError::NoSeverity),
     };
     let written = words[lower.iter().position(|w| *w == sev_word).unwrap_or(0)];
-    let severity = severity_word(&sev_word)
-        .ok_or_else(|| format!("{written:?} is not BLOCKER, IMPORTANT or SUGGESTION"))?;
+    let severity = severity_word(&sev_word).ok_or_else(|| BulletError::NotSeverity {
+        word: written.to_owned(),
+    })?;
     match (cap, severity) {
-        (true, Severity::Blocker) => Err("`at most BLOCKER` changes nothing".into()),
-        (false, Severity::Suggestion) => {
-            Err("a floor of SUGGESTION changes nothing; did you mean `at most SUGGESTION`?".into())
-        }
-        (false, _) if scope.rule.is_none() => {
-            Err("a floor must name a rule id (`RULE-ID`); caps on a path need `at most`".into())
-        }
+        (true, Severity::Blocker) => Err(BulletError::CapOfBlocker),
+        (false, Severity::Suggestion) => Err(BulletError::FloorOfSuggestion),
+        (false, _) if scope.rule.is_none() => Err(BulletError::FloorWithoutRule),
         (true, s) => Ok((scope, Bound::Cap(s))),
         (false, s) => Ok((scope, Bound::Floor(s))),
     }
 }
 
 /// `` <scope> [: reason] ``
-fn parse_nit(text: &str) -> Result<(Scope, String), String> {
+fn parse_nit(text: &str) -> Result<(Scope, String), BulletError> {
     let (selector, reason) = split_body(text);
     let scope = Scope::parse(selector)?;
     Ok((scope, reason.map(str::trim).unwrap_or_default().to_owned()))

@@ -28,6 +28,23 @@ const MAX_REPORT_BYTES: usize = 16 * 1024 * 1024;
 /// How much of a command's stderr, its last bytes, a failure reason quotes.
 const STDERR_TAIL_BYTES: usize = 4096;
 
+/// A command's report (its stdout) that cannot be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("reading the report: {0}")]
+    Read(#[source] std::io::Error),
+    /// Longer than `limit` bytes; the rest was drained.
+    #[error("the report is longer than {} MiB", .limit / (1024 * 1024))]
+    TooLong { limit: usize },
+}
+
+/// An exec engine given a command of no words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("engine {engine}: empty command")]
+pub struct EmptyCommand {
+    pub engine: String,
+}
+
 /// An engine backed by an external command.
 #[derive(Debug, Clone)]
 pub struct ExecEngine {
@@ -48,11 +65,11 @@ impl ExecEngine {
         command: &str,
         timeout: Duration,
         env: Arc<[String]>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, EmptyCommand> {
         let mut words = command.split_whitespace().map(str::to_owned);
-        let program = words
-            .next()
-            .ok_or_else(|| format!("engine {name}: empty command"))?;
+        let program = words.next().ok_or_else(|| EmptyCommand {
+            engine: name.to_owned(),
+        })?;
         Ok(ExecEngine {
             name: name.to_owned(),
             program,
@@ -127,7 +144,7 @@ impl Engine for ExecEngine {
 /// What a command left behind when it exited.
 pub(crate) struct Finished {
     pub(crate) status: ExitStatus,
-    pub(crate) stdout: Result<Vec<u8>, String>,
+    pub(crate) stdout: Result<Vec<u8>, ReportError>,
     pub(crate) stderr: String,
 }
 
@@ -230,7 +247,7 @@ pub(crate) async fn finish(child: &mut Child, request: Vec<u8>) -> std::io::Resu
 
 /// Reads a report from `pipe`, up to [`MAX_REPORT_BYTES`]; a longer one
 /// is an error, and the rest is drained so the command is not stalled.
-async fn read_report(pipe: Option<impl AsyncRead + Unpin>) -> Result<Vec<u8>, String> {
+async fn read_report(pipe: Option<impl AsyncRead + Unpin>) -> Result<Vec<u8>, ReportError> {
     let Some(mut pipe) = pipe else {
         return Ok(Vec::new());
     };
@@ -245,14 +262,13 @@ async fn read_report(pipe: Option<impl AsyncRead + Unpin>) -> Result<Vec<u8>, St
             }
             Ok(_) => too_long = true,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading the report: {e}")),
+            Err(e) => return Err(ReportError::Read(e)),
         }
     }
     if too_long {
-        Err(format!(
-            "the report is longer than {} MiB",
-            MAX_REPORT_BYTES / (1024 * 1024)
-        ))
+        Err(ReportError::TooLong {
+            limit: MAX_REPORT_BYTES,
+        })
     } else {
         Ok(out)
     }

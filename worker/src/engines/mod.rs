@@ -61,8 +61,10 @@ pub struct LaneInput {
     pub ledger: Option<Arc<dyn Ledger>>,
 }
 
-/// A boxed future of a [`Ledger`].
-pub type Charge<'a> = Pin<Box<dyn Future<Output = Result<u64, String>> + Send + 'a>>;
+/// A boxed future of a [`Ledger`]: the new total, or the store's error
+/// (which says whether charging again may work).
+pub type Charge<'a> =
+    Pin<Box<dyn Future<Output = Result<u64, revu_queue::QueueError>> + Send + 'a>>;
 
 /// The tokens one review's lanes have spent together, kept where every
 /// worker sees it (the review store).

@@ -245,11 +245,6 @@ impl<S> std::fmt::Debug for StoreLedger<S> {
 
 impl<S: ReviewStore> Ledger for StoreLedger<S> {
     fn charge(&self, tokens: i64) -> Charge<'_> {
-        Box::pin(async move {
-            self.store
-                .charge_tokens(&self.review, tokens)
-                .await
-                .map_err(|e| e.to_string())
-        })
+        Box::pin(async move { self.store.charge_tokens(&self.review, tokens).await })
     }
 }

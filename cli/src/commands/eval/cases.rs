@@ -140,16 +140,24 @@ impl Case {
     }
 }
 
-fn lines(line: Option<u32>, lines: Option<[u32; 2]>) -> Result<Lines, String> {
+/// An expectation's lines that are no range of lines.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum BadLines {
+    /// Both `line` and `lines`, or neither.
+    #[error("give line = N or lines = [FIRST, LAST]")]
+    NotOne,
+    #[error("lines = [{first}, {last}] is not a range of lines (from 1, first to last)")]
+    NotRange { first: u32, last: u32 },
+}
+
+fn lines(line: Option<u32>, lines: Option<[u32; 2]>) -> Result<Lines, BadLines> {
     let (first, last) = match (line, lines) {
         (Some(l), None) => (l, l),
         (None, Some([first, last])) => (first, last),
-        _ => return Err("give line = N or lines = [FIRST, LAST]".into()),
+        _ => return Err(BadLines::NotOne),
     };
     if first == 0 || last < first {
-        return Err(format!(
-            "lines = [{first}, {last}] is not a range of lines (from 1, first to last)"
-        ));
+        return Err(BadLines::NotRange { first, last });
     }
     Ok(Lines { first, last })
 }

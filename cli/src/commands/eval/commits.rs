@@ -4,7 +4,7 @@
 
 use crate::error::CliError;
 use crate::input::read_input;
-use crate::source::{git_text, revision, work_tree};
+use crate::source::{GitError, git_text, revision, work_tree};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -89,8 +89,11 @@ pub fn select(
             args
         }
     };
-    log(top, &args).map_err(|why| match selection {
-        Selection::Range(range) => CliError::Input(format!("--range {range}: {why}")),
+    log(top, &args).map_err(|why| match (selection, &why) {
+        // git refused the range the user wrote.
+        (Selection::Range(range), GitError::Failed { .. }) => {
+            CliError::Input(format!("--range {range}: {why}"))
+        }
         _ => CliError::Internal(format!("listing the commits: {why}")),
     })
 }
@@ -117,7 +120,7 @@ fn listed(top: &Path, file: &Path) -> Result<Vec<String>, CliError> {
 }
 
 /// `git log ARGS`, one commit a line: its id, short id and subject.
-fn log(top: &Path, args: &[String]) -> Result<Vec<Commit>, String> {
+fn log(top: &Path, args: &[String]) -> Result<Vec<Commit>, GitError> {
     let mut all = vec![
         "-c",
         "log.showSignature=false",

@@ -182,3 +182,32 @@ fn bad_ledger_entries_are_errors_naming_their_line() {
         assert_eq!(e.line, *line, "{text}: {e}");
     }
 }
+
+#[test]
+fn a_rejection_says_what_it_names_in_its_type_on_one_line() {
+    assert_eq!(
+        err("[grouping]\nmax_slice_files = 0\n").problem,
+        Problem::NoSliceFiles
+    );
+    let e = err("[[grouping.domain]]\nname = \"core\"\nglobs = [\"x/**\"]\n");
+    assert_eq!(
+        e.problem,
+        Problem::DomainName {
+            name: "core".into(),
+            why: DomainName::Fallback
+        }
+    );
+    let e = err(&ledger("").replace("'x'", "'('"));
+    assert!(
+        matches!(&e.problem, Problem::Pattern { id, .. } if id == "MISS-001"),
+        "{e:?}"
+    );
+    let e = err(&ledger("paths = [\"[\"]\n"));
+    assert!(
+        matches!(&e.problem, Problem::Paths { error: PathsError::Glob { glob, .. }, .. } if glob == "["),
+        "{e:?}"
+    );
+    for e in [e, err("rigor = \"poc\"\nrigr = \"poc\"\n")] {
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+}

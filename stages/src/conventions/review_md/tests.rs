@@ -206,3 +206,34 @@ fn unindented_prose_ends_a_bullet_and_level_three_headings_stay_in_the_section()
     let rendered: Vec<String> = md.guidance.iter().map(PathGuidance::render).collect();
     assert_eq!(rendered, ["a/**: first", "b/**: second"]);
 }
+
+#[test]
+fn a_malformed_bullet_is_told_by_what_the_grammar_missed() {
+    let refused = |text: &str| parse_override(text).err();
+    assert_eq!(
+        refused("`RV-COR-001`: CRITICAL"),
+        Some(BulletError::NotSeverity {
+            word: "CRITICAL".into()
+        })
+    );
+    assert_eq!(
+        refused("`RV-COR-001`: at most BLOCKER"),
+        Some(BulletError::CapOfBlocker)
+    );
+    assert_eq!(
+        refused("`src/**`: at least IMPORTANT"),
+        Some(BulletError::FloorWithoutRule)
+    );
+    assert_eq!(
+        refused("`RV-COR-001` in: BLOCKER"),
+        Some(BulletError::InWithoutGlob)
+    );
+    assert_eq!(
+        parse_nit("`unterminated").err(),
+        Some(BulletError::Unterminated { quote: '`' })
+    );
+    assert!(matches!(
+        parse_guidance("`src/[`: text").err(),
+        Some(BulletError::Glob { pattern, .. }) if pattern == "src/["
+    ));
+}

@@ -7,6 +7,7 @@
 //! lane's checks: never silent.
 
 mod engine;
+mod failure;
 pub mod settings;
 mod tools;
 
@@ -15,6 +16,7 @@ pub use settings::{FilterMode, LintSettings, ToolSpec};
 
 use super::LaneInput;
 use super::exec::finish;
+use failure::{ScratchError, ToolFailure};
 use revu_domain::diff::{FilePatch, FileStatus};
 use revu_domain::finding::{BlastRadius, Dimension, Finding};
 use revu_domain::paths::is_test_path;
@@ -155,7 +157,7 @@ impl Linters {
         program: &Path,
         dir: &Path,
         paths: &[&str],
-    ) -> Result<Vec<Raw>, String> {
+    ) -> Result<Vec<Raw>, ToolFailure> {
         let mut command = tokio::process::Command::new(program);
         crate::engines::command_env::restrict(&mut command, &self.env);
         let mut child = command
@@ -167,25 +169,18 @@ impl Linters {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("could not start: {e}"))?;
+            .map_err(ToolFailure::Start)?;
         let finished =
             match tokio::time::timeout(self.timeout, finish(&mut child, Vec::new())).await {
                 Ok(Ok(finished)) => finished,
-                Ok(Err(e)) => return Err(format!("failed: {e}")),
+                Ok(Err(e)) => return Err(ToolFailure::Wait(e)),
                 Err(_) => {
                     let _ = child.kill().await;
-                    return Err(format!(
-                        "timed out after {} s and was killed",
-                        self.timeout.as_secs()
-                    ));
+                    return Err(ToolFailure::Timeout(self.timeout));
                 }
             };
         let code = finished.status.code();
         if !code.is_some_and(|c| tool.ok_exits.contains(&c)) {
-            let how = code.map_or_else(
-                || "was killed by a signal".to_owned(),
-                |c| format!("failed (exit {c})"),
-            );
             let stderr = finished.stderr.trim();
             let tail: String = stderr
                 .lines()
@@ -194,15 +189,10 @@ impl Linters {
                 .chars()
                 .take(200)
                 .collect();
-            return Err(if tail.is_empty() {
-                how
-            } else {
-                format!("{how}: {tail}")
-            });
+            return Err(ToolFailure::Exit { code, tail });
         }
         let stdout = finished.stdout?;
-        tool.parse(&stdout)
-            .map_err(|e| format!("unreadable output ({e})"))
+        Ok(tool.parse(&stdout)?)
     }
 
     /// The problems on the lane's files that the filter mode keeps, with
@@ -344,18 +334,21 @@ struct Scratch {
 }
 
 impl Scratch {
-    async fn write(files: &[(String, Vec<u8>)]) -> Result<Scratch, String> {
+    async fn write(files: &[(String, Vec<u8>)]) -> Result<Scratch, ScratchError> {
         let root = std::env::temp_dir().join(format!("revu-lint-{}", uuid::Uuid::now_v7()));
         for (path, text) in files {
             let at = root.join(path);
             if let Some(parent) = at.parent() {
                 tokio::fs::create_dir_all(parent)
                     .await
-                    .map_err(|e| format!("creating {}: {e}", parent.display()))?;
+                    .map_err(|source| ScratchError::Create {
+                        path: parent.to_owned(),
+                        source,
+                    })?;
             }
             tokio::fs::write(&at, text)
                 .await
-                .map_err(|e| format!("writing {}: {e}", at.display()))?;
+                .map_err(|source| ScratchError::Write { path: at, source })?;
         }
         Ok(Scratch { root })
     }

@@ -3,6 +3,7 @@
 //! families run: formatting and style are what the review contract says
 //! not to report.
 
+use super::failure::NotJson;
 use super::settings::ToolSpec;
 use revu_domain::finding::{Dimension, Severity};
 use serde_json::Value;
@@ -181,7 +182,7 @@ impl Tool {
     }
 
     /// The problems in the tool's `stdout`, or why it cannot be read.
-    pub fn parse(&self, stdout: &[u8]) -> Result<Vec<Raw>, String> {
+    pub fn parse(&self, stdout: &[u8]) -> Result<Vec<Raw>, NotJson> {
         if self.format == Format::Yamllint {
             return Ok(yamllint(&String::from_utf8_lossy(stdout)));
         }
@@ -189,8 +190,7 @@ impl Tool {
         if text.trim().is_empty() {
             return Ok(Vec::new());
         }
-        let json: Value =
-            serde_json::from_str(&text).map_err(|e| format!("output is not JSON: {e}"))?;
+        let json: Value = serde_json::from_str(&text).map_err(NotJson)?;
         Ok(match self.format {
             Format::Shellcheck => shellcheck(&json),
             Format::Ruff => ruff(&json),

@@ -25,17 +25,20 @@ pub mod rate_limit;
 mod refusal;
 pub mod reply;
 mod settings;
+mod setup;
 pub mod wire;
 
 use merge::{INCOMPLETE, Merged, Part, signed};
 pub use rate_limit::retry_after;
 pub use settings::{LlmSettings, NamedModel};
+pub use setup::LlmSetupError;
 #[cfg(test)]
 use {rate_limit::go_duration, settings::parse_named_model};
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
 use family::Family;
 use revu_domain::lane::{FaultKind, LaneKind};
+use revu_domain::retry::{Retry, Retryable};
 use serde_json::{Value, json};
 use std::time::Duration;
 use wire::{Content, Provider};
@@ -79,16 +82,24 @@ impl LlmEngine {
         model: &str,
         key: Option<String>,
         settings: &LlmSettings,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, LlmSetupError> {
         install_tls_provider();
-        let reasoning = family::ReasoningModels::parse(&settings.reasoning_models)
-            .map_err(|e| e.to_string())?;
-        let family = Family::resolve(provider, base, model, settings, &reasoning)
-            .map_err(|e| format!("engine {name} ({model}): {e}"))?;
+        let reasoning = family::ReasoningModels::parse(&settings.reasoning_models)?;
+        let family =
+            Family::resolve(provider, base, model, settings, &reasoning).map_err(|source| {
+                LlmSetupError::Model {
+                    name: name.to_owned(),
+                    model: model.to_owned(),
+                    source,
+                }
+            })?;
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(settings.timeout_secs.max(1)))
             .build()
-            .map_err(|e| format!("engine {name}: HTTP client: {e}"))?;
+            .map_err(|source| LlmSetupError::Client {
+                name: name.to_owned(),
+                source,
+            })?;
         Ok(LlmEngine {
             name: name.to_owned(),
             provider,
@@ -219,14 +230,19 @@ impl LlmEngine {
         let ledger = spend.cap.zip(spend.ledger.as_ref());
         if let Some((cap, ledger)) = ledger {
             let total = ledger.charge(signed(reserved)).await.map_err(|e| {
-                EngineError::transient(FaultKind::EngineError, format!("token ledger: {e}"))
+                // The store says whether charging again may work.
+                let why = format!("token ledger: {e}");
+                match e.retry() {
+                    Retry::Transient => EngineError::transient(FaultKind::EngineError, why),
+                    Retry::Permanent => EngineError::permanent(FaultKind::EngineError, why),
+                }
             })?;
             if total > cap {
                 let _ = ledger.charge(-signed(reserved)).await;
-                return Ok(Asked::CapSpent(format!(
-                    "the review's token cap of {cap} is spent ({} used)",
-                    total.saturating_sub(reserved)
-                )));
+                return Ok(Asked::CapSpent(CapSpent {
+                    cap,
+                    used: total.saturating_sub(reserved),
+                }));
             }
         }
         let answer = self.ask(prompt, schema, &spend.meter).await;
@@ -386,8 +402,25 @@ impl Spend {
 /// A request's fate under the review's token cap.
 enum Asked {
     Answer(wire::Answer),
-    /// Not sent: the cap is spent, as this says.
-    CapSpent(String),
+    /// Not sent: the cap is spent.
+    CapSpent(CapSpent),
+}
+
+/// The review's token cap, and what its lanes had used when a request
+/// would have gone past it.
+struct CapSpent {
+    cap: u64,
+    used: u64,
+}
+
+impl std::fmt::Display for CapSpent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the review's token cap of {} is spent ({} used)",
+            self.cap, self.used
+        )
+    }
 }
 
 /// reqwest is built without a TLS crypto provider: ring is the process's.

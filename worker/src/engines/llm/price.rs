@@ -102,6 +102,37 @@ struct File {
     models: BTreeMap<String, Price>,
 }
 
+/// A price table that does not load.
+#[derive(Debug, thiserror::Error)]
+pub enum PriceError {
+    #[error("--llm-prices {path}: {source}")]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("--llm-prices {path}: {source}")]
+    Table {
+        path: std::path::PathBuf,
+        #[source]
+        source: TableError,
+    },
+}
+
+/// What is wrong in a price table.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    #[error(transparent)]
+    Toml(#[from] toml::de::Error),
+    /// A price (`what`, of `model`) that is negative or not a number.
+    #[error("models.{model:?}.{what} is {value}: a price is a number of dollars, 0 or more")]
+    Price {
+        model: String,
+        what: &'static str,
+        value: f64,
+    },
+}
+
 /// Prices by model name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PriceTable(BTreeMap<String, Price>);
@@ -109,21 +140,28 @@ pub struct PriceTable(BTreeMap<String, Price>);
 impl PriceTable {
     /// Reads the table in `path`; the error names the file and what is
     /// wrong in it.
-    pub fn load(path: &Path) -> Result<PriceTable, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("--llm-prices {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("--llm-prices {}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<PriceTable, PriceError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PriceError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|source| PriceError::Table {
+            path: path.to_owned(),
+            source,
+        })
     }
 
-    pub fn parse(text: &str) -> Result<PriceTable, String> {
-        let file: File = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<PriceTable, TableError> {
+        let file: File = toml::from_str(text)?;
         for (model, price) in &file.models {
             for (what, value) in price.named() {
                 let Some(value) = value else { continue };
                 if !value.is_finite() || value < 0.0 {
-                    return Err(format!(
-                        "models.{model:?}.{what} is {value}: a price is a number of dollars, 0 or more"
-                    ));
+                    return Err(TableError::Price {
+                        model: model.clone(),
+                        what,
+                        value,
+                    });
                 }
             }
         }
@@ -208,14 +246,19 @@ output_per_mtok = 1.60
 
     #[test]
     fn a_bad_table_is_refused_with_what_is_wrong() {
+        let said = |r: Result<PriceTable, TableError>| r.err().map(|e| e.to_string());
         let unknown = PriceTable::parse("[models.x]\ninput_per_mtok = 1\noutput = 2\n");
-        assert!(unknown.unwrap_err().contains("unknown field `output`"));
+        assert!(said(unknown).is_some_and(|e| e.contains("unknown field `output`")));
         let negative =
             PriceTable::parse("[models.x]\ninput_per_mtok = -1.0\noutput_per_mtok = 2.0\n");
-        assert!(negative.unwrap_err().contains("0 or more"));
+        assert!(matches!(
+            negative,
+            Err(TableError::Price { ref model, what: "input_per_mtok", value }) if model == "x" && value == -1.0
+        ));
+        assert!(said(negative).is_some_and(|e| e.contains("0 or more")));
         let cached = PriceTable::parse(
             "[models.x]\ninput_per_mtok = 1.0\ncached_input_per_mtok = -0.1\noutput_per_mtok = 2.0\n",
         );
-        assert!(cached.unwrap_err().contains("cached_input_per_mtok"));
+        assert!(said(cached).is_some_and(|e| e.contains("cached_input_per_mtok")));
     }
 }

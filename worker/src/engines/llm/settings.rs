@@ -3,7 +3,7 @@
 
 use super::family::{self, Family, MaxTokensField, ReasoningEffort, ReasoningModels};
 use super::wire::Provider;
-use super::{LlmEngine, price};
+use super::{LlmEngine, LlmSetupError, price};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -203,29 +203,34 @@ pub(super) fn parse_named_model(s: &str) -> Result<NamedModel, String> {
 impl LlmSettings {
     /// The engines these settings describe: `llm` with `--llm-model`, and
     /// one per `--llm-engine`; none when no provider is set.
-    pub async fn engines(&self) -> Result<Vec<LlmEngine>, String> {
+    pub async fn engines(&self) -> Result<Vec<LlmEngine>, LlmSetupError> {
         let Some(first) = self.engine().await? else {
             if !self.engines.is_empty() {
-                return Err("--llm-engine needs --llm-provider".to_owned());
+                return Err(LlmSetupError::EngineWithoutProvider);
             }
             return Ok(Vec::new());
         };
-        let reasoning =
-            ReasoningModels::parse(&self.reasoning_models).map_err(|e| e.to_string())?;
+        let reasoning = ReasoningModels::parse(&self.reasoning_models)?;
         let base = self.base(first.provider);
         let mut all = Vec::new();
         for named in &self.engines {
             if named.name == first.name || all.iter().any(|e: &LlmEngine| e.name == named.name) {
-                return Err(format!("engine {} is configured twice", named.name));
+                return Err(LlmSetupError::Twice {
+                    name: named.name.clone(),
+                });
             }
             let family = Family::resolve(first.provider, &base, &named.model, self, &reasoning)
-                .map_err(|e| format!("engine {} ({}): {e}", named.name, named.model))?;
+                .map_err(|source| LlmSetupError::Model {
+                    name: named.name.clone(),
+                    model: named.model.clone(),
+                    source,
+                })?;
             all.push(first.named(&named.name, &named.model, family));
         }
         all.insert(0, first);
         let families: Vec<(&str, &Family)> =
             all.iter().map(|e| (e.model.as_str(), &e.family)).collect();
-        family::check_effort(self, &families).map_err(|e| e.to_string())?;
+        family::check_effort(self, &families)?;
         Ok(all)
     }
 
@@ -242,7 +247,7 @@ impl LlmSettings {
 
     /// The `llm` engine, or `None` when no provider is set. Reads the key
     /// file and the price table when they are named.
-    async fn engine(&self) -> Result<Option<LlmEngine>, String> {
+    async fn engine(&self) -> Result<Option<LlmEngine>, LlmSetupError> {
         let Some(provider) = self.provider else {
             return Ok(None);
         };
@@ -251,23 +256,23 @@ impl LlmSettings {
             (None, Some(path)) => Some(
                 tokio::fs::read_to_string(path)
                     .await
-                    .map_err(|e| format!("--llm-api-key-file {}: {e}", path.display()))?
+                    .map_err(|source| LlmSetupError::KeyFile {
+                        path: path.clone(),
+                        source,
+                    })?
                     .trim()
                     .to_owned(),
             ),
             (None, None) => None,
         };
-        let model = self
-            .model
-            .clone()
-            .ok_or("--llm-model (REVU_LLM_MODEL) is needed with --llm-provider")?;
+        let model = self.model.clone().ok_or(LlmSetupError::NoModel)?;
         let base = self.base(provider);
         let prices = match &self.prices {
             Some(path) => {
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || price::PriceTable::load(&path))
                     .await
-                    .map_err(|e| format!("--llm-prices: {e}"))??
+                    .map_err(LlmSetupError::PricesTask)??
             }
             None => price::PriceTable::default(),
         };

@@ -113,8 +113,13 @@ pub enum FamilyError {
         provider: &'static str,
         max: f64,
     },
-    #[error("--llm-reasoning-models {pattern:?}: {reason}")]
-    Pattern { pattern: String, reason: String },
+    /// A pattern that does not compile; said by the kind of its error,
+    /// since the error's own text repeats the pattern.
+    #[error("--llm-reasoning-models {pattern:?}: {}", .error.kind())]
+    Pattern {
+        pattern: String,
+        error: globset::Error,
+    },
     #[error(
         "--llm-reasoning-effort {effort}: no engine's model is a reasoning model ({models}); name it in --llm-reasoning-models"
     )]
@@ -162,16 +167,16 @@ impl ReasoningModels {
             let glob = GlobBuilder::new(glob)
                 .case_insensitive(true)
                 .build()
-                .map_err(|e| FamilyError::Pattern {
+                .map_err(|error| FamilyError::Pattern {
                     pattern: pattern.to_owned(),
-                    reason: e.kind().to_string(),
+                    error,
                 })?;
             set.add(glob);
         }
         let built = |set: GlobSetBuilder| {
-            set.build().map_err(|e| FamilyError::Pattern {
+            set.build().map_err(|error| FamilyError::Pattern {
                 pattern: patterns.join(","),
-                reason: e.to_string(),
+                error,
             })
         };
         Ok(ReasoningModels {

@@ -8,7 +8,7 @@
 
 use super::server::{Scripted, Seen, Server, ok, status};
 use super::*;
-use crate::engines::llm::family::{MaxTokensField, ReasoningEffort};
+use crate::engines::llm::family::{FamilyError, MaxTokensField, ReasoningEffort};
 use revu_domain::lane::Usd;
 use revu_domain::retry::Retryable;
 
@@ -233,7 +233,7 @@ fn anthropic_api(seen: &Seen, requests: usize, answer: Option<Value>) -> Scripte
 
 /// A Claude engine thinking 1,024 tokens at most, as `settings` say
 /// otherwise; `Err` says why the flags are refused.
-fn thinking_engine(server: &Server, settings: LlmSettings) -> Result<LlmEngine, String> {
+fn thinking_engine(server: &Server, settings: LlmSettings) -> Result<LlmEngine, LlmSetupError> {
     let settings = LlmSettings {
         thinking_budget: Some(1024),
         timeout_secs: 30,
@@ -360,8 +360,13 @@ async fn a_lane_cut_while_thinking_is_incomplete_and_bad_thinking_flags_are_refu
             "takes no temperature",
         ),
     ] {
-        let made = thinking_engine(&server, settings);
-        assert!(made.unwrap_err().contains(refused), "{refused}");
+        let made = thinking_engine(&server, settings).map(drop);
+        assert!(
+            made.as_ref().is_err_and(
+                |e| matches!(e, LlmSetupError::Model { .. }) && e.to_string().contains(refused)
+            ),
+            "{refused}: {made:?}"
+        );
     }
 }
 
@@ -375,7 +380,16 @@ async fn reasoning_effort_for_no_reasoning_model_is_refused_at_startup() {
     };
     let refused = settings.engines().await.unwrap_err();
     assert!(
-        refused.contains("no engine's model is a reasoning model (gpt-4.1)"),
+        matches!(
+            refused,
+            LlmSetupError::Flags(FamilyError::EffortWithoutReasoning { .. })
+        ),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("no engine's model is a reasoning model (gpt-4.1)"),
         "{refused}"
     );
     // With a reasoning engine beside it, the plain one just gets none.

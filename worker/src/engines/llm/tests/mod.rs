@@ -389,6 +389,43 @@ async fn the_review_token_cap_stops_requests_and_says_what_was_not_sent() {
     assert_eq!(meter.total().map(|u| u.requests), Some(1));
 }
 
+/// A ledger whose store fails as `error` makes it.
+#[derive(Debug)]
+struct FailingLedger(fn() -> revu_queue::QueueError);
+
+impl crate::engines::Ledger for FailingLedger {
+    fn charge(&self, _tokens: i64) -> crate::engines::Charge<'_> {
+        let error = (self.0)();
+        Box::pin(async move { Err(error) })
+    }
+}
+
+#[tokio::test]
+async fn a_ledger_that_fails_is_retried_as_its_store_says() {
+    let server = Server::start(vec![]).await;
+    let engine = budgeted(&server, system_tokens() + 1_200);
+    for (error, retry) in [
+        (
+            (|| revu_queue::QueueError::Closed) as fn() -> _,
+            revu_domain::retry::Retry::Transient,
+        ),
+        (
+            || revu_queue::QueueError::BadEntry("x".into()),
+            revu_domain::retry::Retry::Permanent,
+        ),
+    ] {
+        let mut input = wide_input(2_400);
+        let mut job = (*input.job).clone();
+        job.token_cap = Some(1_000_000);
+        input.job = Arc::new(job);
+        input.ledger = Some(Arc::new(FailingLedger(error)));
+        let err = engine.review(input).await.unwrap_err();
+        assert_eq!(err.retry(), retry, "{err}");
+        assert!(err.reason.starts_with("token ledger: "), "{err}");
+    }
+    assert!(server.requests().is_empty(), "nothing asked unreserved");
+}
+
 #[tokio::test]
 async fn a_priced_model_records_what_its_tokens_cost() {
     let server = Server::start(vec![ok(openai_answer(&report_json().to_string(), "stop"))]).await;
@@ -423,7 +460,12 @@ async fn named_engines_share_the_server_with_a_model_each() {
         engines: vec![parse_named_model("llm=other").unwrap()],
         ..settings
     };
-    assert!(twice.engines().await.unwrap_err().contains("twice"));
+    let err = twice.engines().await.unwrap_err();
+    assert!(
+        matches!(&err, LlmSetupError::Twice { name } if name == "llm"),
+        "{err}"
+    );
+    assert_eq!(err.to_string(), "engine llm is configured twice");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@
 //! `cache_creation_input_tokens`; revu adds them up, and thinking is
 //! billed, and counted, within `output_tokens`.
 
-use super::{Answer, Content, Request, TOOL, count};
+use super::{Answer, Content, Malformed, Request, TOOL, count};
 use serde_json::{Value, json};
 
 /// The Anthropic API version revu speaks.
@@ -53,11 +53,11 @@ pub(super) fn body(request: &Request<'_>) -> Value {
     body
 }
 
-pub(super) fn answer(body: &Value) -> Result<Answer, String> {
+pub(super) fn answer(body: &Value) -> Result<Answer, Malformed> {
     let blocks = body
         .get("content")
         .and_then(Value::as_array)
-        .ok_or("the response has no content")?;
+        .ok_or(Malformed::Missing("content"))?;
     let tool = blocks.iter().find(|b| {
         kind(Some(b)) == Some("tool_use") && b.get("name").and_then(Value::as_str) == Some(TOOL)
     });
@@ -86,7 +86,7 @@ pub(super) fn answer(body: &Value) -> Result<Answer, String> {
 /// Messages events: `message_start` (input usage), content blocks built
 /// from `text_delta` and `input_json_delta` pieces (`thinking_delta`s
 /// are read past), `message_delta` (the stop reason and output usage).
-pub(super) fn stream(events: &[Value]) -> Result<Answer, String> {
+pub(super) fn stream(events: &[Value]) -> Result<Answer, Malformed> {
     let mut usage = json!({});
     let mut stop = None;
     let mut text = String::new();
@@ -129,13 +129,8 @@ pub(super) fn stream(events: &[Value]) -> Result<Answer, String> {
                 merge(field("usage"));
             }
             Some("error") => {
-                return Err(format!(
-                    "the stream ended in an error: {}",
-                    event
-                        .pointer("/error/message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("no message")
-                ));
+                let message = event.pointer("/error/message").and_then(Value::as_str);
+                return Err(Malformed::Stream(message.map(str::to_owned)));
             }
             _ => {}
         }

@@ -18,6 +18,25 @@ use revu_domain::lane::Usage;
 use revu_domain::usage::Tokens;
 use serde_json::Value;
 
+/// A successful response that does not carry an answer.
+#[derive(Debug, thiserror::Error)]
+pub enum Malformed {
+    /// A part the protocol puts in every answer, named as the error says.
+    #[error("the response has no {0}")]
+    Missing(&'static str),
+    #[error("the response's first choice has no message")]
+    NoMessage,
+    #[error("the response's message content is not text")]
+    NotText,
+    #[error("a streamed event is not JSON: {0}")]
+    Event(#[source] serde_json::Error),
+    #[error("the stream carried no events")]
+    NoEvents,
+    /// An `error` event: the server's message, as it said it.
+    #[error("the stream ended in an error: {}", .0.as_deref().unwrap_or("no message"))]
+    Stream(Option<String>),
+}
+
 /// Which protocol a model speaks.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, serde::Deserialize,
@@ -136,7 +155,7 @@ impl Provider {
     }
 
     /// Reads a successful response body; `Err` says what is missing.
-    pub fn answer(self, body: &Value) -> Result<Answer, String> {
+    pub fn answer(self, body: &Value) -> Result<Answer, Malformed> {
         match self {
             Provider::Openai => openai::answer(body),
             Provider::Anthropic => anthropic::answer(body),
@@ -145,7 +164,7 @@ impl Provider {
 
     /// Reads a streamed answer: the `data:` lines of its server-sent
     /// events, put together into what a plain response would have said.
-    pub fn answer_from_events(self, text: &str) -> Result<Answer, String> {
+    pub fn answer_from_events(self, text: &str) -> Result<Answer, Malformed> {
         let events = text
             .lines()
             .filter_map(|l| l.strip_prefix("data:"))
@@ -153,9 +172,9 @@ impl Provider {
             .filter(|d| !d.is_empty() && *d != "[DONE]")
             .map(serde_json::from_str::<Value>)
             .collect::<Result<Vec<Value>, _>>()
-            .map_err(|e| format!("a streamed event is not JSON: {e}"))?;
+            .map_err(Malformed::Event)?;
         if events.is_empty() {
-            return Err("the stream carried no events".to_owned());
+            return Err(Malformed::NoEvents);
         }
         match self {
             Provider::Openai => Ok(openai::stream(&events)),

@@ -7,7 +7,7 @@
 //! (`completion_tokens_details.reasoning_tokens`) within `prompt_tokens`
 //! and `completion_tokens`, as revu does.
 
-use super::{Answer, Content, Request, TOOL, count};
+use super::{Answer, Content, Malformed, Request, TOOL, count};
 use serde_json::{Value, json};
 
 pub(super) fn body(request: &Request<'_>) -> Value {
@@ -38,20 +38,18 @@ pub(super) fn body(request: &Request<'_>) -> Value {
     body
 }
 
-pub(super) fn answer(body: &Value) -> Result<Answer, String> {
+pub(super) fn answer(body: &Value) -> Result<Answer, Malformed> {
     let choice = body
         .pointer("/choices/0")
-        .ok_or("the response has no choices")?;
-    let message = choice
-        .get("message")
-        .ok_or("the response's first choice has no message")?;
+        .ok_or(Malformed::Missing("choices"))?;
+    let message = choice.get("message").ok_or(Malformed::NoMessage)?;
     // A reasoning model cut while reasoning has no content (`null`); a
     // refusal comes in a field of its own.
     let text = match (message.get("content"), message.get("refusal")) {
         (Some(Value::String(text)), _) if !text.is_empty() => text.clone(),
         (_, Some(Value::String(refusal))) => refusal.clone(),
         (Some(Value::String(_) | Value::Null) | None, _) => String::new(),
-        (Some(_), _) => return Err("the response's message content is not text".to_owned()),
+        (Some(_), _) => return Err(Malformed::NotText),
     };
     let mut answer = Answer {
         content: Content::Text(text),

@@ -232,10 +232,26 @@ fn streamed_answers_read_as_plain_ones_on_both_protocols() {
     );
     let a = Provider::Anthropic.answer_from_events(&thinking).unwrap();
     assert!(a.cut_while_reasoning(), "{a:?}");
-    assert!(
-        Provider::Openai
-            .answer_from_events("data: {not json\n")
-            .is_err()
+    assert!(matches!(
+        Provider::Openai.answer_from_events("data: {not json\n"),
+        Err(Malformed::Event(_))
+    ));
+    assert!(matches!(
+        Provider::Openai.answer_from_events(": keep-alive\n"),
+        Err(Malformed::NoEvents)
+    ));
+    let failed = Provider::Anthropic
+        .answer_from_events(r#"data: {"type": "error", "error": {"message": "overloaded"}}"#)
+        .err()
+        .map(|e| e.to_string());
+    assert_eq!(
+        failed.as_deref(),
+        Some("the stream ended in an error: overloaded")
+    );
+    let none = Provider::Openai.answer(&json!({"id": "x"})).err();
+    assert_eq!(
+        none.map(|e| e.to_string()).as_deref(),
+        Some("the response has no choices")
     );
 }
 
