@@ -47,17 +47,6 @@ pub fn manifest_needs_text(name: &str) -> bool {
     matches!(name, "Cargo.toml" | "pyproject.toml")
 }
 
-/// `dir` as a package directory: below the root, with no empty or `..`
-/// part; `None` otherwise.
-pub fn package_dir(dir: &str) -> Option<&str> {
-    let dir = dir.trim_matches('/');
-    (!dir.is_empty()
-        && !dir
-            .split('/')
-            .any(|p| p.is_empty() || p == ".." || p == "."))
-    .then_some(dir)
-}
-
 /// The package `path` belongs to: the deepest of `packages` whose
 /// directory holds it.
 pub fn package_of<'a>(path: &str, packages: &'a [Package]) -> Option<&'a Package> {
@@ -123,13 +112,5 @@ mod tests {
         ));
         assert!(is_package_manifest("go.mod", ""));
         assert!(!is_package_manifest("Makefile", ""));
-    }
-
-    #[test]
-    fn package_dirs_stay_below_the_root() {
-        assert_eq!(package_dir("/crates/api/"), Some("crates/api"));
-        for bad in ["", "/", "a//b", "../x", "a/./b"] {
-            assert_eq!(package_dir(bad), None, "{bad:?}");
-        }
     }
 }

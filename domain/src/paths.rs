@@ -1,7 +1,20 @@
 //! What a path says about a file, by the conventions of the common
 //! languages and frameworks: test code, and schema migrations. Shared by
 //! the facts signals and the built-in rules, so that both agree on what a
-//! migration is.
+//! migration is. And what a directory a client names must be: below the
+//! root.
+
+/// `dir`, a directory a client names from the repository's root, without
+/// its leading and trailing `/`: `None` unless it lies below the root,
+/// with no empty, `.` or `..` part.
+pub fn dir_below_root(dir: &str) -> Option<&str> {
+    let dir = dir.trim_matches('/');
+    (!dir.is_empty()
+        && !dir
+            .split('/')
+            .any(|p| p.is_empty() || p == ".." || p == "."))
+    .then_some(dir)
+}
 
 /// The directory components of `path` (lowercased) and its file name.
 pub fn split(path: &str) -> (Vec<String>, &str) {
@@ -190,6 +203,14 @@ fn is_version_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dirs_stay_below_the_root() {
+        assert_eq!(dir_below_root("/crates/api/"), Some("crates/api"));
+        for bad in ["", "/", "a//b", "../x", "a/./b"] {
+            assert_eq!(dir_below_root(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn case_blind_comparisons_match_lowercased_ones() {

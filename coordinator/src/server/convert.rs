@@ -2,7 +2,8 @@
 
 use crate::service::{RequestError, ReviewStatus, ServiceError, Submission};
 use revu_domain::bundle::OwnersFile;
-use revu_domain::packages::{MANIFESTS, Package, package_dir};
+use revu_domain::packages::{MANIFESTS, Package};
+use revu_domain::paths::dir_below_root;
 use revu_domain::report::Rigor;
 use revu_domain::review::{ProgressEvent, ReviewState};
 use revu_proto::v1 as pb;
@@ -40,10 +41,9 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
     };
     let mut nested_conventions = BTreeMap::new();
     for nested in req.nested_conventions {
-        let dir = nested.dir.trim_matches('/').to_owned();
-        if dir.is_empty() || dir.split('/').any(|part| part.is_empty() || part == "..") {
+        let Some(dir) = dir_below_root(&nested.dir).map(str::to_owned) else {
             return Err(RequestError::NestedDir { dir: nested.dir }.into());
-        }
+        };
         nested_conventions.insert(dir, nested.content);
     }
     let packages = packages(req.packages)?;
@@ -168,7 +168,7 @@ pub fn event(event_id: String, e: ProgressEvent) -> pb::ReviewEvent {
 fn packages(sent: Vec<pb::Package>) -> Result<Vec<Package>, ServiceError> {
     sent.into_iter()
         .map(|p| {
-            let dir = package_dir(&p.dir).ok_or_else(|| {
+            let dir = dir_below_root(&p.dir).ok_or_else(|| {
                 ServiceError::InvalidRequest(RequestError::PackageDir { dir: p.dir.clone() })
             })?;
             if !MANIFESTS.contains(&p.manifest.as_str()) {
