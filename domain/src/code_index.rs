@@ -96,6 +96,10 @@ pub struct Symbol {
     /// Test files that name it (up to [`MAX_SITES`]), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tests: Vec<String>,
+    /// Where tests name it, with the lines around each (bounded like
+    /// `sites`), for a reviewer to read what the tests pin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub test_sites: Vec<Site>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -132,6 +136,36 @@ impl SymbolKind {
 pub struct Site {
     pub file: String,
     pub line: u32,
+    /// A few lines around the site at head, so that a reviewer reads the
+    /// use without the file; empty when the index did not carry them.
+    #[serde(default, skip_serializing_if = "Snippet::is_empty")]
+    pub snippet: Snippet,
+}
+
+impl Site {
+    /// A site with no lines carried.
+    pub fn at(file: impl Into<String>, line: u32) -> Site {
+        Site {
+            file: file.into(),
+            line,
+            snippet: Snippet::default(),
+        }
+    }
+}
+
+/// Consecutive lines of a file at head, the first of them numbered
+/// `first_line`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Snippet {
+    pub first_line: u32,
+    pub lines: Vec<String>,
+}
+
+impl Snippet {
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
 }
 
 /// A use at head of something the change took away.

@@ -225,10 +225,7 @@ impl<'a> Graph<'a> {
     }
 
     fn site(&self, id: usize, line: u32) -> Site {
-        Site {
-            file: self.resolver.path(id).to_owned(),
-            line,
-        }
+        Site::at(self.resolver.path(id), line)
     }
 
     fn quote(&self, id: usize, line: u32) -> String {
@@ -333,6 +330,7 @@ impl<'a> Graph<'a> {
                 .take(MAX_SITES)
                 .map(str::to_owned)
                 .collect(),
+            test_sites: Vec::new(),
         }
     }
 

@@ -131,10 +131,7 @@ mod tests {
                 },
                 defined_in: "app.py".into(),
                 defined_line: 1,
-                site: Site {
-                    file: file.into(),
-                    line: 3,
-                },
+                site: Site::at(file, 3),
                 text: "x.user_name".into(),
                 checked: String::new(),
                 doubt: None,

@@ -71,10 +71,7 @@ fn stale_use_index(defined_in: &str) -> CodeIndex {
             },
             defined_in: defined_in.into(),
             defined_line: 1,
-            site: Site {
-                file: "app/report.py".into(),
-                line: 12,
-            },
+            site: Site::at("app/report.py", 12),
             text: "print(user.user_name)".into(),
             checked: String::new(),
             doubt: None,

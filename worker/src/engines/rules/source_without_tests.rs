@@ -364,6 +364,7 @@ mod tests {
             callers: 1,
             sites: Vec::new(),
             tests,
+            test_sites: Vec::new(),
         };
         let index = |fetch_tests: Vec<String>, store_tests: Vec<String>| {
             let mut i = CodeIndex::default();

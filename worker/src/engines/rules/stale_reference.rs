@@ -119,10 +119,7 @@ mod tests {
                 },
                 defined_in: "app/models.py".into(),
                 defined_line: 3,
-                site: Site {
-                    file: "app/report.py".into(),
-                    line: 6,
-                },
+                site: Site::at("app/report.py", 6),
                 text: "return user.user_name".into(),
                 checked: String::new(),
                 doubt: None,
