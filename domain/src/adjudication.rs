@@ -54,6 +54,23 @@ pub struct Decision {
     /// Why; required (non-empty) for `downgrade` and `drop`.
     #[serde(default)]
     pub reason: String,
+    /// `file:line` of the code that shows why: required for a `drop` or
+    /// `downgrade` of a BLOCKER, and only a line the review holds (the
+    /// change, a head file, a caller the code index carries) counts.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+}
+
+impl Decision {
+    /// The `file` and `line` [`Decision::evidence`] cites (`path:12`, or
+    /// the first line of `path:12-14`); `None` when it cites none.
+    pub fn evidence_at(&self) -> Option<(&str, u32)> {
+        let (file, lines) = self.evidence.trim().rsplit_once(':')?;
+        let first = lines.split(['-', ',']).next()?.trim();
+        let line = first.parse::<u32>().ok().filter(|l| *l > 0)?;
+        let file = file.trim().trim_start_matches("./");
+        (!file.is_empty()).then_some((file, line))
+    }
 }
 
 /// A review's adjudication setting and, once phase two dispatched the lane,
@@ -129,10 +146,27 @@ mod tests {
             Decision {
                 index: 2,
                 action: Action::Confirm,
-                reason: String::new()
+                reason: String::new(),
+                evidence: String::new(),
             }
         );
         assert!(serde_json::from_str::<Decision>(r#"{"index": 0, "action": "raise"}"#).is_err());
         assert!(serde_json::from_str::<Decision>(r#"{"index": -1, "action": "drop"}"#).is_err());
+    }
+
+    #[test]
+    fn evidence_cites_a_file_and_its_first_line() {
+        let at = |evidence: &str| Decision {
+            index: 0,
+            action: Action::Drop,
+            reason: "guarded".into(),
+            evidence: evidence.into(),
+        };
+        assert_eq!(at("app/db.py:12").evidence_at(), Some(("app/db.py", 12)));
+        assert_eq!(at(" ./app/db.py:12-14 ").evidence_at(), Some(("app/db.py", 12)));
+        assert_eq!(at("app/db.py").evidence_at(), None);
+        assert_eq!(at("app/db.py:0").evidence_at(), None);
+        assert_eq!(at(":3").evidence_at(), None);
+        assert_eq!(at("").evidence_at(), None);
     }
 }

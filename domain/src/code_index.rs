@@ -270,6 +270,25 @@ impl CodeIndex {
     /// Whether the client read `file:line` at head as a use of a changed
     /// symbol, so that a finding may cite it although the change did not
     /// touch the file.
+    /// Whether the index carries the text of `file:line`: a call site, a
+    /// test's use or a stale use, or a line of the snippet around one.
+    pub fn shows_line(&self, file: &str, line: u32) -> bool {
+        let shows = |site: &Site| {
+            site.file == file
+                && (site.line == line || {
+                    let first = site.snippet.first_line;
+                    let n = u32::try_from(site.snippet.lines.len()).unwrap_or(u32::MAX);
+                    line >= first && line < first.saturating_add(n)
+                })
+        };
+        self.omissions.iter().any(|o| shows(&o.site))
+            || self.files.values().any(|f| {
+                f.symbols
+                    .iter()
+                    .any(|s| s.sites.iter().chain(&s.test_sites).any(shows))
+            })
+    }
+
     pub fn has_site(&self, file: &str, line: u32) -> bool {
         self.omissions
             .iter()

@@ -212,6 +212,20 @@ pub struct Finding {
 /// add, wherever the finding is shown.
 pub const PRE_EXISTING_MARK: &str = "[pre-existing] ";
 
+/// The rule of the findings a model raises in lane `lane_id`: `llm:` and
+/// the lane (`llm:security` for `specialist:security`, `llm:domain:api`
+/// for `domain:api`), so that a report says which lane raised each and
+/// two lanes' findings on one line merge only when they make one claim.
+pub fn model_rule(lane_id: &str) -> String {
+    let lane = lane_id.strip_prefix("specialist:").unwrap_or(lane_id);
+    format!("llm:{lane}")
+}
+
+/// Whether `rule` is one a model's lane raised ([`model_rule`]).
+pub fn is_model_rule(rule: &str) -> bool {
+    rule.starts_with("llm:")
+}
+
 impl Finding {
     /// The summary as a reader sees it: after [`PRE_EXISTING_MARK`] when
     /// the finding cites a line the change did not add.

@@ -66,14 +66,20 @@ pub fn assemble(
         verified.stats.dropped_unknown_file + verified.stats.dropped_missing_line;
     let (mut findings, adjudication) = match &plan.adjudication {
         Some(adj) => {
+            let holds = |file: &str, line: u32| verify::holds_line(diff, bundle, file, line);
             let out = adjudicate::adjudicate(
                 adj,
                 results.get(ADJUDICATION_LANE).map(Arc::as_ref),
                 verified.findings,
+                &holds,
             );
             (out.findings, Some(out.report))
         }
-        None => (verified.findings, None),
+        None => {
+            let mut findings = verified.findings;
+            adjudicate::hold_back_unconfirmed(&mut findings, &[]);
+            (findings, None)
+        }
     };
     let decision = tracing::info_span!(span::VERDICT).in_scope(|| {
         verdict::decide(&VerdictInput {

@@ -10,14 +10,15 @@
 //! 3. the repo's conventions (`REVIEW.md` severity overrides, then allowed
 //!    nits) set the severity the later checks judge; they never lower or
 //!    silence a BLOCKER (see [`crate::conventions::apply`]);
-//! 4. a finding on a line the change did not add is `pre_existing_line`
-//!    (shown after `[pre-existing]`, never with the mark in its summary);
-//!    below BLOCKER it is also `pre_existing`, which the verdict does not
-//!    count;
+//! 4. a finding on a line the change did not add, or one its engine marks
+//!    `[pre-existing]` itself, is `pre_existing_line` (shown after
+//!    `[pre-existing]`, never with the mark in its summary); below BLOCKER
+//!    it is also `pre_existing`, which the verdict does not count;
 //! 5. confidence must reach the floor of the severity;
-//! 6. findings with the same rule on the same line are one root cause and
-//!    merge; different rules on one line stay apart and get a cross-cutting
-//!    note.
+//! 6. findings of one root cause merge, every dimension listed: the same
+//!    rule on the same line, or, for a model's findings (whose rule names
+//!    the lane), the same claim on overlapping lines ([`claims`]); other
+//!    findings on one line stay apart and get a cross-cutting note.
 use crate::conventions::ReviewMd;
 use crate::conventions::apply::Outcome;
 use revu_domain::bundle::ReviewBundle;
@@ -126,11 +127,12 @@ pub fn verify_with(
                 f
             }
         };
-        if let Some(patch) = checked
-            && !whole_file
-            && !on_file
-            && !patch.is_added_line(finding.line)
-        {
+        // An engine may say itself that the change did not introduce the
+        // problem (a model marks it, with its reason in `why`).
+        let marked = finding.summary.starts_with(PRE_EXISTING_MARK);
+        let untouched = checked
+            .is_some_and(|patch| !whole_file && !on_file && !patch.is_added_line(finding.line));
+        if untouched || marked {
             if finding.severity != Severity::Blocker {
                 finding.pre_existing = true;
             }
@@ -148,16 +150,14 @@ pub fn verify_with(
         survivors.push(finding);
     }
 
-    let mut by_root_cause: BTreeMap<(String, u32, String), Vec<Finding>> = BTreeMap::new();
-    for f in survivors {
-        by_root_cause
-            .entry((f.file.clone(), f.line, f.rule.clone()))
-            .or_default()
-            .push(f);
-    }
-    let mut findings = Vec::with_capacity(by_root_cause.len());
+    let groups = claims::group(survivors);
+    let mut findings = Vec::with_capacity(groups.len());
     let mut rules_on_line: BTreeMap<(String, u32), Vec<String>> = BTreeMap::new();
-    for ((file, line, rule), group) in by_root_cause {
+    for group in groups {
+        let Some(first) = group.first() else {
+            continue;
+        };
+        let (file, line, rule) = (first.file.clone(), first.line, first.rule.clone());
         stats.merged_duplicates += group.len() - 1;
         // A file with no head-side line (binary, deleted) has no line of
         // code two findings could share.
@@ -217,6 +217,26 @@ pub(crate) fn sort_in_report_order(findings: &mut [Finding]) {
 
 fn effect_key(e: &ConventionEffect) -> (&str, &str, &str, Severity, Option<Severity>) {
     (&e.citation, &e.rule, &e.convention, e.from, e.to)
+}
+
+/// Whether the review holds the text of `file:line` for a reader to check:
+/// a line of a changed file at head, of a head file the client sent, or
+/// one the code index carries (a caller, a test, a stale use).
+pub fn holds_line(diff: &Diff, bundle: &ReviewBundle, file: &str, line: u32) -> bool {
+    let changed = diff
+        .files
+        .iter()
+        .find(|p| p.path() == file)
+        .is_some_and(|p| HeadSide::of(p, bundle).has_line(line));
+    changed
+        || bundle
+            .head_files
+            .get(file)
+            .is_some_and(|bytes| line >= 1 && usize::try_from(line).is_ok_and(|l| l <= line_count(bytes)))
+        || bundle
+            .code_index
+            .as_ref()
+            .is_some_and(|index| index.shows_line(file, line))
 }
 
 /// The head side of one changed file, as far as the coordinator can see it.
@@ -332,6 +352,8 @@ fn precedence(a: &Finding, b: &Finding) -> Ordering {
             ))
         })
 }
+
+mod claims;
 
 #[cfg(test)]
 mod tests;

@@ -34,7 +34,24 @@ fn decide(index: usize, action: Action, reason: &str) -> Decision {
         index,
         action,
         reason: reason.into(),
+        evidence: "src/a.rs:1".into(),
     }
+}
+
+/// Every line is one the review holds.
+fn any_line(_: &str, _: u32) -> bool {
+    true
+}
+
+/// The findings as they read before adjudication noted anything in `why`.
+fn without_notes(findings: &[Finding]) -> Vec<Finding> {
+    findings
+        .iter()
+        .map(|f| Finding {
+            why: String::new(),
+            ..f.clone()
+        })
+        .collect()
 }
 
 /// Two BLOCKERs, an IMPORTANT and a SUGGESTION; the first three are the
@@ -70,7 +87,7 @@ fn candidates_stored_with_the_mark_in_their_summary_still_match() {
         vec![decide(0, Action::Downgrade, "only reachable from tests")],
         vec![],
     );
-    let out = adjudicate(&plan, Some(&result), findings);
+    let out = adjudicate(&plan, Some(&result), findings, &any_line);
     assert!(out.report.warnings.is_empty(), "{:?}", out.report.warnings);
     assert_eq!(out.findings[1].severity, Important);
     assert_eq!(out.report.changes[0].summary, "[pre-existing] B2 summary");
@@ -95,6 +112,7 @@ fn confirm_keeps_downgrade_lowers_one_level_drop_removes() {
             decide(1, Action::Downgrade, "only reachable from tests"),
             decide(2, Action::Drop, "rule no longer fires at src/a.rs:3"),
         ],
+        &any_line,
     );
     assert_eq!(
         rules_and_severities(&out.findings),
@@ -150,6 +168,7 @@ fn important_downgrades_to_suggestion() {
             decide(0, Action::Confirm, ""),
             decide(1, Action::Confirm, ""),
         ],
+        &any_line,
     );
     assert_eq!(out.findings[2].severity, Suggestion);
 }
@@ -168,8 +187,14 @@ fn out_of_range_repeated_and_unexplained_decisions_are_ignored_and_counted() {
             decide(99, Action::Drop, "no such candidate"),
             decide(1, Action::Drop, "  "),
         ],
+        &any_line,
     );
-    assert_eq!(out.findings, findings, "nothing changed");
+    assert_eq!(
+        without_notes(&out.findings),
+        without_notes(&findings),
+        "nothing changed"
+    );
+    assert_eq!(out.findings[0].why, "Adjudicated: confirmed.");
     assert_eq!(out.report.confirmed, 1);
     assert_eq!(out.report.warnings.len(), 6, "{:#?}", out.report.warnings);
     assert!(
@@ -193,6 +218,7 @@ fn a_candidate_no_longer_verified_is_ignored() {
         findings.clone(),
         &candidates,
         &[decide(0, Action::Drop, "gone")],
+        &any_line,
     );
     assert_eq!(out.findings, findings);
     assert!(out.report.warnings[0].starts_with("candidate 0 (src/a.rs:1) is not among"));
@@ -236,7 +262,7 @@ fn a_faulted_or_incomplete_lane_leaves_the_findings_as_verified() {
     let drop_all: Vec<Decision> = (0..3).map(|i| decide(i, Action::Drop, "no")).collect();
     for outcome in [LaneOutcome::Incomplete, LaneOutcome::PipelineFault] {
         let result = lane(outcome, drop_all.clone(), vec![]);
-        let out = adjudicate(&plan, Some(&result), findings.clone());
+        let out = adjudicate(&plan, Some(&result), findings.clone(), &any_line);
         assert_eq!(out.findings, findings);
         assert_eq!(out.report.status, AdjudicationStatus::NotApplied);
         assert_eq!(out.report.engine, "llm");
@@ -258,8 +284,8 @@ fn findings_the_lane_lists_are_never_added() {
         confirm_all,
         vec![finding("NEW", Blocker, 9)],
     );
-    let out = adjudicate(&plan, Some(&result), findings.clone());
-    assert_eq!(out.findings, findings);
+    let out = adjudicate(&plan, Some(&result), findings.clone(), &any_line);
+    assert_eq!(without_notes(&out.findings), without_notes(&findings));
     assert_eq!(out.report.confirmed, 3);
     assert_eq!(
         out.report.warnings,
@@ -274,7 +300,7 @@ fn without_candidates_there_is_nothing_to_adjudicate() {
         candidates: vec![],
     };
     let clean = vec![finding("S1", Suggestion, 4)];
-    let out = adjudicate(&plan, None, clean.clone());
+    let out = adjudicate(&plan, None, clean.clone(), &any_line);
     assert_eq!(out.findings, clean);
     assert_eq!(out.report.status, AdjudicationStatus::NothingToAdjudicate);
     assert!(out.report.warnings.is_empty());
@@ -327,6 +353,7 @@ fn same_or_lower(after: &Finding, before: &Finding) -> bool {
         && Finding {
             severity: before.severity,
             downgraded_from: None,
+            why: before.why.clone(),
             ..after.clone()
         } == *before
 }
@@ -337,7 +364,7 @@ proptest! {
         (findings, candidates) in arb_case(),
         decisions in prop::collection::vec(arb_decision(), 0..16),
     ) {
-        let out = apply("x", findings.clone(), &candidates, &decisions);
+        let out = apply("x", findings.clone(), &candidates, &decisions, &any_line);
         let r = &out.report;
         prop_assert_eq!(out.findings.len() + r.dropped, findings.len());
         prop_assert!(r.confirmed + r.downgraded + r.dropped <= candidates.len());
@@ -351,7 +378,11 @@ proptest! {
                 "{after:?} is not an adjudicated input finding"
             );
         }
-        let lowered = out.findings.iter().zip(&findings).filter(|(a, b)| a.severity < b.severity);
+        // Lowered by a decision, or held back: an unconfirmed BLOCKER
+        // below the confidence it needs.
+        let lowered = out.findings.iter().zip(&findings).filter(|(a, b)| {
+            a.severity < b.severity && !(b.confidence < UNCONFIRMED_BELOW && a.why.contains("Unconfirmed"))
+        });
         if r.dropped == 0 {
             prop_assert_eq!(lowered.count(), r.downgraded);
         }
@@ -360,4 +391,132 @@ proptest! {
             prop_assert!(c.to.is_none_or(|to| Some(to) == lower(c.from)));
         }
     }
+}
+
+#[test]
+fn a_blocker_is_dropped_or_lowered_only_on_evidence_the_review_holds() {
+    let (findings, candidates) = verified();
+    // Only src/a.rs:7 is a line the review holds.
+    let holds = |file: &str, line: u32| file == "src/a.rs" && line == 7;
+    let on = |d: Decision, evidence: &str| Decision {
+        evidence: evidence.into(),
+        ..d
+    };
+    let out = apply(
+        "llm",
+        findings,
+        &candidates,
+        &[
+            on(decide(0, Action::Drop, "guarded upstream"), "src/b.rs:3"),
+            on(decide(1, Action::Downgrade, "tests only"), ""),
+            on(decide(2, Action::Drop, "not reachable"), ""),
+        ],
+        &holds,
+    );
+    // Both BLOCKERs stand; an IMPORTANT needs no evidence.
+    assert_eq!(
+        rules_and_severities(&out.findings),
+        [("B1", Blocker), ("B2", Blocker), ("S1", Suggestion)]
+    );
+    assert_eq!(out.report.dropped, 1);
+    let refused: Vec<&String> = out
+        .report
+        .warnings
+        .iter()
+        .filter(|w| w.contains("refused"))
+        .collect();
+    assert_eq!(refused.len(), 2, "{:#?}", out.report.warnings);
+    assert!(refused[0].contains("\"src/b.rs:3\", not a line the review holds"));
+    assert!(refused[1].contains("it cites no evidence"));
+    let held = apply(
+        "llm",
+        verified().0,
+        &verified().1,
+        &[on(decide(0, Action::Drop, "guarded at line 7"), "src/a.rs:7")],
+        &holds,
+    );
+    assert_eq!(held.report.dropped, 1);
+}
+
+#[test]
+fn why_says_what_adjudication_decided() {
+    let (findings, candidates) = verified();
+    let out = apply(
+        "llm",
+        findings,
+        &candidates,
+        &[
+            decide(0, Action::Confirm, "traced the None from the form"),
+            decide(1, Action::Downgrade, "only reachable from an admin tool"),
+            decide(2, Action::Confirm, ""),
+        ],
+        &any_line,
+    );
+    let whys: Vec<&str> = out.findings.iter().map(|f| f.why.as_str()).collect();
+    assert_eq!(
+        whys,
+        [
+            "Adjudicated: confirmed — traced the None from the form",
+            "Adjudicated: downgraded — only reachable from an admin tool",
+            "Adjudicated: confirmed.",
+            "",
+        ]
+    );
+}
+
+#[test]
+fn a_lowered_finding_meets_its_new_floor_again() {
+    let (mut findings, _) = verified();
+    findings[1].confidence = 65;
+    let candidates: Vec<Finding> = findings.iter().filter(|f| is_candidate(f)).cloned().collect();
+    let out = apply(
+        "llm",
+        findings,
+        &candidates,
+        &[
+            decide(0, Action::Confirm, ""),
+            decide(1, Action::Downgrade, "overstated"),
+            decide(2, Action::Confirm, ""),
+        ],
+        &any_line,
+    );
+    assert_eq!(
+        rules_and_severities(&out.findings),
+        [("B1", Blocker), ("I1", Important), ("S1", Suggestion)]
+    );
+    assert_eq!((out.report.downgraded, out.report.dropped), (0, 1));
+    assert!(
+        out.report.changes[0]
+            .reason
+            .starts_with("downgraded to IMPORTANT, below that severity's confidence floor (65 < 70)"),
+        "{:?}",
+        out.report.changes[0]
+    );
+}
+
+#[test]
+fn a_low_confidence_blocker_reaches_the_verdict_only_confirmed() {
+    let (mut findings, _) = verified();
+    findings[0].confidence = 60;
+    findings[1].confidence = 60;
+    let candidates: Vec<Finding> = findings.iter().filter(|f| is_candidate(f)).cloned().collect();
+    // Adjudicated: B1 confirmed stays a BLOCKER; B2 without a decision is
+    // held back.
+    let out = apply(
+        "llm",
+        findings.clone(),
+        &candidates,
+        &[decide(0, Action::Confirm, "traced it")],
+        &any_line,
+    );
+    assert_eq!(
+        rules_and_severities(&out.findings)[..2],
+        [("B1", Blocker), ("B2", Important)]
+    );
+    assert_eq!(out.findings[1].downgraded_from, Some(Blocker));
+    assert!(out.findings[1].why.starts_with("Unconfirmed: raised as a BLOCKER at confidence 60"));
+    // Not adjudicated at all: both held back.
+    let mut plain = findings;
+    hold_back_unconfirmed(&mut plain, &[]);
+    assert!(plain[..2].iter().all(|f| f.severity == Important));
 }

@@ -160,6 +160,29 @@ fn bad_end_line_is_cleared_without_dropping() {
 }
 
 #[test]
+fn an_engine_that_marks_its_finding_pre_existing_on_an_added_line_is_believed() {
+    // A model that says the problem predates the change (the code moved
+    // unchanged): its own finding weighs less, never more.
+    let mut moved = finding("llm:security", Important, "src/a.rs", 11, Security);
+    moved.summary = "[pre-existing] webhook signature never checked".into();
+    let mut blocker = finding("llm:correctness", Blocker, "src/a.rs", 11, Correctness);
+    blocker.summary = "[pre-existing] data loss on retry".into();
+    let out = run(vec![moved, blocker]);
+    let got: Vec<(&str, bool, bool)> = out
+        .findings
+        .iter()
+        .map(|f| (f.summary.as_str(), f.pre_existing_line, f.pre_existing))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("data loss on retry", true, false),
+            ("webhook signature never checked", true, true),
+        ]
+    );
+}
+
+#[test]
 fn untouched_lines_are_marked_pre_existing_once_and_only_blockers_count() {
     let mut marked = finding("B", Blocker, "src/a.rs", 13, Security);
     marked.summary = "[pre-existing] already".into();

@@ -143,6 +143,7 @@ impl LlmEngine {
             self.family.answer_tokens(),
         );
         let spend = Spend::of(&input);
+        let rule = revu_domain::finding::model_rule(&input.job.lane.id);
         // Building and counting the prompt of a wide lane is CPU work (and
         // the first count loads a tokenizer): off the runtime.
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
@@ -181,13 +182,13 @@ impl LlmEngine {
                 }
             };
             let part = (parts > 1).then_some(index + 1);
-            match self.read(answer, part) {
+            match self.read(answer, part, &rule) {
                 Part::Report(body) => merged.add(body),
                 Part::Cut(partial) if parts == 1 && merged.unfinished.is_empty() => {
                     return Ok(EngineOutput::Raw(partial));
                 }
                 Part::Cut(partial) => {
-                    if let Ok(body) = reply::to_report(partial.clone(), &self.name) {
+                    if let Ok(body) = reply::to_report(partial.clone(), &rule) {
                         merged.add(body);
                     }
                     merged.unfinished.push(
@@ -303,7 +304,7 @@ impl LlmEngine {
 
     /// What one answer is: a report, a report cut at the output limit
     /// (with the `incomplete` section that says so), or something else.
-    fn read(&self, answer: wire::Answer, part: Option<usize>) -> Part {
+    fn read(&self, answer: wire::Answer, part: Option<usize>, rule: &str) -> Part {
         let parsed = match &answer.content {
             Content::Json(v) => Some(v.clone()),
             Content::Text(t) => reply::read_json(t),
@@ -318,7 +319,7 @@ impl LlmEngine {
                 Content::Text(t) => t,
                 Content::Json(v) => v.to_string(),
             })),
-            Some(value) => match reply::to_report(value, &self.name) {
+            Some(value) => match reply::to_report(value, rule) {
                 Ok(report) => Part::Report(report),
                 Err(value) => Part::Other(value),
             },

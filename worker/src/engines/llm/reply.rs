@@ -4,7 +4,7 @@
 //! and the conversion to a lane report.
 
 use revu_domain::adjudication::{Action, Decision};
-use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{BlastRadius, Dimension, Finding, PRE_EXISTING_MARK, Severity};
 use revu_domain::lane::LaneReportBody;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -51,6 +51,8 @@ pub fn schema(adjudication: Option<usize>, max_output_tokens: u32) -> Value {
                         "fix": text(long),
                         "confidence": {"type": "integer", "minimum": 0, "maximum": 100},
                         "dimension": {"enum": Dimension::ALL.map(Dimension::as_str)},
+                        "pre_existing": {"type": "boolean"},
+                        "pre_existing_reason": text(300),
                     }
                 }
             },
@@ -100,6 +102,11 @@ struct ModelFinding {
     fix: String,
     confidence: u8,
     dimension: Dimension,
+    /// The model says the change did not introduce the problem, and why.
+    #[serde(default)]
+    pre_existing: bool,
+    #[serde(default)]
+    pre_existing_reason: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,10 +167,12 @@ fn balanced_object(text: &str) -> Option<&str> {
     None
 }
 
-/// The lane report in `answer`, with each finding attributed to `engine`;
-/// `Err` gives back what to hand the completeness gate instead, which
-/// lists what is wrong with it and sends the lane back once.
-pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
+/// The lane report in `answer`, each finding under `rule` (see
+/// [`revu_domain::finding::model_rule`]); `Err` gives back what to hand the completeness gate
+/// instead, which lists what is wrong with it and sends the lane back once.
+/// A finding the model marks pre-existing carries the mark in its summary
+/// and the model's reason in `why`; verification reads the mark.
+pub fn to_report(answer: Value, rule: &str) -> Result<LaneReportBody, Value> {
     let Ok(report) = serde_json::from_value::<ModelReport>(answer.clone()) else {
         return Err(answer);
     };
@@ -171,15 +180,25 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
         .findings
         .into_iter()
         .map(|f| Finding {
-            rule: format!("engine:{engine}"),
+            rule: rule.to_owned(),
             severity: f.severity,
             file: f.file,
             line: f.line,
             end_line: f.end_line.filter(|e| *e > f.line),
             dimension: f.dimension,
             dimensions: Vec::new(),
-            summary: f.summary,
-            why: f.why,
+            summary: match f.pre_existing {
+                true if !f.summary.starts_with(PRE_EXISTING_MARK) => {
+                    format!("{PRE_EXISTING_MARK}{}", f.summary)
+                }
+                _ => f.summary,
+            },
+            why: match f.pre_existing_reason.as_deref().map(str::trim) {
+                Some(reason) if f.pre_existing && !reason.is_empty() => {
+                    format!("{} Pre-existing: {reason}", f.why.trim_end())
+                }
+                _ => f.why,
+            },
             fix: f.fix,
             confidence: f.confidence.min(100),
             blast_radius: f
@@ -207,6 +226,7 @@ pub fn to_report(answer: Value, engine: &str) -> Result<LaneReportBody, Value> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use revu_domain::finding::model_rule;
 
     const REPORT: &str = r#"{"reviewed":["app.py"],"checks":["input handling"],"findings":[{"severity":"BLOCKER","file":"app.py","line":2,"summary":"eval of input","why":"runs any code","fix":"parse it","confidence":95,"dimension":"security"}],"summary":"one blocker"}"#;
 
@@ -225,12 +245,25 @@ mod tests {
     }
 
     #[test]
-    fn a_valid_answer_becomes_a_report_with_the_engine_as_rule() {
-        let body = to_report(read_json(REPORT).unwrap(), "llm").unwrap();
+    fn a_valid_answer_becomes_a_report_with_the_lane_as_rule() {
+        let body = to_report(read_json(REPORT).unwrap(), &model_rule("specialist:security")).unwrap();
         assert_eq!(body.findings.len(), 1);
-        assert_eq!(body.findings[0].rule, "engine:llm");
+        assert_eq!(body.findings[0].rule, "llm:security");
+        assert_eq!(model_rule("domain:api"), "llm:domain:api");
         assert_eq!(body.findings[0].severity, Severity::Blocker);
         assert_eq!(body.findings[0].line, 2);
+    }
+
+    #[test]
+    fn a_finding_the_model_marks_pre_existing_carries_the_mark_and_its_reason() {
+        let answer = json!({"reviewed": ["app.py"], "checks": [], "summary": "",
+            "findings": [{"severity": "BLOCKER", "file": "app.py", "line": 2,
+                "summary": "webhook signature never checked", "why": "anyone can post",
+                "fix": "verify it", "confidence": 90, "dimension": "security",
+                "pre_existing": true, "pre_existing_reason": "the handler moved unchanged"}]});
+        let f = &to_report(answer, "llm:security").unwrap().findings[0];
+        assert_eq!(f.summary, "[pre-existing] webhook signature never checked");
+        assert_eq!(f.why, "anyone can post Pre-existing: the handler moved unchanged");
     }
 
     #[test]

@@ -27,13 +27,13 @@ pub(crate) fn adjudicate(
         .map(|(index, c)| {
             let at = format!("{}:{}", c.file, c.line);
             let Some(rule) = rules.iter().find(|r| r.code() == c.rule) else {
-                return decision(index, Action::Confirm, "not a built-in rule; kept".into());
+                return decision(index, Action::Confirm, "not a built-in rule; kept".into(), &at);
             };
             checks.insert(rule.code());
             if fires_at(rule.as_ref(), diff, code_index, heads, &c.file, c.line) {
-                decision(index, Action::Confirm, format!("rule still fires at {at}"))
+                decision(index, Action::Confirm, format!("rule still fires at {at}"), &at)
             } else {
-                decision(index, Action::Drop, format!("rule no longer fires at {at}"))
+                decision(index, Action::Drop, format!("rule no longer fires at {at}"), &at)
             }
         })
         .collect();
@@ -54,11 +54,18 @@ pub(crate) fn adjudicate(
     }
 }
 
-fn decision(index: usize, action: Action, reason: String) -> Decision {
+/// A decision; a drop cites the line the rule no longer fires at, which
+/// the review holds.
+fn decision(index: usize, action: Action, reason: String, at: &str) -> Decision {
     Decision {
         index,
         action,
         reason,
+        evidence: if action == Action::Confirm {
+            String::new()
+        } else {
+            at.to_owned()
+        },
     }
 }
 

@@ -90,7 +90,7 @@ async fn openai_findings_come_back_as_a_report_and_the_request_is_structured() {
         panic!("expected a report, got {out:?}");
     };
     assert_eq!(body.findings.len(), 1);
-    assert_eq!(body.findings[0].rule, "engine:llm");
+    assert_eq!(body.findings[0].rule, "llm:security");
     assert!(body.checks.contains(&"prompt review-v2".to_owned()));
     let seen = server.requests();
     assert_eq!(seen.len(), 1);
