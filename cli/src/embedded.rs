@@ -72,10 +72,12 @@ pub fn check_engines(settings: &ReviewSettings, engines: &Engines) -> Result<(),
 /// [`check_engines`]).
 pub async fn review(
     submission: Submission,
-    settings: ReviewSettings,
+    mut settings: ReviewSettings,
     engines: Engines,
     workers: usize,
 ) -> Result<Finished, CliError> {
+    // Adjudication is on by default wherever one of these reviews.
+    settings.model_engines = engines.models().into_iter().map(|(name, _)| name).collect();
     let deadline = settings.review_timeout();
     let large = submission.diff.len() >= APART_MIN_BYTES;
     let backend = MemoryBackend::new();

@@ -6,7 +6,9 @@ use clap::Args;
 use revu_domain::facts::SkipFiles;
 use revu_domain::retry::RetryPolicy;
 use revu_runtime::config::{ConfigSource, Layered, ServiceSettings, SettingError};
-use revu_stages::prepare::{LaneEngine, PlanSettings, parse_lane_engine, valid_engine_name};
+use revu_stages::prepare::{
+    LaneEngine, NO_ADJUDICATION, PlanSettings, parse_lane_engine, valid_engine_name,
+};
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -31,7 +33,9 @@ pub struct ReviewChoices {
     /// Engine of the adjudication lane, which re-tries every verified
     /// BLOCKER and IMPORTANT finding before the verdict (`rules`: confirm a
     /// finding if its rule still fires, else drop it; `llm`: a model
-    /// confirms, downgrades or drops each, with reasons); off when unset.
+    /// confirms, downgrades or drops each, with reasons and evidence);
+    /// `none` turns it off. Unset: on whenever a model engine reviews
+    /// lanes, with that engine; off for reviews without a model.
     #[arg(long, env = "REVU_ADJUDICATE", value_name = "ENGINE")]
     pub adjudicate: Option<String>,
 
@@ -80,12 +84,15 @@ impl ReviewChoices {
     /// The engines of the optional lanes that are on, with their flags.
     pub fn optional_engines(&self) -> impl Iterator<Item = (&'static str, &str)> {
         [
-            ("--adjudicate", &self.adjudicate),
-            ("--refine-grouping", &self.refine_grouping),
-            ("--synthesize", &self.synthesize),
+            (
+                "--adjudicate",
+                self.adjudicate.as_deref().filter(|e| *e != NO_ADJUDICATION),
+            ),
+            ("--refine-grouping", self.refine_grouping.as_deref()),
+            ("--synthesize", self.synthesize.as_deref()),
         ]
         .into_iter()
-        .filter_map(|(flag, engine)| engine.as_deref().map(|e| (flag, e)))
+        .filter_map(|(flag, engine)| engine.map(|e| (flag, e)))
     }
 }
 
@@ -95,6 +102,13 @@ pub struct ReviewSettings {
     #[command(flatten)]
     #[serde(flatten)]
     pub choices: ReviewChoices,
+
+    /// Engines that reach a model, for adjudication's default: the
+    /// workers' `llm` engine; `revu review` names each model engine it
+    /// has.
+    #[arg(skip = default_model_engines())]
+    #[serde(skip, default = "default_model_engines")]
+    pub model_engines: Vec<String>,
 
     /// Engine for matching lanes, as `LANE=ENGINE`; `LANE` is a lane id
     /// (`specialist:security`) or a prefix ending in `*` (`domain:*`).
@@ -196,6 +210,7 @@ impl ReviewSettings {
             lane_engines: self.lane_engines.clone(),
             skip_files: self.choices.skip_files.clone(),
             adjudicate: self.choices.adjudicate.clone(),
+            model_engines: self.model_engines.clone(),
             refine_grouping: self.choices.refine_grouping.clone(),
             synthesize: self.choices.synthesize.clone(),
             review_token_cap: self.choices.review_token_cap,
@@ -242,11 +257,16 @@ fn defaults() -> ReviewSettings {
     ReviewSettings::default()
 }
 
+fn default_model_engines() -> Vec<String> {
+    vec!["llm".to_owned()]
+}
+
 /// The one place the review defaults are written; the flags show them.
 impl Default for ReviewSettings {
     fn default() -> Self {
         ReviewSettings {
             choices: ReviewChoices::default(),
+            model_engines: default_model_engines(),
             lane_engines: Vec::new(),
             engine_retries: Vec::new(),
             reclaim_idle_secs: 10,

@@ -163,7 +163,10 @@ mod tests {
             evidence: evidence.into(),
         };
         assert_eq!(at("app/db.py:12").evidence_at(), Some(("app/db.py", 12)));
-        assert_eq!(at(" ./app/db.py:12-14 ").evidence_at(), Some(("app/db.py", 12)));
+        assert_eq!(
+            at(" ./app/db.py:12-14 ").evidence_at(),
+            Some(("app/db.py", 12))
+        );
         assert_eq!(at("app/db.py").evidence_at(), None);
         assert_eq!(at("app/db.py:0").evidence_at(), None);
         assert_eq!(at(":3").evidence_at(), None);

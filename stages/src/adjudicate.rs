@@ -231,7 +231,9 @@ pub fn apply(
         let f = &mut findings[*j];
         let reason = d.reason.trim();
         if f.severity == Severity::Blocker && d.action != Action::Confirm {
-            let held = d.evidence_at().is_some_and(|(file, line)| holds(file, line));
+            let held = d
+                .evidence_at()
+                .is_some_and(|(file, line)| holds(file, line));
             if !held {
                 let cited = match d.evidence.trim() {
                     "" => "no evidence".to_owned(),

@@ -63,7 +63,12 @@ pub struct PlanSettings {
     /// Engines of matching lanes; the first match wins.
     pub lane_engines: Vec<LaneEngine>,
     pub skip_files: SkipFiles,
+    /// Engine of the adjudication lane; [`NO_ADJUDICATION`] for none;
+    /// unset for the first of `model_engines` that reviews a lane.
     pub adjudicate: Option<String>,
+    /// Engines that reach a model: when one reviews, adjudication is on
+    /// unless turned off.
+    pub model_engines: Vec<String>,
     pub refine_grouping: Option<String>,
     pub synthesize: Option<String>,
     pub review_token_cap: Option<u64>,
@@ -133,7 +138,25 @@ pub fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
     })
 }
 
+/// `--adjudicate none`: no adjudication, even where a model reviews.
+pub const NO_ADJUDICATION: &str = "none";
+
 impl PlanSettings {
+    /// The engine of the adjudication lane: the one asked for; else, when
+    /// an engine that reaches a model reviews lanes (the review's engine
+    /// or one a [`LaneEngine`] names), that engine; none with
+    /// [`NO_ADJUDICATION`].
+    pub fn adjudication_engine(&self) -> Option<String> {
+        match self.adjudicate.as_deref() {
+            Some(NO_ADJUDICATION) => None,
+            Some(engine) => Some(engine.to_owned()),
+            None => std::iter::once(&self.engine)
+                .chain(self.lane_engines.iter().map(|l| &l.engine))
+                .find(|e| self.model_engines.contains(e))
+                .cloned(),
+        }
+    }
+
     /// The engine of lane `lane_id`: the first [`LaneEngine`] that matches
     /// it, else the review's engine.
     pub fn engine_for(&self, lane_id: &str) -> &str {
@@ -275,10 +298,12 @@ pub fn prepare(
         signals: facts.signals.clone(),
         cover_fallback: outcome.fallback,
         labels: request.labels.clone(),
-        adjudication: settings.adjudicate.as_ref().map(|engine| AdjudicationPlan {
-            engine: engine.clone(),
-            candidates: Vec::new(),
-        }),
+        adjudication: settings
+            .adjudication_engine()
+            .map(|engine| AdjudicationPlan {
+                engine,
+                candidates: Vec::new(),
+            }),
         token_cap: settings.review_token_cap,
         grouping: None,
         synthesis: settings.synthesize.as_ref().map(|engine| SynthesisPlan {

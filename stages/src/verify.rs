@@ -229,10 +229,9 @@ pub fn holds_line(diff: &Diff, bundle: &ReviewBundle, file: &str, line: u32) -> 
         .find(|p| p.path() == file)
         .is_some_and(|p| HeadSide::of(p, bundle).has_line(line));
     changed
-        || bundle
-            .head_files
-            .get(file)
-            .is_some_and(|bytes| line >= 1 && usize::try_from(line).is_ok_and(|l| l <= line_count(bytes)))
+        || bundle.head_files.get(file).is_some_and(|bytes| {
+            line >= 1 && usize::try_from(line).is_ok_and(|l| l <= line_count(bytes))
+        })
         || bundle
             .code_index
             .as_ref()

@@ -183,10 +183,11 @@ fn llm_adjudication_can_drop_what_llm_lanes_raised() {
     let adjudication = serde_json::json!({
         "reviewed": ["src/billing/client.rs"], "checks": ["adjudication"], "findings": [],
         "summary": "the key is a documented example",
-        "decisions": [{"index": 0, "action": "drop", "reason": "an example key from the docs"}]
+        "decisions": [{"index": 0, "action": "drop", "reason": "an example key from the docs",
+            "evidence": "src/billing/client.rs:3"}]
     });
     let server = serve_by(200, "", move |request| {
-        if request.contains("adjudicating the findings") {
+        if request.contains("adjudicating findings") {
             answer(&adjudication.to_string())
         } else {
             answer(&review_answer.to_string())

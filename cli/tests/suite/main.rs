@@ -5,6 +5,7 @@
 mod model_server;
 mod scratch;
 
+mod adjudication_llm;
 mod blast_radius;
 mod cli;
 mod coverage;

@@ -432,7 +432,10 @@ fn a_blocker_is_dropped_or_lowered_only_on_evidence_the_review_holds() {
         "llm",
         verified().0,
         &verified().1,
-        &[on(decide(0, Action::Drop, "guarded at line 7"), "src/a.rs:7")],
+        &[on(
+            decide(0, Action::Drop, "guarded at line 7"),
+            "src/a.rs:7",
+        )],
         &holds,
     );
     assert_eq!(held.report.dropped, 1);
@@ -468,7 +471,11 @@ fn why_says_what_adjudication_decided() {
 fn a_lowered_finding_meets_its_new_floor_again() {
     let (mut findings, _) = verified();
     findings[1].confidence = 65;
-    let candidates: Vec<Finding> = findings.iter().filter(|f| is_candidate(f)).cloned().collect();
+    let candidates: Vec<Finding> = findings
+        .iter()
+        .filter(|f| is_candidate(f))
+        .cloned()
+        .collect();
     let out = apply(
         "llm",
         findings,
@@ -486,9 +493,9 @@ fn a_lowered_finding_meets_its_new_floor_again() {
     );
     assert_eq!((out.report.downgraded, out.report.dropped), (0, 1));
     assert!(
-        out.report.changes[0]
-            .reason
-            .starts_with("downgraded to IMPORTANT, below that severity's confidence floor (65 < 70)"),
+        out.report.changes[0].reason.starts_with(
+            "downgraded to IMPORTANT, below that severity's confidence floor (65 < 70)"
+        ),
         "{:?}",
         out.report.changes[0]
     );
@@ -499,7 +506,11 @@ fn a_low_confidence_blocker_reaches_the_verdict_only_confirmed() {
     let (mut findings, _) = verified();
     findings[0].confidence = 60;
     findings[1].confidence = 60;
-    let candidates: Vec<Finding> = findings.iter().filter(|f| is_candidate(f)).cloned().collect();
+    let candidates: Vec<Finding> = findings
+        .iter()
+        .filter(|f| is_candidate(f))
+        .cloned()
+        .collect();
     // Adjudicated: B1 confirmed stays a BLOCKER; B2 without a decision is
     // held back.
     let out = apply(
@@ -514,7 +525,11 @@ fn a_low_confidence_blocker_reaches_the_verdict_only_confirmed() {
         [("B1", Blocker), ("B2", Important)]
     );
     assert_eq!(out.findings[1].downgraded_from, Some(Blocker));
-    assert!(out.findings[1].why.starts_with("Unconfirmed: raised as a BLOCKER at confidence 60"));
+    assert!(
+        out.findings[1]
+            .why
+            .starts_with("Unconfirmed: raised as a BLOCKER at confidence 60")
+    );
     // Not adjudicated at all: both held back.
     let mut plain = findings;
     hold_back_unconfirmed(&mut plain, &[]);

@@ -177,8 +177,18 @@ mod tests {
 
     #[test]
     fn clustering_does_not_depend_on_input_order() {
-        let a = finding("llm:security", 4, None, "token compared with == leaks timing");
-        let b = finding("llm:domain:auth", 4, None, "token compared with == leaks timing");
+        let a = finding(
+            "llm:security",
+            4,
+            None,
+            "token compared with == leaks timing",
+        );
+        let b = finding(
+            "llm:domain:auth",
+            4,
+            None,
+            "token compared with == leaks timing",
+        );
         let c = finding("llm:security", 4, None, "missing rate limit on login");
         let one = group(vec![a.clone(), b.clone(), c.clone()]);
         let two = group(vec![c, b, a]);

@@ -115,8 +115,19 @@ pub fn example(name: &str) -> PathBuf {
 
 /// `revu review --engine llm --format json` of `patch` (the name of an
 /// example, or a path) against `server` with `model`, the key given in
-/// the environment.
+/// the environment. Adjudication, on by default where a model reviews, is
+/// off unless `extra` sets `--adjudicate`: these servers answer lanes,
+/// not adjudications.
 pub fn review_model(server: &Server, patch: &str, model: &str, extra: &[&str]) -> Output {
+    let mut args = extra.to_vec();
+    if !extra.contains(&"--adjudicate") {
+        args.extend(["--adjudicate", "none"]);
+    }
+    review_model_as_is(server, patch, model, &args)
+}
+
+/// [`review_model`] with revu's defaults, adjudication included.
+pub fn review_model_as_is(server: &Server, patch: &str, model: &str, extra: &[&str]) -> Output {
     let diff = example(patch);
     Command::new(env!("CARGO_BIN_EXE_revu"))
         .env_remove("TRACEPARENT")

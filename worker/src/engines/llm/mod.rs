@@ -13,6 +13,7 @@
 //! server's reason, and the flag to change when a parameter was refused.
 //! Dropping the lane's future cancels the request.
 
+mod adjudication;
 pub mod budget;
 mod consumers;
 mod exchange;
@@ -138,38 +139,52 @@ impl LlmEngine {
         if !kind.reviews() {
             return self.run_phase(input).await;
         }
-        let schema = reply::schema(
-            (kind == LaneKind::Adjudication).then_some(input.job.candidates.len()),
-            self.family.answer_tokens(),
-        );
+        let adjudicating = kind == LaneKind::Adjudication;
         let spend = Spend::of(&input);
         let rule = revu_domain::finding::model_rule(&input.job.lane.id);
         // Building and counting the prompt of a wide lane is CPU work (and
         // the first count loads a tokenizer): off the runtime.
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
-        let (fitted, counter) = tokio::task::spawn_blocking(move || {
+        let (requests, left_out, counter) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
-            (
-                budget::fit(&prompt::parts(&input), counter, budget),
-                counter,
-            )
+            let parts = prompt::parts(&input);
+            let (requests, left_out) = if adjudicating {
+                adjudication::plan(&parts, &input.job.candidates, counter, budget)
+            } else {
+                let fitted = budget::fit(&parts, counter, budget);
+                let requests = fitted
+                    .requests
+                    .into_iter()
+                    .map(|(prompt, tokens)| adjudication::Request {
+                        prompt,
+                        tokens,
+                        decides: Vec::new(),
+                    })
+                    .collect();
+                (requests, fitted.left_out)
+            };
+            (requests, left_out, counter)
         })
         .await
         .map_err(|e| {
             EngineError::transient(FaultKind::Crash, format!("building the prompt: {e}"))
         })?;
-        let parts = fitted.requests.len();
+        let parts = requests.len();
         let mut merged = Merged::default();
-        if !fitted.left_out.is_empty() {
+        if !left_out.is_empty() {
             merged.unfinished.push(format!(
                 "left out, each too large for one request within the input budget of {budget} \
                  tokens: {}",
-                fitted.left_out.join(", ")
+                left_out.join(", ")
             ));
         }
-        for (index, (prompt, tokens)) in fitted.requests.iter().enumerate() {
+        for (index, request) in requests.iter().enumerate() {
+            let schema = reply::schema(
+                adjudicating.then_some(&request.decides[..]),
+                self.family.answer_tokens(),
+            );
             let answer = match self
-                .ask_within_cap(&spend, prompt, *tokens, &schema)
+                .ask_within_cap(&spend, &request.prompt, request.tokens, &schema)
                 .await?
             {
                 Asked::Answer(answer) => answer,

@@ -18,10 +18,10 @@ use std::fmt::Write;
 /// The version of the review prompt, recorded in the lane's `checks`.
 pub const PROMPT_VERSION: &str = "review-v2";
 /// The version of the adjudication prompt.
-pub const ADJUDICATION_PROMPT_VERSION: &str = "adjudicate-v1";
+pub const ADJUDICATION_PROMPT_VERSION: &str = "adjudicate-v2";
 
 const REVIEW: &str = include_str!("../../../prompts/review-v2.md");
-const ADJUDICATE: &str = include_str!("../../../prompts/adjudicate-v1.md");
+const ADJUDICATE: &str = include_str!("../../../prompts/adjudicate-v2.md");
 
 /// The version of the prompt a lane of `kind` gets.
 pub fn version(kind: &LaneKind) -> &'static str {
@@ -97,6 +97,17 @@ pub struct HunkText {
     pub text: String,
 }
 
+impl HunkText {
+    /// The first and last new-side line the hunk shows, from its label;
+    /// `None` for a hunk with no new-side line.
+    pub fn new_range(&self) -> Option<(u32, u32)> {
+        let new = self.label.split_whitespace().find(|w| w.starts_with('+'))?;
+        let (start, count) = new.trim_start_matches('+').split_once(',')?;
+        let (start, count) = (start.parse::<u32>().ok()?, count.parse::<u32>().ok()?);
+        (count > 0).then(|| (start, start + count - 1))
+    }
+}
+
 impl FileText {
     /// The file's hunks as one request shows them.
     pub fn text(&self) -> String {
@@ -163,22 +174,7 @@ pub fn parts(input: &LaneInput) -> Parts {
     if !intent.is_empty() {
         let _ = writeln!(context, "Intent of the change:\n{}\n", fence_safe(intent));
     }
-    if !job.candidates.is_empty() {
-        let _ = writeln!(context, "Candidates:");
-        for (index, f) in job.candidates.iter().enumerate() {
-            let _ = writeln!(
-                context,
-                "{index}. {} {} ({}, confidence {}): {} Why: {}",
-                f.severity,
-                f.citation(),
-                f.dimension,
-                f.confidence,
-                fence_safe(&f.summary),
-                fence_safe(&f.why)
-            );
-        }
-        context.push('\n');
-    }
+    context.push_str(&candidates_section(job.candidates.iter().enumerate()));
     context.push_str(&super::consumers::section(input));
     let bundle = input.bundle();
     let files = input
@@ -230,6 +226,33 @@ fn numbered(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, line) in text.lines().enumerate() {
         let _ = writeln!(out, "{:>6}   {}", i + 1, fence_safe(line));
+    }
+    out
+}
+
+/// The candidates an adjudication request decides, each by its index in
+/// the lane's list; empty for none.
+pub(super) fn candidates_section<'a>(
+    candidates: impl Iterator<Item = (usize, &'a revu_domain::finding::Finding)>,
+) -> String {
+    let mut out = String::new();
+    for (index, f) in candidates {
+        if out.is_empty() {
+            out.push_str("Candidates:\n");
+        }
+        let _ = writeln!(
+            out,
+            "{index}. {} {} ({}, confidence {}): {} Why: {}",
+            f.severity,
+            f.citation(),
+            f.dimension,
+            f.confidence,
+            fence_safe(&f.summary),
+            fence_safe(&f.why)
+        );
+    }
+    if !out.is_empty() {
+        out.push('\n');
     }
     out
 }
@@ -363,7 +386,7 @@ mod tests {
             "{}",
             p.user()
         );
-        assert_eq!(version(&LaneKind::Adjudication), "adjudicate-v1");
+        assert_eq!(version(&LaneKind::Adjudication), "adjudicate-v2");
     }
 
     #[test]

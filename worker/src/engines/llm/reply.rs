@@ -19,8 +19,9 @@ const TOKENS_PER_FINDING: u32 = 250;
 /// The JSON Schema of a lane answer, as `response_format` and tool input,
 /// bounded so that a full answer fits in `max_output_tokens`: a model made
 /// to fill every list would otherwise be cut at the limit every time. An
-/// adjudication answer adds one decision per candidate and no finding.
-pub fn schema(adjudication: Option<usize>, max_output_tokens: u32) -> Value {
+/// adjudication answer adds one decision for each candidate index in
+/// `adjudication` (those this request decides) and no finding.
+pub fn schema(adjudication: Option<&[usize]>, max_output_tokens: u32) -> Value {
     // About 4 characters a token; a quarter of the budget for the rest.
     let findings = (max_output_tokens.saturating_mul(3) / 4 / TOKENS_PER_FINDING)
         .clamp(1, MAX_FINDINGS as u32) as usize;
@@ -59,21 +60,22 @@ pub fn schema(adjudication: Option<usize>, max_output_tokens: u32) -> Value {
             "summary": text(long),
         }
     });
-    if let Some(candidates) = adjudication {
+    if let Some(decides) = adjudication {
         schema["required"] = json!(["reviewed", "checks", "findings", "summary", "decisions"]);
         schema["properties"]["findings"]["maxItems"] = json!(0);
         schema["properties"]["decisions"] = json!({
             "type": "array",
-            "minItems": candidates,
-            "maxItems": candidates,
+            "minItems": decides.len(),
+            "maxItems": decides.len(),
             "items": {
                 "type": "object",
                 "additionalProperties": false,
-                "required": ["index", "action", "reason"],
+                "required": ["index", "action", "reason", "evidence"],
                 "properties": {
-                    "index": {"type": "integer", "minimum": 0, "maximum": candidates.saturating_sub(1)},
+                    "index": {"enum": decides},
                     "action": {"enum": Action::ALL.map(Action::as_str)},
                     "reason": text(500),
+                    "evidence": text(300),
                 }
             }
         });
@@ -246,7 +248,11 @@ mod tests {
 
     #[test]
     fn a_valid_answer_becomes_a_report_with_the_lane_as_rule() {
-        let body = to_report(read_json(REPORT).unwrap(), &model_rule("specialist:security")).unwrap();
+        let body = to_report(
+            read_json(REPORT).unwrap(),
+            &model_rule("specialist:security"),
+        )
+        .unwrap();
         assert_eq!(body.findings.len(), 1);
         assert_eq!(body.findings[0].rule, "llm:security");
         assert_eq!(model_rule("domain:api"), "llm:domain:api");
@@ -263,7 +269,10 @@ mod tests {
                 "pre_existing": true, "pre_existing_reason": "the handler moved unchanged"}]});
         let f = &to_report(answer, "llm:security").unwrap().findings[0];
         assert_eq!(f.summary, "[pre-existing] webhook signature never checked");
-        assert_eq!(f.why, "anyone can post Pre-existing: the handler moved unchanged");
+        assert_eq!(
+            f.why,
+            "anyone can post Pre-existing: the handler moved unchanged"
+        );
     }
 
     #[test]
@@ -284,8 +293,11 @@ mod tests {
         assert_eq!(schema(None, 2048)["properties"]["findings"]["maxItems"], 6);
         let dims = &s["properties"]["findings"]["items"]["properties"]["dimension"]["enum"];
         assert_eq!(dims.as_array().map(Vec::len), Some(6));
-        let a = schema(Some(3), 2048);
+        let a = schema(Some(&[0, 2, 5]), 2048);
         assert_eq!(a["properties"]["decisions"]["minItems"], 3);
+        let decision = &a["properties"]["decisions"]["items"]["properties"];
+        assert_eq!(decision["index"]["enum"], json!([0, 2, 5]));
+        assert_eq!(decision["evidence"]["maxLength"], 300);
         assert_eq!(a["properties"]["findings"]["maxItems"], 0);
     }
 

@@ -27,13 +27,28 @@ pub(crate) fn adjudicate(
         .map(|(index, c)| {
             let at = format!("{}:{}", c.file, c.line);
             let Some(rule) = rules.iter().find(|r| r.code() == c.rule) else {
-                return decision(index, Action::Confirm, "not a built-in rule; kept".into(), &at);
+                return decision(
+                    index,
+                    Action::Confirm,
+                    "not a built-in rule; kept".into(),
+                    &at,
+                );
             };
             checks.insert(rule.code());
             if fires_at(rule.as_ref(), diff, code_index, heads, &c.file, c.line) {
-                decision(index, Action::Confirm, format!("rule still fires at {at}"), &at)
+                decision(
+                    index,
+                    Action::Confirm,
+                    format!("rule still fires at {at}"),
+                    &at,
+                )
             } else {
-                decision(index, Action::Drop, format!("rule no longer fires at {at}"), &at)
+                decision(
+                    index,
+                    Action::Drop,
+                    format!("rule no longer fires at {at}"),
+                    &at,
+                )
             }
         })
         .collect();
