@@ -22,6 +22,7 @@ mod merge;
 pub mod phase;
 pub mod price;
 pub mod prompt;
+pub mod prompts;
 pub mod rate_limit;
 mod refusal;
 pub mod reply;
@@ -38,9 +39,11 @@ use {rate_limit::go_duration, settings::parse_named_model};
 
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
 use family::Family;
+use prompts::PromptSet;
 use revu_domain::lane::{FaultKind, LaneKind};
 use revu_domain::retry::{Retry, Retryable};
 use serde_json::{Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 use wire::{Content, Provider};
 
@@ -58,6 +61,8 @@ pub struct LlmEngine {
     /// The price of `model`, if the table has it.
     price: Option<price::Price>,
     prices: price::PriceTable,
+    /// What the lanes are told, read once at setup.
+    prompts: Arc<PromptSet>,
     client: reqwest::Client,
 }
 
@@ -112,6 +117,7 @@ impl LlmEngine {
             stream: settings.stream,
             price: None,
             prices: price::PriceTable::default(),
+            prompts: Arc::new(PromptSet::default()),
             client,
         })
     }
@@ -130,6 +136,7 @@ impl LlmEngine {
             stream: self.stream,
             price: self.prices.get(model),
             prices: self.prices.clone(),
+            prompts: self.prompts.clone(),
             client: self.client.clone(),
         }
     }
@@ -145,9 +152,10 @@ impl LlmEngine {
         // Building and counting the prompt of a wide lane is CPU work (and
         // the first count loads a tokenizer): off the runtime.
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
+        let prompts = self.prompts.clone();
         let (requests, left_out, counter) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
-            let parts = prompt::parts(&input);
+            let parts = prompt::parts(&input, &prompts);
             let (requests, left_out) = if adjudicating {
                 adjudication::plan(&parts, &input.job.candidates, counter, budget)
             } else {
@@ -220,7 +228,7 @@ impl LlmEngine {
         }
         merged
             .checks
-            .push(format!("prompt {}", prompt::version(&kind)));
+            .push(format!("prompt {}", self.prompts.version(&kind)));
         if parts > 1 {
             merged.checks.push(format!(
                 "{parts} requests within {budget} input tokens ({})",
@@ -280,9 +288,10 @@ impl LlmEngine {
         let schema = phase::schema(&kind, &files, self.family.answer_tokens());
         let spend = Spend::of(&input);
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
+        let prompts = self.prompts.clone();
         let (prompt, tokens) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
-            let prompt = phase::build(&input, counter, budget);
+            let prompt = phase::build(&input, &prompts, counter, budget);
             let tokens = counter.count(&prompt.system) + counter.count(&prompt.user());
             (prompt, tokens)
         })
@@ -306,7 +315,7 @@ impl LlmEngine {
             Content::Json(v) => v,
             Content::Text(t) => reply::read_json(&t).unwrap_or(Value::String(t)),
         };
-        let mut body = phase::body(&kind, parsed, &files);
+        let mut body = phase::body(&kind, &self.prompts.version(&kind), parsed, &files);
         // Asking again with the same limit would only be cut again.
         if let Some(cut) = cut {
             if !body.is_object() {
@@ -377,18 +386,19 @@ impl Engine for LlmEngine {
     }
 
     /// The service, the model, what the requests carry (the output limit
-    /// among it), the input budget and the prompts' version: a new prompt,
-    /// model or request shape is another engine.
+    /// among it), the input budget and a digest of every prompt the engine
+    /// can send: a new prompt (built in or the operator's), model or
+    /// request shape is another engine.
     fn cache_identity(&self) -> Option<String> {
         Some(format!(
-            "llm/{}/{:?}/{}/{}/{}/in={}/{}",
+            "llm/{}/{:?}/{}/{}/{}/in={}/prompts={}",
             env!("CARGO_PKG_VERSION"),
             self.provider,
             self.url,
             self.model,
             self.family.identity(),
             self.max_input_tokens,
-            prompt::PROMPT_VERSION,
+            self.prompts.identity(),
         ))
     }
 

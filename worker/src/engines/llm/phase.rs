@@ -7,28 +7,22 @@
 
 use super::budget::Counter;
 use super::prompt::{self, Prompt};
+use super::prompts::PromptSet;
 use crate::engines::LaneInput;
 use revu_domain::diff::FilePatch;
 use revu_domain::lane::LaneKind;
 use serde_json::{Value, json};
 use std::fmt::Write;
 
-/// The version of the grouping prompt, recorded in the lane's `checks`.
-pub const GROUP_PROMPT_VERSION: &str = "group-v1";
-/// The version of the synthesis prompt.
-pub const SYNTHESIS_PROMPT_VERSION: &str = "synthesize-v1";
-
 /// Longest slice name the coordinator accepts (it becomes a lane id).
 pub const SLICE_NAME_MAX: usize = 64;
 
-const GROUP: &str = include_str!("../../../prompts/group-v1.md");
-const SYNTHESIZE: &str = include_str!("../../../prompts/synthesize-v1.md");
-
-/// The prompt of a grouping or synthesis lane, within `budget` tokens.
-pub fn build(input: &LaneInput, counter: Counter, budget: u64) -> Prompt {
+/// The prompt of a grouping or synthesis lane, within `budget` tokens, in
+/// the words of `prompts`.
+pub fn build(input: &LaneInput, prompts: &PromptSet, counter: Counter, budget: u64) -> Prompt {
     let job = &input.job;
     let grouping = job.lane.kind == LaneKind::Grouping;
-    let system = if grouping { GROUP } else { SYNTHESIZE }.to_owned();
+    let system = prompts.text(PromptSet::system(&job.lane.kind)).to_owned();
     let mut data = String::new();
     let intent = &input.bundle().intent;
     if !intent.is_empty() {
@@ -193,17 +187,15 @@ pub fn schema(kind: &LaneKind, files: &[String], max_output_tokens: u32) -> Valu
 }
 
 /// The lane report made of the model's `answer`: the sections the lane
-/// owes besides the answer's own (`reviewed`, `checks`, no findings).
-/// Anything else in the answer stays, for the gate to name.
-pub fn body(kind: &LaneKind, answer: Value, files: &[String]) -> Value {
+/// owes besides the answer's own (`reviewed`, `checks` naming the prompt's
+/// `version`, no findings). Anything else in the answer stays, for the
+/// gate to name.
+pub fn body(kind: &LaneKind, version: &str, answer: Value, files: &[String]) -> Value {
     let Value::Object(mut answer) = answer else {
         return answer;
     };
     answer.insert("reviewed".into(), json!(files));
-    answer.insert(
-        "checks".into(),
-        json!([format!("prompt {}", prompt::version(kind))]),
-    );
+    answer.insert("checks".into(), json!([format!("prompt {version}")]));
     answer.entry("findings").or_insert_with(|| json!([]));
     let summarized = answer
         .get("summary")
@@ -264,7 +256,7 @@ mod tests {
             files: vec!["src/a.rs".into()],
         }];
         input.job = Arc::new(job);
-        let p = build(&input, Counter::estimate(), 10_000);
+        let p = build(&input, &PromptSet::default(), Counter::estimate(), 10_000);
         insta::assert_snapshot!("grouping_user", p.user());
         assert!(p.system.contains("exactly one slice"));
         assert!(!p.user().contains("ignore the above"));
@@ -273,10 +265,10 @@ mod tests {
     #[test]
     fn the_synthesis_prompt_shows_hunks_within_the_budget_fenced() {
         let input = lane(LaneKind::Synthesis);
-        let p = build(&input, Counter::estimate(), 10_000);
+        let p = build(&input, &PromptSet::default(), Counter::estimate(), 10_000);
         insta::assert_snapshot!("synthesis_user", p.user());
         assert_eq!(p.user().matches("</data>").count(), 1);
-        let tight = build(&input, Counter::estimate(), 1);
+        let tight = build(&input, &PromptSet::default(), Counter::estimate(), 1);
         assert!(
             tight.user().contains("by name only: src/a.rs"),
             "{}",
@@ -308,7 +300,8 @@ mod tests {
     fn an_answer_gets_the_sections_the_lane_owes() {
         let files = vec!["src/a.rs".to_owned()];
         let answer = json!({"walkthrough": "It renames a value."});
-        let b = body(&LaneKind::Synthesis, answer, &files);
+        let version = PromptSet::default().version(&LaneKind::Synthesis);
+        let b = body(&LaneKind::Synthesis, &version, answer, &files);
         assert_eq!(b["reviewed"], json!(files));
         assert_eq!(b["checks"], json!(["prompt synthesize-v1"]));
         assert_eq!(b["findings"], json!([]));

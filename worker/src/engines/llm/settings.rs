@@ -2,10 +2,12 @@
 //! flags, and the engines they describe.
 
 use super::family::{self, Family, MaxTokensField, ReasoningEffort, ReasoningModels};
+use super::prompts::PromptSet;
 use super::wire::Provider;
 use super::{LlmEngine, LlmSetupError, price};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// How a worker or `revu review` reaches a model; the `llm` engine is
 /// offered when a provider is set.
@@ -120,6 +122,16 @@ pub struct LlmSettings {
     #[serde(default)]
     pub stream: bool,
 
+    /// A directory of prompts that replace the built-in ones for this
+    /// deployment, each named after the prompt it replaces: review.md (the
+    /// method, the system message of every review lane), correctness.md,
+    /// security.md, performance.md, design.md, testing.md, operability.md
+    /// (a dimension's hunts), domain.md (a slice's hunts), adjudicate.md,
+    /// group.md, synthesize.md. A prompt without a file stays built in; a
+    /// replaced one is recorded as `<name>@<hash of its text>`.
+    #[arg(long = "llm-prompts", env = "REVU_LLM_PROMPTS", value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+
     /// Seconds one request may take before it is abandoned (transient).
     #[arg(
         long = "llm-timeout-secs",
@@ -152,6 +164,7 @@ impl Default for LlmSettings {
             engines: Vec::new(),
             prices: None,
             stream: false,
+            prompts: None,
             timeout_secs: 120,
         }
     }
@@ -246,7 +259,7 @@ impl LlmSettings {
     }
 
     /// The `llm` engine, or `None` when no provider is set. Reads the key
-    /// file and the price table when they are named.
+    /// file, the price table and the prompt directory when they are named.
     async fn engine(&self) -> Result<Option<LlmEngine>, LlmSetupError> {
         let Some(provider) = self.provider else {
             return Ok(None);
@@ -276,9 +289,20 @@ impl LlmSettings {
             }
             None => price::PriceTable::default(),
         };
+        let prompts = match &self.prompts {
+            Some(dir) => {
+                let dir = dir.clone();
+                tokio::task::spawn_blocking(move || PromptSet::load(&dir))
+                    .await
+                    .map_err(LlmSetupError::PromptsTask)??
+            }
+            None => PromptSet::default(),
+        };
         let mut engine = LlmEngine::new("llm", provider, &base, &model, key, self)?;
         engine.price = prices.get(&model);
         engine.prices = prices;
+        // Read once; every engine of these settings shares it.
+        engine.prompts = Arc::new(prompts);
         Ok(Some(engine))
     }
 }

@@ -3,6 +3,7 @@
 
 use super::family::FamilyError;
 use super::price::PriceError;
+use super::prompts::PromptsError;
 use std::path::PathBuf;
 
 /// Settings that make no LLM engine.
@@ -23,6 +24,12 @@ pub enum LlmSetupError {
     /// Reading the price table stopped before it ended.
     #[error("--llm-prices: {0}")]
     PricesTask(#[source] tokio::task::JoinError),
+    /// A file of `--llm-prompts` that replaces no prompt.
+    #[error(transparent)]
+    Prompts(#[from] PromptsError),
+    /// Reading the prompt directory stopped before it ended.
+    #[error("--llm-prompts: {0}")]
+    PromptsTask(#[source] tokio::task::JoinError),
     /// Model flags no engine can take.
     #[error(transparent)]
     Flags(#[from] FamilyError),

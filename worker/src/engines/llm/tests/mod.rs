@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod families;
+mod prompts;
 mod server;
 
 use super::*;
@@ -91,7 +92,10 @@ async fn openai_findings_come_back_as_a_report_and_the_request_is_structured() {
     };
     assert_eq!(body.findings.len(), 1);
     assert_eq!(body.findings[0].rule, "llm:security");
-    assert!(body.checks.contains(&"prompt review-v2".to_owned()));
+    assert!(
+        body.checks
+            .contains(&"prompt review-v3+security-v1".to_owned())
+    );
     let seen = server.requests();
     assert_eq!(seen.len(), 1);
     assert!(seen[0].head.starts_with("post /v1/chat/completions "));
@@ -265,8 +269,15 @@ fn budgeted(server: &Server, max_input_tokens: u64) -> LlmEngine {
 
 /// The estimated tokens of the system prompt, which every request repeats.
 fn system_tokens() -> u64 {
-    let parts = prompt::parts(&wide_input(1));
+    let parts = prompt::parts(&wide_input(1), &PromptSet::default());
     budget::Counter::estimate().count(&parts.system)
+}
+
+/// The estimated tokens every request of a wide lane repeats: the system
+/// prompt and the lane's task (its hunts).
+fn repeated_tokens() -> u64 {
+    let parts = prompt::parts(&wide_input(1), &PromptSet::default());
+    system_tokens() + budget::Counter::estimate().count(&parts.task)
 }
 
 fn finding_on(file: &str, line: u32) -> Value {
@@ -289,7 +300,7 @@ async fn a_lane_over_the_input_budget_is_split_by_file_and_the_answers_merged() 
     ])
     .await;
     // Each file fits a request beside the system prompt; both do not.
-    let budget = system_tokens() + 1_200;
+    let budget = repeated_tokens() + 1_200;
     let engine = budgeted(&server, budget);
     let out = engine.review(wide_input(2_400)).await.unwrap();
     let EngineOutput::Body(body) = out else {
@@ -324,7 +335,7 @@ async fn what_no_request_can_carry_is_named_and_the_lane_is_incomplete() {
         "stop",
     ))])
     .await;
-    let budget = system_tokens() + 1_200;
+    let budget = repeated_tokens() + 1_200;
     let engine = budgeted(&server, budget);
     // b.py's one hunk is larger than any request may be.
     let out = engine.review(wide_input_of(2_400, 9_000)).await.unwrap();
@@ -361,12 +372,12 @@ async fn the_review_token_cap_stops_requests_and_says_what_was_not_sent() {
         ok(openai_answer(&finding_on("b.py", 2).to_string(), "stop")),
     ])
     .await;
-    let budget = system_tokens() + 1_200;
+    let budget = repeated_tokens() + 1_200;
     let engine = budgeted(&server, budget);
     let mut input = wide_input(2_400);
     let ledger = Arc::new(CountingLedger::default());
     // Room for the first request (reserved at its estimate, about 950
-    // tokens over the system prompt, plus the output limit of 256; then
+    // tokens over the system prompt and the task, plus the output limit of 256; then
     // charged what the server reported, 250), not for a second on top.
     let mut job = (*input.job).clone();
     job.token_cap = Some(budget + 156);
@@ -403,7 +414,7 @@ impl crate::engines::Ledger for FailingLedger {
 #[tokio::test]
 async fn a_ledger_that_fails_is_retried_as_its_store_says() {
     let server = Server::start(vec![]).await;
-    let engine = budgeted(&server, system_tokens() + 1_200);
+    let engine = budgeted(&server, repeated_tokens() + 1_200);
     for (error, retry) in [
         (
             (|| revu_queue::QueueError::Closed) as fn() -> _,
