@@ -15,10 +15,12 @@
 
 pub mod budget;
 mod consumers;
+mod context;
 mod exchange;
 pub mod family;
 mod merge;
 pub mod phase;
+pub mod plan;
 pub mod price;
 pub mod prompt;
 pub mod rate_limit;
@@ -107,7 +109,7 @@ impl LlmEngine {
             model: model.to_owned(),
             key,
             family,
-            max_input_tokens: settings.max_input_tokens.max(1),
+            max_input_tokens: settings.context_tokens().max(1),
             stream: settings.stream,
             price: None,
             prices: price::PriceTable::default(),
@@ -148,10 +150,7 @@ impl LlmEngine {
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
         let (fitted, counter) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
-            (
-                budget::fit(&prompt::parts(&input), counter, budget),
-                counter,
-            )
+            (plan::fit(&prompt::parts(&input), counter, budget), counter)
         })
         .await
         .map_err(|e| {
@@ -205,6 +204,7 @@ impl LlmEngine {
         merged
             .checks
             .push(format!("prompt {}", prompt::version(&kind)));
+        merged.checks.push(fitted.coverage.describe());
         if parts > 1 {
             merged.checks.push(format!(
                 "{parts} requests within {budget} input tokens ({})",
@@ -365,7 +365,7 @@ impl Engine for LlmEngine {
     /// model or request shape is another engine.
     fn cache_identity(&self) -> Option<String> {
         Some(format!(
-            "llm/{}/{:?}/{}/{}/{}/in={}/{}",
+            "llm/{}/{:?}/{}/{}/{}/in={}/{}/{}",
             env!("CARGO_PKG_VERSION"),
             self.provider,
             self.url,
@@ -373,6 +373,7 @@ impl Engine for LlmEngine {
             self.family.identity(),
             self.max_input_tokens,
             prompt::PROMPT_VERSION,
+            prompt::CONTEXT_VERSION,
         ))
     }
 
