@@ -375,7 +375,7 @@ fn fill(bin: &mut Bin, files: &[FileText], counter: Counter) {
             .sum::<u64>()
             + if replaced.is_empty() { 0 } else { defs_h };
         let cost = counter.count(&head);
-        if bin.used + cost <= bin.limit + refund {
+        if bin.used + cost <= bin.limit.saturating_add(refund) {
             bin.used = bin.used + cost - refund;
             let share = &mut bin.shares[k].1;
             share.head = true;

@@ -169,18 +169,6 @@ impl FileText {
         })
     }
 
-    /// Every hunk and all of the file's context.
-    pub fn text_with_context(&self) -> String {
-        self.section(&Share {
-            hunks: (0..self.hunks.len()).collect(),
-            partial: false,
-            definitions: (0..self.definitions.len()).collect(),
-            callers: (0..self.callers.len()).collect(),
-            tests: (0..self.tests.len()).collect(),
-            head: self.head.is_some(),
-        })
-    }
-
     /// The file's heading and its hunks (marked when not all of them),
     /// with what the index says of it.
     pub fn heading(&self, partial: bool) -> String {
@@ -377,16 +365,18 @@ impl Parts {
     }
 }
 
-/// Builds the prompt of `input` as one request, all of its context
-/// included.
+/// Builds the prompt of `input` as one request with no input budget: its
+/// hunks and all of their context.
 pub fn build(input: &LaneInput) -> Prompt {
-    let parts = parts(input);
-    let data: String = parts
-        .files
-        .iter()
-        .map(FileText::text_with_context)
-        .collect();
-    parts.prompt(&data, None)
+    let fitted = super::plan::fit(&parts(input), super::budget::Counter::estimate(), u64::MAX);
+    match fitted.requests.into_iter().next() {
+        Some((prompt, _)) => prompt,
+        None => Prompt {
+            system: String::new(),
+            data: String::new(),
+            task: String::new(),
+        },
+    }
 }
 
 /// `text` with its line number before every line, fenced as data.

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod context;
 mod families;
 mod server;
 
