@@ -179,8 +179,16 @@ pub fn fit(parts: &Parts, counter: Counter, budget: u64) -> Fitted {
         let room = budget.saturating_sub(tokens_of(&parts.prompt("", Some(widest))));
         split(files, counter, room, &mut left_out)
     };
-    for bin in &mut bins {
-        fill(bin, files, counter);
+    // A file's callers, tests and whole text go with the first request
+    // that carries it.
+    let mut owner: Vec<Option<usize>> = vec![None; files.len()];
+    for (b, bin) in bins.iter().enumerate() {
+        for (f, _) in &bin.shares {
+            owner[*f].get_or_insert(b);
+        }
+    }
+    for (b, bin) in bins.iter_mut().enumerate() {
+        fill(bin, files, counter, |f| owner[f] == Some(b));
     }
     let n = bins.len();
     let mut requests = Vec::with_capacity(n);
@@ -291,15 +299,14 @@ fn split(files: &[FileText], counter: Counter, room: u64, left_out: &mut Vec<Str
 
 /// Adds context to `bin` by priority while it fits: enclosing
 /// definitions, then call sites, then tests, then whole files.
-fn fill(bin: &mut Bin, files: &[FileText], counter: Counter) {
+fn fill(bin: &mut Bin, files: &[FileText], counter: Counter, owns: impl Fn(usize) -> bool) {
     let heading = |h: &str| counter.count(h);
     let (defs_h, callers_h, tests_h) = (
         heading(DEFINITIONS_HEADING),
         heading(CALLERS_HEADING),
         heading(TESTS_HEADING),
     );
-    // A file's callers, tests and whole text go with its first share in
-    // the request (a request holds at most one share of a file).
+    // A request holds at most one share of a file.
     for k in 0..bin.shares.len() {
         let (f, share) = &bin.shares[k];
         let file = &files[*f];
@@ -330,7 +337,7 @@ fn fill(bin: &mut Bin, files: &[FileText], counter: Counter) {
         for k in 0..bin.shares.len() {
             let f = bin.shares[k].0;
             let file = &files[f];
-            if !first_share(&bin.shares[k].1, file) {
+            if !owns(f) {
                 continue;
             }
             let (sites, h) = if tests {
@@ -364,7 +371,7 @@ fn fill(bin: &mut Bin, files: &[FileText], counter: Counter) {
         let Some(head) = file.head_section() else {
             continue;
         };
-        if !first_share(&bin.shares[k].1, file) {
+        if !owns(f) {
             continue;
         }
         // The whole file holds its definitions: they give back their room.
@@ -383,12 +390,6 @@ fn fill(bin: &mut Bin, files: &[FileText], counter: Counter) {
             bin.added.push(Added::Head(f, replaced));
         }
     }
-}
-
-/// Whether `share` holds the file's first hunks shown (where the file's
-/// callers, tests and whole text go).
-fn first_share(share: &Share, file: &FileText) -> bool {
-    !share.partial || share.hunks.first() == Some(&0) || file.hunks.is_empty()
 }
 
 /// What `bins` show of `files`, all requests together.
