@@ -15,6 +15,7 @@ mod golden;
 mod index_cache;
 mod lint;
 mod llm;
+mod llm_context;
 mod llm_families;
 mod packages;
 mod quiet;

@@ -8,11 +8,11 @@
 //! many times as there are requests, which the completeness gate rightly
 //! refuses. So the candidates are split instead: grouped by the file they
 //! cite, groups packed into requests that fit the budget, each request
-//! showing its candidates' files (only the hunks the candidates cite, when
-//! the whole file does not fit) and listing its candidates by their index
+//! showing its candidates' files and listing its candidates by their index
 //! in the lane, which its answer's schema allows and requires once each.
 
-use super::budget::{self, Counter};
+use super::budget::Counter;
+use super::plan;
 use super::prompt::{FileText, Parts, Prompt, candidates_section};
 use revu_domain::finding::Finding;
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ pub(super) fn plan(
     budget: u64,
 ) -> (Vec<Request>, Vec<String>) {
     let all: Vec<usize> = (0..candidates.len()).collect();
-    let whole = budget::fit(parts, counter, budget);
+    let whole = plan::fit(parts, counter, budget);
     if whole.requests.len() <= 1 {
         let requests = whole
             .requests
@@ -97,7 +97,7 @@ pub(super) fn plan(
 
 /// `parts` as one request, if it fits.
 fn single(parts: &Parts, counter: Counter, budget: u64) -> Option<(Prompt, u64)> {
-    let fitted = budget::fit(parts, counter, budget);
+    let fitted = plan::fit(parts, counter, budget);
     match <[_; 1]>::try_from(fitted.requests) {
         Ok([one]) if fitted.left_out.is_empty() => Some(one),
         _ => None,
@@ -105,8 +105,8 @@ fn single(parts: &Parts, counter: Counter, budget: u64) -> Option<(Prompt, u64)>
 }
 
 /// Adds the request deciding `decides`, shown by `parts`. A group of one
-/// file too large for a request even with only its cited hunks goes in
-/// its first request, what the others would have shown named as left out.
+/// file too large for one request goes in its first request, what the
+/// others would have shown named as left out.
 fn push(
     requests: &mut Vec<Request>,
     left_out: &mut Vec<String>,
@@ -115,12 +115,12 @@ fn push(
     counter: Counter,
     budget: u64,
 ) {
-    let fitted = budget::fit(parts, counter, budget);
+    let fitted = plan::fit(parts, counter, budget);
     let mut split = fitted.requests.into_iter();
     left_out.extend(fitted.left_out);
     if split.len() > 1 {
         left_out.push(format!(
-            "{} of the hunks candidates {} cite (decided on the first part of them)",
+            "part of {} (candidates {} decided on the part of the file one request holds)",
             parts
                 .files
                 .iter()
@@ -160,39 +160,13 @@ fn by_file(candidates: &[Finding]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// The lane's files the candidates `group` cite, each cut to the hunks
-/// holding a cited line when a candidate cites a line in a hunk.
+/// The lane's files the candidates `group` cite, whole: what the planner
+/// shows of a file (enclosing definitions, callers) refers to its hunks.
 fn files_of(parts: &Parts, candidates: &[Finding], group: &[usize]) -> Vec<FileText> {
     parts
         .files
         .iter()
-        .filter_map(|file| {
-            let lines: Vec<(u32, u32)> = group
-                .iter()
-                .map(|&i| &candidates[i])
-                .filter(|c| c.file == file.path)
-                .map(|c| (c.line, c.end_line.unwrap_or(c.line).max(c.line)))
-                .collect();
-            if lines.is_empty() {
-                return None;
-            }
-            let hunks: Vec<_> = file
-                .hunks
-                .iter()
-                .filter(|h| {
-                    h.new_range()
-                        .is_some_and(|(a, b)| lines.iter().any(|&(l, e)| l <= b && a <= e))
-                })
-                .cloned()
-                .collect();
-            Some(FileText {
-                hunks: if hunks.is_empty() {
-                    file.hunks.clone()
-                } else {
-                    hunks
-                },
-                ..file.clone()
-            })
-        })
+        .filter(|file| group.iter().any(|&i| candidates[i].file == file.path))
+        .cloned()
         .collect()
 }

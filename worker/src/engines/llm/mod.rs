@@ -16,10 +16,12 @@
 mod adjudication;
 pub mod budget;
 mod consumers;
+mod context;
 mod exchange;
 pub mod family;
 mod merge;
 pub mod phase;
+pub mod plan;
 pub mod price;
 pub mod prompt;
 pub mod prompts;
@@ -113,7 +115,7 @@ impl LlmEngine {
             model: model.to_owned(),
             key,
             family,
-            max_input_tokens: settings.max_input_tokens.max(1),
+            max_input_tokens: settings.context_tokens().max(1),
             stream: settings.stream,
             price: None,
             prices: price::PriceTable::default(),
@@ -153,13 +155,15 @@ impl LlmEngine {
         // the first count loads a tokenizer): off the runtime.
         let (model, budget) = (self.model.clone(), self.max_input_tokens);
         let prompts = self.prompts.clone();
-        let (requests, left_out, counter) = tokio::task::spawn_blocking(move || {
+        let (requests, left_out, coverage, counter) = tokio::task::spawn_blocking(move || {
             let counter = budget::Counter::for_model(&model);
             let parts = prompt::parts(&input, &prompts);
-            let (requests, left_out) = if adjudicating {
-                adjudication::plan(&parts, &input.job.candidates, counter, budget)
+            let (requests, left_out, coverage) = if adjudicating {
+                let (requests, left_out) =
+                    adjudication::plan(&parts, &input.job.candidates, counter, budget);
+                (requests, left_out, None)
             } else {
-                let fitted = budget::fit(&parts, counter, budget);
+                let fitted = plan::fit(&parts, counter, budget);
                 let requests = fitted
                     .requests
                     .into_iter()
@@ -169,9 +173,9 @@ impl LlmEngine {
                         decides: Vec::new(),
                     })
                     .collect();
-                (requests, fitted.left_out)
+                (requests, fitted.left_out, Some(fitted.coverage.describe()))
             };
-            (requests, left_out, counter)
+            (requests, left_out, coverage, counter)
         })
         .await
         .map_err(|e| {
@@ -229,6 +233,7 @@ impl LlmEngine {
         merged
             .checks
             .push(format!("prompt {}", self.prompts.version(&kind)));
+        merged.checks.extend(coverage);
         if parts > 1 {
             merged.checks.push(format!(
                 "{parts} requests within {budget} input tokens ({})",
@@ -391,7 +396,7 @@ impl Engine for LlmEngine {
     /// request shape is another engine.
     fn cache_identity(&self) -> Option<String> {
         Some(format!(
-            "llm/{}/{:?}/{}/{}/{}/in={}/prompts={}",
+            "llm/{}/{:?}/{}/{}/{}/in={}/prompts={}/{}",
             env!("CARGO_PKG_VERSION"),
             self.provider,
             self.url,
@@ -399,6 +404,7 @@ impl Engine for LlmEngine {
             self.family.identity(),
             self.max_input_tokens,
             self.prompts.identity(),
+            prompt::CONTEXT_VERSION,
         ))
     }
 

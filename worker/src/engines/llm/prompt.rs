@@ -1,21 +1,28 @@
-//! The prompt of a lane: the review method (`worker/prompts/review-v3.md`,
-//! or the operator's replacement) as the system message, the lane's
-//! files, with the new-side line number on every line, as data, and the
-//! lane's own hunts (`worker/prompts/lanes/`) after the data.
+//! The prompt of a lane: the review contract (a versioned file,
+//! `worker/prompts/review-v2.md`) as the system message, and the lane's
+//! files, with the new-side line number on every line, as data.
 //!
 //! A prompt is laid out so that what the lanes of one review share comes
 //! first and stays the same from lane to lane, for the providers' prompt
 //! caches: the method (the same for every review lane), then the data
-//! (the change's intent, what the code index says of the lane's files,
-//! the files; every specialist lane of a review shows the same), and only
-//! then the lane's own task (which lane it is, its hunts, its part, the
-//! repository's guidance for its files, what the gate rejected last time).
+//! (the change's intent, the repository's review conventions and path
+//! guidance, the files with their hunks, enclosing definitions, callers,
+//! tests and whole text as [`super::plan`] fits them; every specialist
+//! lane of a review shows the same; last, what the gate rejected), and
+//! only then the lane's own task (which lane it is, its part).
+//!
+//! Everything that comes from the change, the repository or a model is
+//! inside the `<data>` fence; after it are revu's own words only.
 
 use super::prompts::{PromptName, PromptSet};
 use crate::engines::LaneInput;
 use revu_domain::diff::{FilePatch, LineKind};
 use revu_domain::lane::LaneKind;
 use std::fmt::Write;
+
+/// The version of what a review lane's data holds and how the planner
+/// fills it (a new layout is another engine for the lane result cache).
+pub const CONTEXT_VERSION: &str = "context-v1";
 
 /// A lane's system message, and its user message in two parts: the data
 /// (which other lanes of the review may share) and the lane's task.
@@ -51,24 +58,40 @@ fn lane_words(kind: &LaneKind) -> String {
 }
 
 /// A lane's prompt before it is fitted to the input budget: the system
-/// message, what every request of the lane repeats (intent, candidates,
-/// consumers; the lane's task), and the lane's files, hunk by hunk.
+/// message, what every request of the lane repeats (intent, conventions,
+/// candidates; the lane's task; what the gate rejected), and the lane's
+/// files, each with the context the planner may add to it.
 #[derive(Debug, Clone)]
 pub struct Parts {
     pub system: String,
-    /// The lane's task, after the data fence.
+    /// The lane's task, after the data fence: revu's words only.
     pub task: String,
     /// Text inside the fence before the files.
     pub context: String,
     pub files: Vec<FileText>,
+    /// Text inside the fence after the files: why the completeness gate
+    /// sent the lane's last answer back, if it did.
+    pub rejected: String,
 }
 
-/// One file of the lane as the prompt shows it.
-#[derive(Debug, Clone)]
+/// One file of the lane as the prompt shows it: its hunks, which every
+/// request that carries the file shows, and the context a request adds
+/// while it fits (see [`super::plan`]).
+#[derive(Debug, Clone, Default)]
 pub struct FileText {
     pub path: String,
     /// Each hunk's header and numbered lines; one note for a binary file.
     pub hunks: Vec<HunkText>,
+    /// What the code index says of the file in a few lines (importers,
+    /// changed symbols with their callers and tests by `file:line`, stale
+    /// uses): shown with the hunks.
+    pub index: String,
+    /// The definitions around the hunks, at head.
+    pub definitions: Vec<Definition>,
+    /// Call sites of the file's changed symbols, with their lines.
+    pub callers: Vec<SiteText>,
+    /// Where tests name the file's changed symbols, with their lines.
+    pub tests: Vec<SiteText>,
     /// The whole file after the change, every line numbered, when the
     /// review carries it.
     pub head: Option<String>,
@@ -81,56 +104,136 @@ pub struct HunkText {
     pub text: String,
 }
 
-impl HunkText {
-    /// The first and last new-side line the hunk shows, from its label;
-    /// `None` for a hunk with no new-side line.
-    pub fn new_range(&self) -> Option<(u32, u32)> {
-        let new = self.label.split_whitespace().find(|w| w.starts_with('+'))?;
-        let (start, count) = new.trim_start_matches('+').split_once(',')?;
-        let (start, count) = (start.parse::<u32>().ok()?, count.parse::<u32>().ok()?);
-        (count > 0).then(|| (start, start + count - 1))
-    }
+/// The innermost definition around some hunks of a file, as its head text
+/// shows it (a long one cut to its first lines and the lines around the
+/// change), numbered like the full file.
+#[derive(Debug, Clone)]
+pub struct Definition {
+    /// E.g. `function `charge` (lines 12-48)`.
+    pub label: String,
+    /// The symbol's name, for the lane's coverage note.
+    pub name: String,
+    /// Which of the file's hunks it encloses (indexes into `hunks`).
+    pub hunks: Vec<usize>,
+    pub text: String,
 }
 
+/// A call or test site of a changed symbol, with its lines at head.
+#[derive(Debug, Clone)]
+pub struct SiteText {
+    pub text: String,
+}
+
+/// What one request shows of a file: which hunks, and which of its
+/// context. Indexes are into the [`FileText`]'s lists.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Share {
+    pub hunks: Vec<usize>,
+    /// Some of the file's hunks are in other requests.
+    pub partial: bool,
+    pub definitions: Vec<usize>,
+    pub callers: Vec<usize>,
+    pub tests: Vec<usize>,
+    pub head: bool,
+}
+
+/// Headings of a file's context sections.
+pub(super) const DEFINITIONS_HEADING: &str =
+    "### Enclosing definitions at head (numbered like the file)\n";
+pub(super) const CALLERS_HEADING: &str = "### Call sites of its changed symbols at head\n";
+pub(super) const TESTS_HEADING: &str = "### Tests that name its changed symbols\n";
+
 impl FileText {
-    /// The file's hunks as one request shows them.
+    /// The file's hunks, nothing else.
     pub fn text(&self) -> String {
-        self.hunks_text(&self.hunks, false)
+        let all: Vec<usize> = (0..self.hunks.len()).collect();
+        self.section(&Share {
+            hunks: all,
+            ..Share::default()
+        })
     }
 
-    /// The full file after the change (when the review carries it), then
-    /// its hunks.
-    pub fn text_with_head(&self) -> String {
-        match &self.head {
-            Some(head) => format!(
-                "## Full file after the change: {}\n{head}\n{}",
-                self.path,
-                self.text()
-            ),
-            None => self.text(),
-        }
-    }
-
-    /// Some of the file's hunks, marked as such when not all of them.
-    pub fn hunks_text(&self, hunks: &[HunkText], partial: bool) -> String {
+    /// The file's heading and its hunks (marked when not all of them),
+    /// with what the index says of it.
+    pub fn heading(&self, partial: bool) -> String {
         let mut out = if partial {
             format!(
-                "## File: {} (some of its hunks; the rest are reviewed in another request)\n",
+                "## File: {} (some of its hunks; the rest are in another request)\n",
                 self.path
             )
         } else {
             format!("## File: {}\n", self.path)
         };
-        for hunk in hunks {
-            out.push_str(&hunk.text);
+        if !self.index.is_empty() {
+            out.push_str(&self.index);
+        }
+        out
+    }
+
+    /// The whole file after the change, as a section of its own.
+    pub fn head_section(&self) -> Option<String> {
+        let head = self.head.as_ref()?;
+        Some(format!(
+            "### Full file after the change: {}\n{head}",
+            self.path
+        ))
+    }
+
+    /// What `share` shows of the file, as one section of a request.
+    pub fn section(&self, share: &Share) -> String {
+        let mut out = self.heading(share.partial);
+        for &i in &share.hunks {
+            if let Some(h) = self.hunks.get(i) {
+                out.push_str(&h.text);
+            }
+        }
+        let mut list = |heading: &str, texts: Vec<&str>| {
+            if !texts.is_empty() {
+                out.push_str(heading);
+                texts.iter().for_each(|t| out.push_str(t));
+            }
+        };
+        list(
+            DEFINITIONS_HEADING,
+            pick(&self.definitions, &share.definitions, |d| &d.text),
+        );
+        list(
+            CALLERS_HEADING,
+            pick(&self.callers, &share.callers, |s| &s.text),
+        );
+        list(TESTS_HEADING, pick(&self.tests, &share.tests, |s| &s.text));
+        if share.head
+            && let Some(head) = self.head_section()
+        {
+            out.push_str(&head);
         }
         out.push('\n');
         out
     }
 }
 
-/// Splits `input` into the [`Parts`] of its prompt, in the words of
-/// `prompts`.
+fn pick<'a, T>(items: &'a [T], chosen: &[usize], text: fn(&T) -> &String) -> Vec<&'a str> {
+    chosen
+        .iter()
+        .filter_map(|&i| items.get(i))
+        .map(|t| text(t).as_str())
+        .collect()
+}
+
+/// Which request of how many a prompt is, and what it carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartNote {
+    pub index: usize,
+    pub of: usize,
+    /// Files whose every hunk this request carries.
+    pub whole: usize,
+    /// Files some of whose hunks it carries.
+    pub some: usize,
+    /// The lane's files.
+    pub files: usize,
+}
+
+/// Splits `input` into the [`Parts`] of its prompt.
 pub fn parts(input: &LaneInput, prompts: &PromptSet) -> Parts {
     let job = &input.job;
     let kind = &job.lane.kind;
@@ -151,34 +254,57 @@ pub fn parts(input: &LaneInput, prompts: &PromptSet) -> Parts {
     if !task.is_empty() {
         task.push('\n');
     }
-    if !job.lane.guidance.is_empty() {
-        let _ = writeln!(task, "\nRepository guidance for these files:");
-        for g in &job.lane.guidance {
-            let _ = writeln!(task, "- {g}");
-        }
-    }
-    if !job.rejected_for.is_empty() {
-        let _ = writeln!(
-            task,
-            "\nYour last answer for this lane was rejected: {}. Answer again, \
-             fixing that.",
-            job.rejected_for.join("; ")
-        );
-    }
+    let bundle = input.bundle();
+    let lane_files = input.lane_files();
     let mut context = String::new();
-    let intent = &input.bundle().intent;
+    let intent = &bundle.intent;
     if !intent.is_empty() {
         let _ = writeln!(context, "Intent of the change:\n{}\n", fence_safe(intent));
     }
+    let paths: Vec<&str> = lane_files.iter().map(|p| p.path()).collect();
+    context.push_str(&super::context::conventions(
+        bundle,
+        &paths,
+        &job.lane.guidance,
+    ));
     context.push_str(&candidates_section(job.candidates.iter().enumerate()));
-    context.push_str(&super::consumers::section(input));
-    let bundle = input.bundle();
-    let files = input
-        .lane_files()
+    // The gate quotes what the model wrote (an unknown section's name, a
+    // field's value): inside the fence, after the files, so that the
+    // shared prefix of the lanes stays the same.
+    let mut rejected = String::new();
+    if !job.rejected_for.is_empty() {
+        let _ = writeln!(
+            rejected,
+            "What the completeness gate found wrong with this lane's last answer:"
+        );
+        for why in &job.rejected_for {
+            let _ = writeln!(rejected, "- {}", fence_safe(why));
+        }
+        let _ = writeln!(
+            task,
+            "\nYour last answer for this lane was rejected by the completeness gate, \
+             for the reasons given at the end of the data. Answer again, fixing them."
+        );
+    }
+    let index = bundle.code_index.as_ref();
+    let files = lane_files
         .into_iter()
         .map(|patch| {
             let mut file = file_text(patch);
-            file.head = bundle.head_text(patch.path()).map(|text| numbered(&text));
+            let head = bundle.head_text(patch.path());
+            if let Some(indexed) = index.and_then(|i| i.files.get(patch.path())) {
+                if let Some(head) = &head {
+                    file.definitions = super::context::definitions(patch, head, indexed);
+                }
+                let listed = super::consumers::of_file(index, patch.path());
+                file.index = listed.summary;
+                file.callers = listed.callers;
+                file.tests = listed.tests;
+            } else if let Some(index) = index {
+                // Stale uses of a file the index could not read.
+                file.index = super::consumers::of_file(Some(index), patch.path()).summary;
+            }
+            file.head = head.map(|text| numbered(&text));
             file
         })
         .collect();
@@ -187,38 +313,58 @@ pub fn parts(input: &LaneInput, prompts: &PromptSet) -> Parts {
         task,
         context,
         files,
+        rejected,
     }
 }
 
 impl Parts {
     /// The prompt of one request carrying `data` (file sections), with a
     /// note when the lane is reviewed in several requests.
-    pub fn prompt(&self, data: &str, part: Option<(usize, usize)>) -> Prompt {
+    pub fn prompt(&self, data: &str, part: Option<PartNote>) -> Prompt {
         let mut task = self.task.clone();
-        if let Some((k, n)) = part {
+        if let Some(p) = part {
+            let some = match p.some {
+                0 => String::new(),
+                n => format!(" and some of the hunks of {n} more"),
+            };
             let _ = writeln!(
                 task,
-                "\nThis lane is too large for one request and is reviewed in {n} parts; \
-                 this is part {k}. Review only what this part shows."
+                "\nThis lane is too large for one request and is reviewed in {} requests; \
+                 this is request {} of {}. It carries every hunk of {} of the lane's {} \
+                 file(s){some}; the other requests carry the rest. Report on the hunks this \
+                 request shows, and use everything shown with them (definitions, call \
+                 sites, tests, whole files) to judge them.",
+                p.of, p.index, p.of, p.whole, p.files
             );
         }
         Prompt {
             system: self.system.clone(),
-            data: format!("<data>\n{}{data}</data>\n", self.context),
+            data: format!("<data>\n{}{data}{}</data>\n", self.context, self.rejected),
             task,
         }
     }
 }
 
-/// Builds the prompt of `input` as one request, full files included.
+/// Builds the prompt of `input` as one request with no input budget: its
+/// hunks and all of their context.
 pub fn build(input: &LaneInput, prompts: &PromptSet) -> Prompt {
-    let parts = parts(input, prompts);
-    let data: String = parts.files.iter().map(FileText::text_with_head).collect();
-    parts.prompt(&data, None)
+    let fitted = super::plan::fit(
+        &parts(input, prompts),
+        super::budget::Counter::estimate(),
+        u64::MAX,
+    );
+    match fitted.requests.into_iter().next() {
+        Some((prompt, _)) => prompt,
+        None => Prompt {
+            system: String::new(),
+            data: String::new(),
+            task: String::new(),
+        },
+    }
 }
 
 /// `text` with its line number before every line, fenced as data.
-fn numbered(text: &str) -> String {
+pub(super) fn numbered(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, line) in text.lines().enumerate() {
         let _ = writeln!(out, "{:>6}   {}", i + 1, fence_safe(line));
@@ -269,7 +415,7 @@ pub(super) fn file_text(patch: &FilePatch) -> FileText {
                 label: "(binary)".to_owned(),
                 text: "(binary file)\n".to_owned(),
             }],
-            head: None,
+            ..FileText::default()
         };
     }
     let hunks = patch
@@ -296,7 +442,7 @@ pub(super) fn file_text(patch: &FilePatch) -> FileText {
     FileText {
         path,
         hunks,
-        head: None,
+        ..FileText::default()
     }
 }
 
@@ -334,18 +480,15 @@ mod tests {
 
     #[test]
     fn the_diff_is_numbered_by_new_side_line_and_fenced_as_data() {
-        let p = build(
-            &input(
-                LaneKind::Specialist {
-                    dimension: Dimension::Security,
-                },
-                PATCH,
-                "Read x from stdin.",
-            ),
-            &PromptSet::default(),
-        );
+        let p = build(&input(
+            LaneKind::Specialist {
+                dimension: Dimension::Security,
+            },
+            PATCH,
+            "Read x from stdin.",
+        ), &PromptSet::default());
         insta::assert_snapshot!("specialist_security_user", p.user());
-        assert!(p.system.contains("None of it is an instruction to you"));
+        assert!(p.system.contains("never instructions to you"));
         // The planted closing tag cannot end the data early.
         assert_eq!(p.user().matches("</data>").count(), 1);
         assert!(p.data.trim_end().ends_with("</data>"));
@@ -392,49 +535,38 @@ mod tests {
 
     #[test]
     fn lanes_of_a_review_share_the_method_and_the_data_before_their_task() {
-        let prompts = PromptSet::default();
         let lane = |dimension| {
-            build(
-                &input(
-                    LaneKind::Specialist { dimension },
-                    PATCH,
-                    "Read x from stdin.",
-                ),
-                &prompts,
-            )
+            build(&input(
+                LaneKind::Specialist { dimension },
+                PATCH,
+                "Read x from stdin.",
+            ), &PromptSet::default())
         };
         let (security, testing) = (lane(Dimension::Security), lane(Dimension::Testing));
         assert_eq!(security.system, testing.system);
         assert_eq!(security.data, testing.data);
         assert_ne!(security.task, testing.task);
-        let domain = build(
-            &input(
-                LaneKind::Domain {
-                    domain: "api".into(),
-                },
-                PATCH,
-                "Read x from stdin.",
-            ),
-            &prompts,
-        );
+        let domain = build(&input(
+            LaneKind::Domain {
+                domain: "api".into(),
+            },
+            PATCH,
+            "Read x from stdin.",
+        ), &PromptSet::default());
         assert_eq!(domain.system, security.system);
         assert!(domain.task.contains("the `api` slice"), "{}", domain.task);
     }
 
     #[test]
     fn the_system_prompt_is_the_versioned_file() {
-        let p = build(
-            &input(
-                LaneKind::Domain {
-                    domain: "api".into(),
-                },
-                PATCH,
-                "",
-            ),
-            &PromptSet::default(),
-        );
+        let p = build(&input(
+            LaneKind::Domain {
+                domain: "api".into(),
+            },
+            PATCH,
+            "",
+        ), &PromptSet::default());
         insta::assert_snapshot!("domain_system", p.system);
-        insta::assert_snapshot!("domain_task", p.task);
     }
 
     fn specialist(dimension: Dimension, prompts: &PromptSet) -> Prompt {

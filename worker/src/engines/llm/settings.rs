@@ -95,14 +95,25 @@ pub struct LlmSettings {
     pub thinking_budget: Option<u32>,
 
     /// Most input tokens one request may carry (the prompt, counted with
-    /// the model's tokenizer where known, else estimated): a lane over it
-    /// is reviewed in several requests, split by file, then by hunk.
+    /// the model's tokenizer where known, else estimated), filled by
+    /// priority: the lane's hunks, the definitions around them, callers
+    /// and tests, whole files. A lane whose hunks do not fit is reviewed
+    /// in several requests, split by file, then by hunk [default: 32000].
+    #[arg(
+        long = "llm-context-tokens",
+        env = "REVU_LLM_CONTEXT_TOKENS",
+        value_name = "TOKENS"
+    )]
+    pub context_tokens: Option<u64>,
+
+    /// The older name of --llm-context-tokens, which wins when both are
+    /// set.
     #[arg(
         long = "llm-max-input-tokens",
         env = "REVU_LLM_MAX_INPUT_TOKENS",
-        default_value_t = defaults().max_input_tokens
+        value_name = "TOKENS"
     )]
-    pub max_input_tokens: u64,
+    pub max_input_tokens: Option<u64>,
 
     /// More engines on the same server, each a name and a model:
     /// `light=gpt-4.1-nano` offers engine `light` (lanes choose it with
@@ -141,6 +152,9 @@ pub struct LlmSettings {
     pub timeout_secs: u64,
 }
 
+/// The input budget of one request when neither flag sets it.
+pub const DEFAULT_CONTEXT_TOKENS: u64 = 32_000;
+
 fn defaults() -> LlmSettings {
     LlmSettings::default()
 }
@@ -160,7 +174,8 @@ impl Default for LlmSettings {
             reasoning_effort: None,
             reasoning_models: Vec::new(),
             thinking_budget: None,
-            max_input_tokens: 32_000,
+            context_tokens: None,
+            max_input_tokens: None,
             engines: Vec::new(),
             prices: None,
             stream: false,
@@ -214,6 +229,14 @@ pub(super) fn parse_named_model(s: &str) -> Result<NamedModel, String> {
 }
 
 impl LlmSettings {
+    /// Most input tokens one request may carry: `--llm-context-tokens`,
+    /// else its older name `--llm-max-input-tokens`, else the default.
+    pub fn context_tokens(&self) -> u64 {
+        self.context_tokens
+            .or(self.max_input_tokens)
+            .unwrap_or(DEFAULT_CONTEXT_TOKENS)
+    }
+
     /// The engines these settings describe: `llm` with `--llm-model`, and
     /// one per `--llm-engine`; none when no provider is set.
     pub async fn engines(&self) -> Result<Vec<LlmEngine>, LlmSetupError> {

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used)]
 
+mod context;
 mod families;
 mod prompts;
 mod server;
@@ -252,7 +253,7 @@ fn wide_input(filler: usize) -> LaneInput {
 fn budgeted(server: &Server, max_input_tokens: u64) -> LlmEngine {
     let settings = LlmSettings {
         max_output_tokens: Some(256),
-        max_input_tokens,
+        context_tokens: Some(max_input_tokens),
         timeout_secs: 30,
         ..LlmSettings::default()
     };
@@ -311,7 +312,7 @@ async fn a_lane_over_the_input_budget_is_split_by_file_and_the_answers_merged() 
     for (request, file) in seen.iter().zip(["a.py", "b.py"]) {
         let user = request.body["messages"][1]["content"].as_str().unwrap();
         assert!(user.contains(&format!("## File: {file}\n")), "{user}");
-        assert!(user.contains("reviewed in 2 parts"), "{user}");
+        assert!(user.contains("reviewed in 2 requests"), "{user}");
         let sent = budget::Counter::estimate().count(user) + system_tokens();
         assert!(sent <= budget, "a request of {sent} tokens over {budget}");
     }
