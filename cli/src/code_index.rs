@@ -120,6 +120,18 @@ impl Change {
         }
         let cache_stats = indexer.cache_stats();
         let mut index = indexer.finish();
+        // The lines around the sites of changed symbols in files the
+        // change did not touch: the scan kept no texts, so the few files
+        // the snippets need are read again.
+        let mut plan = revu_index::SnippetPlan::of(&index);
+        if !plan.is_done() {
+            let files = files_at_head(top, head_of, plan.files(), args.max_index_file_bytes)?;
+            for (path, text) in files {
+                bytes += text.len() as u64;
+                plan.read(&path, &text);
+            }
+            plan.apply(&mut index);
+        }
         if let Some(cache) = &cache {
             // At most once a day; what it cannot remove stays.
             let _ = cache.trim_if_due(revu_index::cache::MAX_AGE);
@@ -167,13 +179,24 @@ fn indexed_files(top: &Path, head_of: &HeadOf) -> Result<Files, CliError> {
         .into_iter()
         .filter(|p| Indexer::wants(p))
         .collect();
+    files_at_head(top, head_of, paths, usize::MAX)
+}
+
+/// `paths` at head, those over `max_bytes` passed over.
+fn files_at_head(
+    top: &Path,
+    head_of: &HeadOf,
+    paths: Vec<String>,
+    max_bytes: usize,
+) -> Result<Files, CliError> {
     let rev = match head_of {
-        HeadOf::WorkTree => return Ok(Box::new(work_tree_files(top, paths))),
+        HeadOf::WorkTree => return Ok(Box::new(work_tree_files(top, paths, max_bytes))),
         HeadOf::Index => "",
         HeadOf::Commit(rev) => rev.as_str(),
     };
     let spec = |p: &str| format!("{rev}:{p}");
-    Ok(Box::new(Blobs::open(top, paths, &spec, u64::MAX)?))
+    let max_bytes = u64::try_from(max_bytes).unwrap_or(u64::MAX);
+    Ok(Box::new(Blobs::open(top, paths, &spec, max_bytes)?))
 }
 
 /// A commit's files by blob id; `None` at the index or the work tree,
@@ -225,12 +248,14 @@ fn list(top: &Path, head_of: &HeadOf) -> Result<Vec<String>, CliError> {
 fn work_tree_files(
     top: &Path,
     paths: Vec<String>,
+    max_bytes: usize,
 ) -> impl Iterator<Item = (String, Vec<u8>)> + use<> {
     let top = top.to_path_buf();
+    let max_bytes = u64::try_from(max_bytes).unwrap_or(u64::MAX);
     paths.into_iter().filter_map(move |p| {
         let file = top.join(&p);
         let meta = std::fs::symlink_metadata(&file).ok()?;
-        if !meta.is_file() {
+        if !meta.is_file() || meta.len() > max_bytes {
             return None;
         }
         std::fs::read(&file).ok().map(|bytes| (p, bytes))

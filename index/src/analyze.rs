@@ -299,7 +299,8 @@ impl<'a> Graph<'a> {
         let d = t.def;
         let mut callers = BTreeSet::new();
         let mut sites = BTreeSet::new();
-        let mut tests = BTreeSet::new();
+        // Test file → the first line there that names it.
+        let mut tests: BTreeMap<&str, u32> = BTreeMap::new();
         for (id, r) in self.uses_of(&d.name, t.lang.family()) {
             let own = Some(id) == head_id;
             if r.import || (own && (d.line..=d.end_line).contains(&r.line)) {
@@ -312,25 +313,31 @@ impl<'a> Graph<'a> {
             sites.insert(self.site(id, r.line));
             let path = self.resolver.path(id);
             if is_test_path(path) {
-                tests.insert(path);
+                let first = tests.entry(path).or_insert(r.line);
+                *first = (*first).min(r.line);
             }
         }
+        let changed = patch
+            .added_lines()
+            .any(|(n, _)| (d.line..=d.end_line).contains(&n));
+        let tests: Vec<(&str, u32)> = tests.into_iter().take(MAX_SITES).collect();
+        // Where the tests name it matters to a reviewer of a change to it;
+        // for the rest it would only make the bundle larger.
+        let test_sites = if changed {
+            tests.iter().map(|&(f, l)| Site::at(f, l)).collect()
+        } else {
+            Vec::new()
+        };
         Symbol {
             name: d.name.clone(),
             kind: d.kind,
             line: d.line,
             end_line: d.end_line,
-            changed: patch
-                .added_lines()
-                .any(|(n, _)| (d.line..=d.end_line).contains(&n)),
+            changed,
             callers: callers.len(),
             sites: sites.into_iter().take(MAX_SITES).collect(),
-            tests: tests
-                .into_iter()
-                .take(MAX_SITES)
-                .map(str::to_owned)
-                .collect(),
-            test_sites: Vec::new(),
+            tests: tests.into_iter().map(|(f, _)| f.to_owned()).collect(),
+            test_sites,
         }
     }
 

@@ -20,10 +20,12 @@ pub mod extract;
 pub mod lang;
 pub mod resolve;
 mod scan;
+pub mod snippets;
 
 pub use cache::{BlobId, CacheStats, FactsCache};
 pub use lang::Lang;
 pub use scan::{Listed, Options, ScannedFile};
+pub use snippets::SnippetPlan;
 
 use extract::FileFacts;
 use revu_domain::code_index::{CodeIndex, IndexStats};
@@ -192,7 +194,9 @@ impl Indexer {
         self.cache.as_deref().map(FactsCache::stats)
     }
 
-    /// The index of the change.
+    /// The index of the change. The sites that get a snippet
+    /// ([`snippets`]) carry it when they are in a changed file; for the
+    /// others, read the files [`SnippetPlan::of`] the index names.
     pub fn finish(mut self) -> CodeIndex {
         self.stats.skipped = self.admission.skipped;
         // The order the files came in, or which came from the cache, does
@@ -209,6 +213,15 @@ impl Indexer {
         }
         let mut index = analyze::analyze(&self.change, self.heads, &self.bases, self.scanned);
         index.stats = self.stats;
+        // The changed files' texts are at hand; the rest are read by the
+        // caller through a [`SnippetPlan`] of what is still missing.
+        let mut plan = SnippetPlan::of(&index);
+        for path in plan.files() {
+            if let Some(text) = self.change.head.get(&path) {
+                plan.read(&path, text);
+            }
+        }
+        plan.apply(&mut index);
         index
     }
 }

@@ -8,4 +8,5 @@ mod bindings;
 mod cache;
 mod extractor_version;
 mod index;
+mod snippets;
 mod workspaces;

@@ -1,7 +1,7 @@
 //! Small repositories indexed before and after a change.
 
 use revu_domain::code_index::CodeIndex;
-use revu_index::{ChangeInput, Indexer, Options};
+use revu_index::{ChangeInput, Indexer, Options, SnippetPlan};
 
 /// A repository before and after a change: (path, base, head); `None` for
 /// a side the file does not have. Unchanged files have equal sides.
@@ -55,6 +55,13 @@ pub fn index(files: &[(&str, Option<&str>, Option<&str>)]) -> CodeIndex {
         Err(e) => panic!("the test's diff does not parse: {e}\n{diff}"),
     };
     let mut indexer = Indexer::new(change, Options::default());
-    indexer.scan(rest.into_iter());
-    indexer.finish()
+    indexer.scan(rest.iter().cloned());
+    let mut index = indexer.finish();
+    // The files the snippets still need, read again as a client does.
+    let mut plan = SnippetPlan::of(&index);
+    for (path, text) in &rest {
+        plan.read(path, text);
+    }
+    plan.apply(&mut index);
+    index
 }
