@@ -71,7 +71,8 @@ pub fn markdown(s: &Scored) -> String {
                 what.push(format!("golden {sev}"));
             }
             if let Some(text) = &e.description {
-                what.push(cut(text.trim(), 100));
+                let words: Vec<&str> = text.split_whitespace().collect();
+                what.push(cut(&words.join(" "), 100));
             }
             let _ = writeln!(
                 out,
