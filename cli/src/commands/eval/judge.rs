@@ -255,10 +255,10 @@ fn message(expectations: &[Expectation], described: &[usize], findings: &[Findin
         );
     }
     out.push_str("</data>\n\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
         "Pair each known problem (G1 to G{}) with every finding (F1 to F{}) that describes \
-         the same defect, and answer in the JSON form the instructions give.\n",
+         the same defect, and answer in the JSON form the instructions give.",
         described.len(),
         findings.len()
     );
