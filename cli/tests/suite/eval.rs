@@ -629,7 +629,7 @@ fn corpus_scores_recall_precision_traps_and_citations_off() {
         &s,
         &["corpus", &dir, "--linters", "off"],
         &[
-            "| all | 6 | 4 | 0.67 | 8 | 4 | 0.50 | 1/3 | 1 |",
+            "| all | 6 | 4 | 0.67 | 8 | 4 | 0.50 | 0.57 | 0 | 1/3 | 1 |",
             "| shell | 2 | 1 | 0.50 |",
             "- `marked/deploy.sh:5` (marked sources) SC2086",
             "- `marked/app/cache.py:17` (marked sources) debug-print — hit by `RV-OPS-001`",

@@ -10,6 +10,7 @@ mod blast_radius;
 mod cli;
 mod coverage;
 mod eval;
+mod eval_judge;
 mod git;
 mod golden;
 mod index_cache;

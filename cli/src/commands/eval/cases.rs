@@ -21,6 +21,7 @@ struct CaseFile {
     repo: Option<PathBuf>,
     commit: Option<String>,
     intent: Option<String>,
+    window: Option<u32>,
     #[serde(default)]
     expect: Vec<ExpectEntry>,
     #[serde(default)]
@@ -30,12 +31,13 @@ struct CaseFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ExpectEntry {
-    file: String,
+    file: Option<String>,
     line: Option<u32>,
     lines: Option<[u32; 2]>,
     severity: Option<Severity>,
     rule: Option<String>,
     class: Option<String>,
+    description: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -64,6 +66,8 @@ pub struct Case {
     pub description: Option<String>,
     pub change: CaseChange,
     pub intent: String,
+    /// The case's own line window, when it sets one.
+    pub window: Option<u32>,
     pub expected: Expected,
 }
 
@@ -104,14 +108,33 @@ impl Case {
         };
         let mut expected = Expected::default();
         for (n, e) in file.expect.into_iter().enumerate() {
-            expected.expectations.push(Expectation {
-                lines: range("expect", n, e.line, e.lines)?,
+            let lines = match (e.line, e.lines) {
+                (None, None) => None,
+                (line, lines_) => Some(range("expect", n, line, lines_)?),
+            };
+            if lines.is_some() && e.file.is_none() {
+                return Err(bad(format!(
+                    "expect #{}: a line is in a file: give file = \"PATH\"",
+                    n + 1
+                )));
+            }
+            let expectation = Expectation {
+                lines,
                 file: e.file,
                 severity: e.severity,
                 rule: e.rule,
                 class: e.class,
                 id: None,
-            });
+                description: e.description,
+                golden_severity: None,
+            };
+            if expectation.needs_judge() && expectation.description.is_none() {
+                return Err(bad(format!(
+                    "expect #{}: give line, lines, rule, class or description",
+                    n + 1
+                )));
+            }
+            expected.expectations.push(expectation);
         }
         for (n, t) in file.trap.into_iter().enumerate() {
             expected.traps.push(Trap {
@@ -126,6 +149,7 @@ impl Case {
             description: file.description,
             change,
             intent: file.intent.unwrap_or_default(),
+            window: file.window,
             expected,
         })
     }
@@ -137,6 +161,31 @@ impl Case {
             CaseChange::Diff(path) => path,
             CaseChange::Commit { repo, .. } => repo,
         }
+    }
+}
+
+/// The settings of a whole corpus: `corpus.toml` at its top, optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusFile {
+    /// Lines either side of an expectation's range that still match,
+    /// unless a case sets its own.
+    pub window: Option<u32>,
+}
+
+/// The name of the corpus's settings file.
+pub const CORPUS_FILE: &str = "corpus.toml";
+
+impl CorpusFile {
+    /// `corpus.toml` in `dir`, or the defaults when there is none.
+    pub fn read(dir: &Path) -> Result<CorpusFile, CliError> {
+        let path = dir.join(CORPUS_FILE);
+        if !path.is_file() {
+            return Ok(CorpusFile::default());
+        }
+        let bad = |m: String| CliError::Input(format!("{}: {m}", path.display()));
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        toml::from_str(&text).map_err(|e| bad(e.message().trim().to_owned()))
     }
 }
 

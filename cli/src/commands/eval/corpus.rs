@@ -1,20 +1,28 @@
 //! `revu eval corpus DIR`: the reviewer scored on a labelled corpus. Each
 //! case file's change is reviewed on its own; the marked sources together,
-//! as one change adding them all. Scoring is in [`super::scoring`].
+//! as one change adding them all. `--golden FILE --checkouts DIR` reads a
+//! published benchmark's golden comments instead ([`super::benchmark`]).
+//! With `--judge`, an llm engine pairs findings with descriptions
+//! ([`super::judge`]). Scoring is in [`super::scoring`].
 
 use super::Format;
 use super::bar::Bar;
-use super::cases::{Case, CaseChange, is_case_file};
+use super::benchmark;
+use super::cases::{CORPUS_FILE, Case, CaseChange, CorpusFile, is_case_file};
 use super::commits::repository;
+use super::judge::Judge;
 use super::marked::{Marked, is_marked};
 use super::render_corpus;
-use super::scoring::{Expected, Scored};
+use super::scoring::{CaseRun, Expected, Scored, Spent};
 use crate::error::CliError;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::{Change, Source, revision};
+use revu_domain::finding::Finding;
+use revu_domain::usage::ReviewUsage;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// The case name of the marked sources, reviewed as one change.
 const MARKED: &str = "marked sources";
@@ -22,8 +30,31 @@ const MARKED: &str = "marked sources";
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The corpus: a directory of case files and marked sources.
-    #[arg(value_name = "DIR")]
-    dir: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "golden")]
+    dir: Option<PathBuf>,
+    /// A published benchmark's golden comments (a JSON list of pull
+    /// requests, each with comments in free text) to score instead of DIR.
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with = "dir",
+        requires = "checkouts"
+    )]
+    golden: Option<PathBuf>,
+    /// Where the pull requests of --golden are: `<repo>-<number>.patch`,
+    /// or a git work tree `<repo>-<number>/` at the pull request's head
+    /// with a `revu-base` branch at its base.
+    #[arg(long, value_name = "DIR", requires = "golden")]
+    checkouts: Option<PathBuf>,
+    /// Lines either side of an expectation's range that still match,
+    /// over the corpus's and each case's `window`.
+    #[arg(long, value_name = "N")]
+    line_window: Option<u32>,
+    /// Pair findings with expectations' descriptions by meaning, asking
+    /// the llm engine ENGINE (set up by the --llm-* flags) [default
+    /// ENGINE: llm].
+    #[arg(long, value_name = "ENGINE", num_args = 0..=1, default_missing_value = "llm")]
+    judge: Option<String>,
     /// Output format: Markdown for people, JSON for scripts.
     #[arg(long, value_enum, default_value = "md")]
     format: Format,
@@ -46,41 +77,100 @@ fn parse_share(s: &str) -> Result<f64, String> {
 
 /// One change of the corpus to review, and what it expects.
 #[derive(Debug)]
-struct Item {
-    name: String,
-    description: Option<String>,
-    change: ItemChange,
-    intent: String,
-    expected: Expected,
+pub(super) struct Item {
+    pub name: String,
+    pub description: Option<String>,
+    pub change: ItemChange,
+    pub intent: String,
+    /// The case's own line window, when it sets one.
+    pub window: Option<u32>,
+    pub expected: Expected,
 }
 
 #[derive(Debug)]
-enum ItemChange {
+pub(super) enum ItemChange {
     Case(CaseChange),
     Marked(Vec<u8>),
+    /// A git work tree: its `HEAD` against the merge base with a branch.
+    Branch {
+        repo: PathBuf,
+        base: String,
+    },
+}
+
+/// What to score: the items, those left out and why, what the corpus is
+/// called and its own line window.
+pub(super) struct Loaded {
+    pub items: Vec<Item>,
+    pub skipped: Vec<(String, String)>,
+    pub name: String,
+    pub window: Option<u32>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let items = load(&args.dir)?;
+    let loaded = match (&args.golden, &args.checkouts, &args.dir) {
+        (Some(golden), Some(checkouts), _) => benchmark::load(golden, checkouts)?,
+        (_, _, Some(dir)) => load(dir)?,
+        _ => {
+            return Err(CliError::Input(
+                "give the corpus's DIR, or --golden FILE and --checkouts DIR".into(),
+            ));
+        }
+    };
     let reviewer = Reviewer::new(&args.review)?;
-    let mut scored = Scored::new(args.dir.display().to_string());
-    let mut bar = Bar::stderr("cases", items.len());
-    for item in items {
+    let judge = match &args.judge {
+        Some(name) => Some(Judge::new(&args.review.llm, name)?),
+        None => None,
+    };
+    let mut scored = Scored::new(loaded.name);
+    scored.judge = judge.as_ref().map(Judge::info);
+    for (name, reason) in loaded.skipped {
+        eprintln!("revu: skipped {name}: {reason}");
+        scored.skip(name, reason);
+    }
+    let mut bar = Bar::stderr("cases", loaded.items.len());
+    for item in loaded.items {
         bar.start(&item.name);
-        let findings = review(&reviewer, &args.review, &item);
-        let findings = match findings {
-            Ok(f) => f,
+        let started = Instant::now();
+        let (findings, usage) = match review(&reviewer, &args.review, &item) {
+            Ok(reviewed) => reviewed,
             Err(e) => {
                 bar.finish();
                 return Err(e);
             }
         };
-        scored.add(&item.name, item.description, item.expected, &findings);
+        let wall_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let verdict = judge
+            .as_ref()
+            .map(|j| j.judge(&item.expected.expectations, &findings))
+            .unwrap_or_default();
+        let run = CaseRun {
+            findings,
+            judged: verdict.judged,
+            judge_error: verdict.error,
+            window: args
+                .line_window
+                .or(item.window)
+                .or(loaded.window)
+                .unwrap_or(0),
+            spent: Spent {
+                wall_ms,
+                usage,
+                judge: verdict.usage,
+            },
+        };
+        scored.add(&item.name, item.description, item.expected, run);
         bar.advance();
     }
     bar.finish();
     scored.finish();
     super::emit(args.format, &scored, render_corpus::markdown)?;
+    if scored.overall.needs_judge > 0 {
+        eprintln!(
+            "revu: {} not scored: they have a description alone and need --judge",
+            super::plural(scored.overall.needs_judge, "expectation")
+        );
+    }
     let mut failed = false;
     if let Some(floor) = args.min_recall {
         let recall = scored.overall.recall;
@@ -105,12 +195,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     Ok(ExitCode::from(u8::from(failed)))
 }
 
-/// The findings of one item's review.
+/// The findings of one item's review, and what its lanes spent on models.
 fn review(
     reviewer: &Reviewer,
     options: &ReviewOptions,
     item: &Item,
-) -> Result<Vec<revu_domain::finding::Finding>, CliError> {
+) -> Result<(Vec<Finding>, Option<ReviewUsage>), CliError> {
     let within = |e: CliError| in_case(&item.name, e);
     let (change, repo) = match &item.change {
         ItemChange::Marked(patch) => (Change::of_diff(patch.clone()), RepoFiles::default()),
@@ -134,6 +224,15 @@ fn review(
             let change = source.read_in(&top).map_err(within)?;
             (change, RepoFiles::at_commit(&top, &sha).map_err(within)?)
         }
+        ItemChange::Branch { repo, base } => {
+            let top = repository(repo).map_err(within)?;
+            let source = Source {
+                base: Some(base.clone()),
+                ..Source::default()
+            };
+            let change = source.read_in(&top).map_err(within)?;
+            (change, RepoFiles::read(Some(&top)).map_err(within)?)
+        }
     };
     let prepared = options
         .prepare(change, repo, item.intent.clone())
@@ -144,13 +243,13 @@ fn review(
         other => CliError::Internal(format!("{}: the review failed: {other}", item.name)),
     })?;
     Ok(match finished.report {
-        Some(report) => report.findings.clone(),
+        Some(report) => (report.findings.clone(), report.usage.clone()),
         None => {
-            serde_json::from_str::<revu_domain::report::Report>(&finished.json)
+            let report = serde_json::from_str::<revu_domain::report::Report>(&finished.json)
                 .map_err(|e| {
                     CliError::Internal(format!("{}: its report does not read: {e}", item.name))
-                })?
-                .findings
+                })?;
+            (report.findings, report.usage)
         }
     })
 }
@@ -168,7 +267,7 @@ fn in_case(name: &str, e: CliError) -> CliError {
 
 /// The corpus's case files, in path order, then its marked sources as
 /// one item. Exit 2 when it has neither.
-fn load(dir: &Path) -> Result<Vec<Item>, CliError> {
+fn load(dir: &Path) -> Result<Loaded, CliError> {
     if !dir.is_dir() {
         return Err(CliError::Input(format!(
             "{}: not a directory (give the corpus's directory)",
@@ -197,13 +296,14 @@ fn load(dir: &Path) -> Result<Vec<Item>, CliError> {
             description: case.description,
             change: ItemChange::Case(case.change),
             intent: case.intent,
+            window: case.window,
             expected: case.expected,
         });
     }
     let mut marked = Marked::default();
     for path in &files {
         let name = file_name(path);
-        if name == "README.md" || is_case_file(&name) {
+        if name == "README.md" || name == CORPUS_FILE || is_case_file(&name) {
             continue;
         }
         if let Ok(at) = path.canonicalize()
@@ -226,6 +326,7 @@ fn load(dir: &Path) -> Result<Vec<Item>, CliError> {
             )),
             change: ItemChange::Marked(marked.patch),
             intent: String::new(),
+            window: None,
             expected: marked.expected,
         });
     }
@@ -235,7 +336,12 @@ fn load(dir: &Path) -> Result<Vec<Item>, CliError> {
             dir.display()
         )));
     }
-    Ok(items)
+    Ok(Loaded {
+        items,
+        skipped: Vec::new(),
+        name: dir.display().to_string(),
+        window: CorpusFile::read(dir)?.window,
+    })
 }
 
 fn file_name(path: &Path) -> String {

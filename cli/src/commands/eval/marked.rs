@@ -76,12 +76,14 @@ impl Marked {
         let file = path.to_owned();
         match kind {
             "defect" => self.expected.expectations.push(Expectation {
-                file,
-                lines,
+                file: Some(file),
+                lines: Some(lines),
                 severity: None,
                 rule: None,
                 class: None,
                 id,
+                description: None,
+                golden_severity: None,
             }),
             "trap" => self.expected.traps.push(Trap {
                 file,
@@ -116,8 +118,8 @@ mod tests {
         assert!(patch.ends_with("+P = os.environ[\"P\"]\n\\ No newline at end of file\n"));
         let e = &m.expected.expectations[0];
         assert_eq!(
-            (e.file.as_str(), e.lines.first, e.id.as_deref()),
-            ("py/app.py", 3, Some("B105"))
+            (e.file.as_deref(), e.lines.map(|l| l.first), e.id.as_deref()),
+            (Some("py/app.py"), Some(3), Some("B105"))
         );
         let t = &m.expected.traps[0];
         assert_eq!((t.lines.first, t.lines.last), (5, 5));

@@ -6,10 +6,12 @@
 
 mod backtest;
 mod bar;
+mod benchmark;
 mod cases;
 mod commits;
 mod corpus;
 mod history;
+mod judge;
 mod marked;
 mod render_corpus;
 mod render_history;

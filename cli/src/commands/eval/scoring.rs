@@ -1,23 +1,35 @@
 //! Scoring a review against what a corpus case expects of it.
 //!
-//! - A finding **matches** an expectation when it cites the same file, a
-//!   line in the expectation's range, and meets its optional severity
-//!   (the least that counts), rule (exact, or every rule of a tool for a
-//!   value ending in `:`) and class (every word in the finding's summary
-//!   or why, case-insensitive).
-//! - **Recall**: expectations matched over expectations. **Precision**:
-//!   findings that match an expectation of their case over findings.
+//! - A finding **matches** an expectation with lines when it cites the
+//!   same file, a line in the expectation's range widened by the case's
+//!   line window, and meets its optional severity (the least that counts),
+//!   rule (exact, or every rule of a tool for a value ending in `:`) and
+//!   class (every word in the finding's summary or why, case-insensitive).
+//!   An expectation without lines that names a rule or a class is matched
+//!   by a finding meeting them (in its file, when it names one).
+//! - With a judge, a finding the judge says describes an expectation's
+//!   description matches it too, line or no line, when the files agree
+//!   (where the expectation names one) and the severity is met. An
+//!   expectation with a description alone **needs the judge**: without
+//!   one it is counted apart and left out of recall, never a silent miss.
+//! - **Recall**: expectations matched over expectations scored.
+//!   **Precision**: findings that match an expectation of their case over
+//!   findings. **F1**: their harmonic mean.
 //! - A trap is **hit** when a finding (of its rule, when it names one)
 //!   cites one of its lines.
 //! - A finding is a **citation off** when it matches no expectation but
-//!   meets the file, rule and class of one that no finding matched and
-//!   that names a rule or a class: the problem found, its line cited
-//!   wrong. Counted once per finding.
+//!   meets the file, rule and class of one with lines that no finding
+//!   matched and that names a rule or a class: the problem found, its line
+//!   cited wrong. Counted once per finding.
 //!
 //! Everything is counted overall, per language (of the file cited) and
 //! per case. A share with nothing to divide by is `None`.
 
-use super::backtest::{EVAL_VERSION, round};
+mod tally;
+
+pub use tally::{Spent, Tally};
+
+use super::backtest::EVAL_VERSION;
 use revu_domain::finding::{Finding, Severity};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -30,8 +42,9 @@ pub struct Lines {
 }
 
 impl Lines {
-    pub fn contains(self, line: u32) -> bool {
-        (self.first..=self.last).contains(&line)
+    /// Whether `line` is in the range widened by `window` lines each side.
+    pub fn holds(self, line: u32, window: u32) -> bool {
+        (self.first.saturating_sub(window)..=self.last.saturating_add(window)).contains(&line)
     }
 
     /// `file:line`, or `file:first-last`.
@@ -47,14 +60,20 @@ impl Lines {
 /// A finding a review should report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Expectation {
-    pub file: String,
+    /// The file it is in; `None` only for an expectation without lines.
+    pub file: Option<String>,
     #[serde(flatten)]
-    pub lines: Lines,
+    pub lines: Option<Lines>,
     pub severity: Option<Severity>,
     pub rule: Option<String>,
     pub class: Option<String>,
     /// The label of a marked defect (`revu-eval: defect ID`).
     pub id: Option<String>,
+    /// What a maintainer wrote about the problem: what the judge reads.
+    pub description: Option<String>,
+    /// The severity a benchmark's golden comment gave it, mapped to
+    /// revu's (shown, not a condition of a match).
+    pub golden_severity: Option<Severity>,
 }
 
 /// Lines that must stay silent.
@@ -72,6 +91,23 @@ pub struct Trap {
 pub struct Expected {
     pub expectations: Vec<Expectation>,
     pub traps: Vec<Trap>,
+}
+
+/// The pairs (expectation, finding), by index, that a judge said
+/// describe the same problem, with its reasoning.
+pub type Judged = BTreeMap<(usize, usize), String>;
+
+/// What one case's review gave, to be scored.
+#[derive(Debug, Clone, Default)]
+pub struct CaseRun {
+    pub findings: Vec<Finding>,
+    /// What the judge said, when one was asked and answered.
+    pub judged: Option<Judged>,
+    /// Why the judge gave no answer for this case, when it gave none.
+    pub judge_error: Option<String>,
+    /// Lines either side of an expectation's range that still match.
+    pub window: u32,
+    pub spent: Spent,
 }
 
 /// Whether `rule` is the finding's, or its tool's (`ruff:`).
@@ -95,54 +131,66 @@ fn class_matches(class: Option<&str>, f: &Finding) -> bool {
 }
 
 impl Expectation {
+    fn agrees_on_file(&self, f: &Finding) -> bool {
+        self.file.as_ref().is_none_or(|file| *file == f.file)
+    }
+
     /// The file, rule and class it asks for, wherever in the file.
     fn same_file_rule_class(&self, f: &Finding) -> bool {
-        f.file == self.file
+        self.agrees_on_file(f)
             && rule_matches(self.rule.as_deref(), &f.rule)
             && class_matches(self.class.as_deref(), f)
     }
 
-    /// The same problem, cited anywhere in the file. Only an expectation
-    /// that names a rule or a class names a problem to recognise
-    /// elsewhere.
-    fn same_problem(&self, f: &Finding) -> bool {
-        (self.rule.is_some() || self.class.is_some()) && self.same_file_rule_class(f)
+    /// Names a rule or a class: a problem to recognise without a judge.
+    fn names_problem(&self) -> bool {
+        self.rule.is_some() || self.class.is_some()
     }
 
-    pub fn matches(&self, f: &Finding) -> bool {
-        self.same_file_rule_class(f)
-            && self.lines.contains(f.line)
-            && self.severity.is_none_or(|least| f.severity >= least)
+    /// The same problem, cited elsewhere in the file.
+    fn same_problem(&self, f: &Finding) -> bool {
+        self.lines.is_some() && self.names_problem() && self.same_file_rule_class(f)
+    }
+
+    /// Only a judge can match it: a description and nothing else to go by.
+    pub fn needs_judge(&self) -> bool {
+        self.lines.is_none() && !self.names_problem()
+    }
+
+    /// Matched by `f` on its lines (within `window`), or by its rule and
+    /// class when it has no lines, and its severity.
+    pub fn matches(&self, f: &Finding, window: u32) -> bool {
+        let placed = match self.lines {
+            Some(lines) => lines.holds(f.line, window),
+            None => self.names_problem(),
+        };
+        placed && self.same_file_rule_class(f) && self.severity_met(f)
+    }
+
+    /// Matched by `f`, which a judge said describes it.
+    fn judged_match(&self, f: &Finding) -> bool {
+        self.agrees_on_file(f) && self.severity_met(f)
+    }
+
+    fn severity_met(&self, f: &Finding) -> bool {
+        self.severity.is_none_or(|least| f.severity >= least)
+    }
+
+    /// `file:line` of it, its file alone, or `(anywhere)`.
+    pub fn citation(&self) -> String {
+        match (&self.file, self.lines) {
+            (Some(file), Some(lines)) => lines.citation(file),
+            (Some(file), None) => file.clone(),
+            (None, _) => "(anywhere)".to_owned(),
+        }
     }
 }
 
 impl Trap {
     pub fn hit_by(&self, f: &Finding) -> bool {
         f.file == self.file
-            && self.lines.contains(f.line)
+            && self.lines.holds(f.line, 0)
             && rule_matches(self.rule.as_deref(), &f.rule)
-    }
-}
-
-/// The counts of one slice of the corpus.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Tally {
-    pub expectations: usize,
-    pub matched: usize,
-    pub recall: Option<f64>,
-    pub findings: usize,
-    pub findings_matching: usize,
-    pub precision: Option<f64>,
-    pub traps: usize,
-    pub traps_hit: usize,
-    pub citations_off: usize,
-}
-
-impl Tally {
-    fn shares(&mut self) {
-        let share = |n: usize, of: usize| (of > 0).then(|| round(n as f64 / of as f64));
-        self.recall = share(self.matched, self.expectations);
-        self.precision = share(self.findings_matching, self.findings);
     }
 }
 
@@ -190,6 +238,12 @@ pub struct ExpectationResult {
     #[serde(flatten)]
     pub expectation: Expectation,
     pub matched: bool,
+    /// Not scored: only a judge can match it, and none answered.
+    pub needs_judge: bool,
+    /// The findings that match it.
+    pub matched_by: Vec<FindingRef>,
+    /// Why the judge said a finding describes it, when one did.
+    pub judge_reasoning: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -212,8 +266,28 @@ pub struct OffCitation {
 pub struct CaseScore {
     pub name: String,
     pub description: Option<String>,
+    /// Lines either side of an expectation's range that still match.
+    pub window: u32,
     #[serde(flatten)]
     pub tally: Tally,
+    pub spent: Spent,
+    /// Why the judge gave no answer for this case, when it gave none.
+    pub judge_error: Option<String>,
+}
+
+/// A case of the corpus that was not reviewed, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Skipped {
+    pub name: String,
+    pub reason: String,
+}
+
+/// The engine that judged findings against descriptions.
+#[derive(Debug, Clone, Serialize)]
+pub struct JudgeInfo {
+    pub engine: String,
+    pub model: String,
+    pub prompt: &'static str,
 }
 
 /// The whole corpus scored: what `--format json` prints.
@@ -222,9 +296,14 @@ pub struct Scored {
     pub eval_version: &'static str,
     pub mode: &'static str,
     pub corpus: String,
+    pub judge: Option<JudgeInfo>,
     pub overall: Tally,
     pub by_language: BTreeMap<&'static str, Tally>,
     pub cases: Vec<CaseScore>,
+    /// Cases not reviewed (a pull request without a checkout), by name.
+    pub skipped: Vec<Skipped>,
+    /// What the cases spent together.
+    pub spent: Spent,
     pub expectations: Vec<InCase<ExpectationResult>>,
     pub traps: Vec<InCase<TrapResult>>,
     pub citations_off: Vec<InCase<OffCitation>>,
@@ -236,9 +315,12 @@ impl Scored {
             eval_version: EVAL_VERSION,
             mode: "corpus",
             corpus,
+            judge: None,
             overall: Tally::default(),
             by_language: BTreeMap::new(),
             cases: Vec::new(),
+            skipped: Vec::new(),
+            spent: Spent::default(),
             expectations: Vec::new(),
             traps: Vec::new(),
             citations_off: Vec::new(),
@@ -251,8 +333,21 @@ impl Scored {
         name: &str,
         description: Option<String>,
         expected: Expected,
-        findings: &[Finding],
+        run: CaseRun,
     ) {
+        let findings = &run.findings;
+        let window = run.window;
+        let judged = run.judged.as_ref();
+        // Whether expectation `i` is matched by finding `j`, and the
+        // judge's reasoning when the judge matched it.
+        let matching =
+            |i: usize, e: &Expectation, j: usize, f: &Finding| -> Option<Option<String>> {
+                if e.matches(f, window) {
+                    return Some(None);
+                }
+                let reason = judged.and_then(|j_| j_.get(&(i, j)))?;
+                e.judged_match(f).then(|| Some(reason.clone()))
+            };
         let mut case = Tally::default();
         let mut count = |file: &str, step: &dyn Fn(&mut Tally)| {
             step(&mut case);
@@ -260,20 +355,39 @@ impl Scored {
             step(self.by_language.entry(language(file)).or_default());
         };
         let mut missed = Vec::new();
-        for e in &expected.expectations {
-            let matched = findings.iter().any(|f| e.matches(f));
-            count(&e.file, &|t| {
-                t.expectations += 1;
-                t.matched += usize::from(matched);
-            });
-            if !matched {
-                missed.push(e);
+        let mut finding_matches = vec![false; findings.len()];
+        for (i, e) in expected.expectations.iter().enumerate() {
+            let file = e.file.as_deref().unwrap_or_default();
+            let needs_judge = e.needs_judge() && judged.is_none();
+            let mut matched_by = Vec::new();
+            let mut reasoning = None;
+            for (j, f) in findings.iter().enumerate() {
+                if let Some(why) = matching(i, e, j, f) {
+                    finding_matches[j] = true;
+                    matched_by.push(FindingRef::of(f));
+                    reasoning = reasoning.or(why);
+                }
+            }
+            let matched = !matched_by.is_empty();
+            if needs_judge {
+                count(file, &|t| t.needs_judge += 1);
+            } else {
+                count(file, &|t| {
+                    t.expectations += 1;
+                    t.matched += usize::from(matched);
+                });
+                if !matched {
+                    missed.push(e);
+                }
             }
             let result = ExpectationResult {
                 expectation: e.clone(),
                 matched,
+                needs_judge,
+                matched_by,
+                judge_reasoning: reasoning,
             };
-            self.expectations.push(InCase::new(name, &e.file, result));
+            self.expectations.push(InCase::new(name, file, result));
         }
         for trap in expected.traps {
             let hit_by: Vec<FindingRef> = findings
@@ -290,12 +404,11 @@ impl Scored {
             self.traps
                 .push(InCase::new(name, &file, TrapResult { trap, hit_by }));
         }
-        for f in findings {
-            let matching = expected.expectations.iter().any(|e| e.matches(f));
+        for (f, &matching) in findings.iter().zip(&finding_matches) {
             let near: Vec<String> = missed
                 .iter()
                 .filter(|e| !matching && e.same_problem(f))
-                .map(|e| e.lines.citation(&e.file))
+                .map(|e| e.citation())
                 .collect();
             let off = !near.is_empty();
             count(&f.file, &|t| {
@@ -312,11 +425,20 @@ impl Scored {
             }
         }
         case.shares();
+        self.spent.add(&run.spent);
         self.cases.push(CaseScore {
             name: name.to_owned(),
             description,
+            window,
             tally: case,
+            spent: run.spent,
+            judge_error: run.judge_error,
         });
+    }
+
+    /// A case not reviewed, and why.
+    pub fn skip(&mut self, name: String, reason: String) {
+        self.skipped.push(Skipped { name, reason });
     }
 
     /// Works out the shares once every case is in.

@@ -10,6 +10,15 @@ use serde_json::Value;
 use std::time::Duration;
 use tracing::Instrument;
 
+/// A model's answer to [`LlmEngine::ask_json`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonAnswer {
+    /// The answer, when it reads as JSON.
+    pub value: Option<Value>,
+    /// The answer was cut at the output token limit.
+    pub truncated: bool,
+}
+
 impl LlmEngine {
     /// One request and its answer; what it spent goes on `meter`, and on
     /// the span of the request as the GenAI conventions name it.
@@ -52,6 +61,34 @@ impl LlmEngine {
             }
         }
         asked
+    }
+
+    /// One request made outside any lane (the scoring judge of `revu eval
+    /// corpus` asks through it): `system` as the system message, `user` as
+    /// the user message (the caller fences its data), the answer asked for
+    /// in `schema` and read as JSON where it is JSON. What it spent goes on
+    /// `meter`, answered or not.
+    pub async fn ask_json(
+        &self,
+        system: &str,
+        user: &str,
+        schema: &Value,
+        meter: &Meter,
+    ) -> Result<JsonAnswer, EngineError> {
+        let prompt = prompt::Prompt {
+            system: system.to_owned(),
+            data: user.to_owned(),
+            task: String::new(),
+        };
+        let answer = self.ask(&prompt, schema, meter).await?;
+        let value = match answer.content {
+            wire::Content::Json(v) => Some(v),
+            wire::Content::Text(t) => super::reply::read_json(&t),
+        };
+        Ok(JsonAnswer {
+            value,
+            truncated: answer.truncated,
+        })
     }
 
     async fn exchange(

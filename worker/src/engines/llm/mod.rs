@@ -32,6 +32,7 @@ mod settings;
 mod setup;
 pub mod wire;
 
+pub use exchange::JsonAnswer;
 use merge::{INCOMPLETE, Merged, Part, signed};
 pub use rate_limit::retry_after;
 pub use settings::{LlmSettings, NamedModel};

@@ -13,12 +13,21 @@ fn finding(file: &str, line: u32, rule: &str, severity: &str, summary: &str) -> 
 
 fn expect(file: &str, first: u32, last: u32) -> Expectation {
     Expectation {
-        file: file.into(),
-        lines: Lines { first, last },
+        file: Some(file.into()),
+        lines: Some(Lines { first, last }),
         severity: None,
         rule: None,
         class: None,
         id: None,
+        description: None,
+        golden_severity: None,
+    }
+}
+
+fn run(findings: &[Finding]) -> CaseRun {
+    CaseRun {
+        findings: findings.to_vec(),
+        ..CaseRun::default()
     }
 }
 
@@ -31,18 +40,18 @@ fn a_finding_matches_on_file_line_range_and_every_condition() {
         "IMPORTANT",
         "SQL built by string formatting",
     );
-    assert!(expect("app/db.py", 10, 14).matches(&f));
-    assert!(!expect("app/db.py", 13, 14).matches(&f));
-    assert!(!expect("app/other.py", 10, 14).matches(&f));
+    assert!(expect("app/db.py", 10, 14).matches(&f, 0));
+    assert!(!expect("app/db.py", 13, 14).matches(&f, 0));
+    assert!(!expect("app/other.py", 10, 14).matches(&f, 0));
     let mut e = expect("app/db.py", 12, 12);
     e.severity = Some(Severity::Blocker);
-    assert!(!e.matches(&f), "IMPORTANT is below the least severity");
+    assert!(!e.matches(&f, 0), "IMPORTANT is below the least severity");
     e.severity = Some(Severity::Important);
-    assert!(e.matches(&f));
+    assert!(e.matches(&f, 0));
     e.rule = Some("RV-SEC-003".into());
-    assert!(e.matches(&f));
+    assert!(e.matches(&f, 0));
     e.rule = Some("RV-SEC:".into());
-    assert!(!e.matches(&f), "a tool prefix ends in `:`");
+    assert!(!e.matches(&f, 0), "a tool prefix ends in `:`");
     let ruff = finding(
         "app/db.py",
         12,
@@ -51,15 +60,15 @@ fn a_finding_matches_on_file_line_range_and_every_condition() {
         "possible SQL injection",
     );
     e.rule = Some("ruff:".into());
-    assert!(e.matches(&ruff));
+    assert!(e.matches(&ruff, 0));
     e.rule = None;
     e.class = Some("SQL Request".into());
     assert!(
-        e.matches(&f),
+        e.matches(&f, 0),
         "words from the summary and the why, any case"
     );
     e.class = Some("sql deserialization".into());
-    assert!(!e.matches(&f));
+    assert!(!e.matches(&f, 0));
 }
 
 #[test]
@@ -94,7 +103,7 @@ fn recall_precision_traps_and_citations_off() {
         finding("app/db.py", 20, "RV-COR-001", "IMPORTANT", "unwrap"),
         finding("deploy.sh", 5, "shellcheck:SC2046", "IMPORTANT", "quote"),
     ];
-    s.add("case.toml", None, expected, &findings);
+    s.add("case.toml", None, expected, run(&findings));
     s.finish();
     let o = &s.overall;
     assert_eq!((o.expectations, o.matched, o.recall), (3, 1, Some(0.3333)));
@@ -128,9 +137,88 @@ fn recall_precision_traps_and_citations_off() {
 #[test]
 fn nothing_to_divide_by_is_no_share() {
     let mut s = Scored::new("corpus".into());
-    s.add("quiet", None, Expected::default(), &[]);
+    s.add("quiet", None, Expected::default(), run(&[]));
     s.finish();
-    assert_eq!((s.overall.recall, s.overall.precision), (None, None));
+    assert_eq!(
+        (s.overall.recall, s.overall.precision, s.overall.f1),
+        (None, None, None)
+    );
+}
+
+#[test]
+fn f1_is_the_harmonic_mean_and_zero_when_both_are() {
+    assert_eq!(tally::f1(Some(0.5), Some(1.0)), Some(2.0 / 3.0));
+    assert_eq!(tally::f1(Some(0.0), Some(0.0)), Some(0.0));
+    assert_eq!(tally::f1(None, Some(1.0)), None);
+}
+
+#[test]
+fn a_line_window_widens_the_range_on_both_sides() {
+    let f = finding("app/db.py", 12, "RV-SEC-003", "IMPORTANT", "sql");
+    let e = expect("app/db.py", 14, 15);
+    assert!(!e.matches(&f, 0));
+    assert!(!e.matches(&f, 1));
+    assert!(e.matches(&f, 2));
+    let after = finding("app/db.py", 18, "RV-SEC-003", "IMPORTANT", "sql");
+    assert!(e.matches(&after, 3));
+    assert!(!expect("app/db.py", 1, 1).matches(&f, 10));
+    assert!(expect("app/db.py", 1, 1).matches(&finding("app/db.py", 1, "R", "IMPORTANT", "x"), 5));
+}
+
+#[test]
+fn a_description_alone_needs_the_judge_and_a_judged_pair_matches_without_a_line() {
+    let described = Expectation {
+        file: None,
+        lines: None,
+        description: Some("the query is built from user input".into()),
+        ..expect("app/db.py", 1, 1)
+    };
+    let in_other_file = Expectation {
+        file: Some("app/other.py".into()),
+        ..described.clone()
+    };
+    let expected = Expected {
+        expectations: vec![described.clone(), in_other_file],
+        traps: Vec::new(),
+    };
+    let findings = vec![finding("app/db.py", 40, "llm", "IMPORTANT", "injection")];
+    let mut unjudged = Scored::new("c".into());
+    unjudged.add("c", None, expected.clone(), run(&findings));
+    unjudged.finish();
+    let o = &unjudged.overall;
+    assert_eq!((o.expectations, o.needs_judge, o.recall), (0, 2, None));
+    assert!(unjudged.expectations.iter().all(|e| e.item.needs_judge));
+
+    let mut judged = Scored::new("c".into());
+    let pairs: Judged = [((0, 0), "same".to_owned()), ((1, 0), "same".to_owned())]
+        .into_iter()
+        .collect();
+    judged.add(
+        "c",
+        None,
+        expected,
+        CaseRun {
+            judged: Some(pairs),
+            ..run(&findings)
+        },
+    );
+    judged.finish();
+    let o = &judged.overall;
+    assert_eq!(
+        (
+            o.expectations,
+            o.matched,
+            o.needs_judge,
+            o.findings_matching
+        ),
+        (2, 1, 0, 1),
+        "the second names another file than the finding cites"
+    );
+    assert_eq!(
+        judged.expectations[0].item.judge_reasoning.as_deref(),
+        Some("same")
+    );
+    assert_eq!(o.f1, Some(0.6667));
 }
 
 #[test]
