@@ -259,7 +259,16 @@ fn a_judge_matches_a_finding_to_a_description_without_a_line_and_its_tokens_are_
     );
 
     let server = judge_server();
-    let scored = json_of(&corpus_in(&s.dir, &judged_args(&dir, &server)));
+    let prices = s.dir.parent().unwrap_or(&s.dir).join("prices.toml");
+    std::fs::write(
+        &prices,
+        "[models.\"judge-model\"]\ninput_per_mtok = 1.0\noutput_per_mtok = 2.0\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let prices = prices.to_string_lossy().into_owned();
+    let mut args = judged_args(&dir, &server);
+    args.extend(["--llm-prices", prices.as_str()]);
+    let scored = json_of(&corpus_in(&s.dir, &args));
     let all = &scored["overall"];
     assert_eq!(
         (
@@ -291,6 +300,8 @@ fn a_judge_matches_a_finding_to_a_description_without_a_line_and_its_tokens_are_
         "the review used no model"
     );
     assert_eq!(scored["spent"]["judge"]["input_tokens"], 100);
+    // 100 tokens in at $1 and 40 out at $2 per million.
+    assert_eq!(judge["cost_usd"], 0.00018, "{judge:#}");
 
     // The request: the method, then the descriptions and findings fenced as data.
     let bodies = server.bodies();
@@ -546,4 +557,29 @@ fn golden_comments_are_read_as_they_are_and_a_missing_checkout_is_skipped_by_nam
     let out = corpus_in(&s.dir, &["--golden", &golden]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--checkouts"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_judge_that_never_answers_in_json_fails_its_case_visibly() {
+    let s = Scratch::new("eval-judge-prose");
+    let root = one_case(&s, DESCRIBED);
+    let dir = root.to_string_lossy().into_owned();
+    let server = serve_with("", |_| (200, answer("They look the same to me.")));
+    let out = corpus_in(&s.dir, &judged_args(&dir, &server));
+    let scored = json_of(&out);
+    assert_eq!(server.requests().len(), 3, "three attempts in all");
+    let error = scored["cases"][0]["judge_error"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        error.contains("not JSON") && error.contains("3 attempt"),
+        "{error}"
+    );
+    assert_eq!(scored["overall"]["needs_judge"], 2);
+    assert_eq!(scored["cases"][0]["spent"]["judge"]["requests"], 3);
+    assert!(
+        stderr(&out).contains("the judge gave no answer for their case"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -166,8 +166,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     scored.finish();
     super::emit(args.format, &scored, render_corpus::markdown)?;
     if scored.overall.needs_judge > 0 {
+        let why = if scored.judge.is_some() {
+            "the judge gave no answer for their case (see the judge failures)"
+        } else {
+            "they have a description alone and need --judge"
+        };
         eprintln!(
-            "revu: {} not scored: they have a description alone and need --judge",
+            "revu: {} not scored: {why}",
             super::plural(scored.overall.needs_judge, "expectation")
         );
     }

@@ -345,7 +345,7 @@ impl Scored {
                 if e.matches(f, window) {
                     return Some(None);
                 }
-                let reason = judged.and_then(|j_| j_.get(&(i, j)))?;
+                let reason = judged.and_then(|pairs| pairs.get(&(i, j)))?;
                 e.judged_match(f).then(|| Some(reason.clone()))
             };
         let mut case = Tally::default();
