@@ -60,20 +60,26 @@ pub(super) fn of_file(index: Option<&CodeIndex>, path: &str) -> Listed {
         }
     }
     for o in index.omissions_in(path) {
+        if out.is_empty() {
+            let _ = writeln!(
+                out,
+                "Code index: uses at head of what the change took from it."
+            );
+        }
         let what = match &o.doubt {
             None => "stale use".to_owned(),
-            Some(doubt) => format!("possible stale use, to check ({})", fence_safe(doubt)),
+            Some(doubt) => format!("possible stale use, to check ({doubt})"),
         };
-        let _ = writeln!(
-            out,
+        let line = format!(
             "  {what} at {}:{} of {} `{}` ({}): {}",
             o.site.file,
             o.site.line,
             o.kind.as_str(),
-            fence_safe(&o.symbol),
-            fence_safe(&o.change.describe()),
-            fence_safe(&o.text)
+            o.symbol,
+            o.change.describe(),
+            o.text
         );
+        let _ = writeln!(out, "{}", fence_safe(&line));
     }
     if out.is_empty() && !index.files.contains_key(path) {
         return Listed::default();
@@ -94,7 +100,7 @@ fn symbol_line(s: &Symbol) -> String {
     let mut line = format!(
         "  changed {} `{}` (lines {}-{}): {} caller(s)",
         s.kind.as_str(),
-        fence_safe(&s.name),
+        s.name,
         s.line,
         s.end_line,
         s.callers
@@ -119,12 +125,10 @@ fn site_text(s: &Symbol, site: &Site, what: &str) -> Option<String> {
     if site.snippet.is_empty() {
         return None;
     }
-    let mut out = format!(
+    let mut out = fence_safe(&format!(
         "#### `{}` {what} at {}:{}\n",
-        fence_safe(&s.name),
-        fence_safe(&site.file),
-        site.line
-    );
+        s.name, site.file, site.line
+    ));
     for (k, text) in site.snippet.lines.iter().enumerate() {
         let n = site.snippet.first_line as usize + k;
         let _ = writeln!(out, "{n:>6}   {}", fence_safe(text));

@@ -43,9 +43,12 @@ pub(super) fn conventions(bundle: &ReviewBundle, paths: &[&str], guidance: &[Str
         if text.trim().is_empty() || !paths.iter().any(|p| p.starts_with(&prefix)) {
             continue;
         }
+        let heading =
+            format!("Review conventions for the files under {prefix} ({prefix}REVIEW.md):");
         let _ = writeln!(
             out,
-            "Review conventions for the files under {prefix} ({prefix}REVIEW.md):\n{}\n",
+            "{}\n{}\n",
+            fence_safe(&heading),
             fence_safe(text.trim_end())
         );
     }

@@ -159,10 +159,10 @@ impl FileText {
         let mut out = if partial {
             format!(
                 "## File: {} (some of its hunks; the rest are in another request)\n",
-                self.path
+                fence_safe(&self.path)
             )
         } else {
-            format!("## File: {}\n", self.path)
+            format!("## File: {}\n", fence_safe(&self.path))
         };
         if !self.index.is_empty() {
             out.push_str(&self.index);
@@ -175,7 +175,7 @@ impl FileText {
         let head = self.head.as_ref()?;
         Some(format!(
             "### Full file after the change: {}\n{head}",
-            self.path
+            fence_safe(&self.path)
         ))
     }
 
@@ -426,7 +426,7 @@ pub(super) fn file_text(patch: &FilePatch) -> FileText {
                 "@@ -{},{} +{},{} @@",
                 hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
             );
-            let mut text = format!("{label} {}\n", hunk.section.trim());
+            let mut text = format!("{label} {}\n", fence_safe(hunk.section.trim()));
             for line in &hunk.lines {
                 let (number, mark) = match line.kind() {
                     LineKind::Added => (line.new_line(), '+'),

@@ -329,3 +329,35 @@ impl LlmSettings {
         Ok(Some(engine))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        llm: LlmSettings,
+    }
+
+    fn budget(args: &[&str]) -> u64 {
+        let flags = Flags::try_parse_from(std::iter::once("revu").chain(args.iter().copied()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        flags.llm.context_tokens()
+    }
+
+    #[test]
+    fn the_input_budget_takes_its_new_name_and_its_old_one() {
+        assert_eq!(budget(&[]), DEFAULT_CONTEXT_TOKENS);
+        assert_eq!(budget(&["--llm-context-tokens", "9000"]), 9000);
+        assert_eq!(budget(&["--llm-max-input-tokens", "7000"]), 7000);
+        let both = [
+            "--llm-max-input-tokens",
+            "7000",
+            "--llm-context-tokens",
+            "9000",
+        ];
+        assert_eq!(budget(&both), 9000, "the newer name wins");
+    }
+}
