@@ -181,7 +181,10 @@ async fn a_lane_whose_files_do_not_fit_still_sees_the_function_around_its_hunk()
 
 #[test]
 fn call_sites_and_tests_are_shown_with_their_lines() {
-    let p = prompt::build(&bank_input(|review| review.head_files.clear()), &PromptSet::default());
+    let p = prompt::build(
+        &bank_input(|review| review.head_files.clear()),
+        &PromptSet::default(),
+    );
     insta::assert_snapshot!("bank_callers_and_tests", p.data);
 }
 
