@@ -10,6 +10,16 @@ use serde::{Deserialize, Serialize};
 /// Id of the adjudication lane within a review.
 pub const ADJUDICATION_LANE: &str = "adjudication";
 
+/// The id of the challenge lane of candidate `index`: `challenge:3`.
+pub fn challenge_lane(index: usize) -> String {
+    format!("challenge:{index}")
+}
+
+/// The candidate a challenge lane's id names.
+pub fn challenged_candidate(lane_id: &str) -> Option<usize> {
+    lane_id.strip_prefix("challenge:")?.parse().ok()
+}
+
 /// Whether verification's survivor `f` is re-tried by adjudication.
 pub fn is_candidate(f: &Finding) -> bool {
     f.severity >= Severity::Important
@@ -83,6 +93,15 @@ pub struct AdjudicationPlan {
     /// when the lane is dispatched.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<Finding>,
+    /// Each BLOCKER candidate also gets a challenge lane, a second opinion
+    /// told to disprove it: set for BROAD and HIGH_RISK changes adjudicated
+    /// by a model.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub challenge: bool,
+    /// The candidates (by index) that got a challenge lane; set when the
+    /// lanes are dispatched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challenged: Vec<usize>,
 }
 
 /// What became of adjudication in this review.
@@ -131,6 +150,45 @@ pub struct AdjudicationReport {
     /// notes; an ignored decision leaves its finding as it was.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The second opinions on BLOCKER candidates, in candidate order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub challenges: Vec<ChallengeOutcome>,
+}
+
+/// What a challenge lane made of one BLOCKER candidate, beside what
+/// adjudication decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeOutcome {
+    pub rule: String,
+    /// `file:line` of the finding.
+    pub citation: String,
+    pub summary: String,
+    /// What the adjudication lane decided; absent when it decided nothing
+    /// for the candidate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<Action>,
+    pub verdict: ChallengeVerdict,
+    /// The challenger's reason, or why its answer was not used.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// The `file:line` the challenger cited.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub evidence: String,
+}
+
+/// How a challenge ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChallengeVerdict {
+    /// The finding survived the attempt to disprove it.
+    Stands,
+    /// Disproved with a cited reason: the finding is downgraded one level.
+    Disproved,
+    /// Disproved without evidence the review holds, or about a finding
+    /// adjudication already removed or lowered: nothing changed.
+    NotApplied,
+    /// The lane faulted or its report was incomplete: nothing changed.
+    Unsettled,
 }
 
 #[cfg(test)]

@@ -92,21 +92,35 @@ impl fmt::Display for ReviewId {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LaneKind {
-    Domain { domain: String },
-    Specialist { dimension: Dimension },
+    Domain {
+        domain: String,
+    },
+    Specialist {
+        dimension: Dimension,
+    },
     Adjudication,
+    /// A second opinion on one BLOCKER candidate: told to disprove it.
+    Challenge,
     Grouping,
     Synthesis,
 }
 
 impl LaneKind {
-    /// `domain`, `specialist`, `adjudication`, `grouping` or `synthesis`,
+    /// An adjudication or challenge lane: it decides about candidates and
+    /// raises no finding of its own.
+    pub fn adjudicates(&self) -> bool {
+        matches!(self, LaneKind::Adjudication | LaneKind::Challenge)
+    }
+
+    /// `domain`, `specialist`, `adjudication`, `challenge`, `grouping` or
+    /// `synthesis`,
     /// the metric and trace label.
     pub fn label(&self) -> &'static str {
         match self {
             LaneKind::Domain { .. } => "domain",
             LaneKind::Specialist { .. } => "specialist",
             LaneKind::Adjudication => "adjudication",
+            LaneKind::Challenge => "challenge",
             LaneKind::Grouping => "grouping",
             LaneKind::Synthesis => "synthesis",
         }
@@ -118,7 +132,10 @@ impl LaneKind {
         match self {
             LaneKind::Domain { domain } => (Some(domain.as_str()), None),
             LaneKind::Specialist { dimension } => (None, Some(dimension.as_str())),
-            LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => (None, None),
+            LaneKind::Adjudication
+            | LaneKind::Challenge
+            | LaneKind::Grouping
+            | LaneKind::Synthesis => (None, None),
         }
     }
 

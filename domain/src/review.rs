@@ -152,11 +152,19 @@ impl ReviewPlan {
     }
 
     /// The findings every job of `lane` carries: the adjudication
-    /// candidates for the adjudication lane, the report's findings for the
+    /// candidates for the adjudication lane, its own candidate for a
+    /// challenge lane, the report's findings for the
     /// synthesis lane, none for any other.
     pub fn candidates_for(&self, lane: &LaneSpec) -> Vec<Finding> {
         match (&lane.kind, &self.adjudication, &self.synthesis) {
             (LaneKind::Adjudication, Some(a), _) => a.candidates.clone(),
+            (LaneKind::Challenge, Some(a), _) => {
+                crate::adjudication::challenged_candidate(&lane.id)
+                    .and_then(|i| a.candidates.get(i))
+                    .cloned()
+                    .into_iter()
+                    .collect()
+            }
             (LaneKind::Synthesis, _, Some(s)) => s.findings.clone(),
             _ => Vec::new(),
         }

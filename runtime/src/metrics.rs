@@ -65,9 +65,10 @@ impl LaneLabels {
             lane: match &spec.kind {
                 LaneKind::Domain { domain } => domain_label(domain),
                 LaneKind::Specialist { dimension } => dimension.as_str().to_owned(),
-                LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => {
-                    spec.kind.label().to_owned()
-                }
+                LaneKind::Adjudication
+                | LaneKind::Challenge
+                | LaneKind::Grouping
+                | LaneKind::Synthesis => spec.kind.label().to_owned(),
             },
             engine: spec.engine.clone(),
             outcome: outcome.to_owned(),

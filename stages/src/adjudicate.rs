@@ -113,6 +113,7 @@ fn adjudicate_lane(
         dropped: 0,
         changes: Vec::new(),
         warnings,
+        challenges: Vec::new(),
     };
     let Some(lane) = lane else {
         let status = if plan.candidates.is_empty() && !findings.iter().any(is_candidate) {
@@ -218,6 +219,7 @@ pub fn apply(
         dropped: 0,
         changes: Vec::new(),
         warnings: Vec::new(),
+        challenges: Vec::new(),
     };
     let mut dropped = vec![false; findings.len()];
     let mut confirmed = vec![false; findings.len()];
@@ -308,6 +310,8 @@ pub fn apply(
     report.warnings = warnings;
     Adjudicated { findings, report }
 }
+
+pub mod challenge;
 
 #[cfg(test)]
 mod tests;

@@ -67,12 +67,14 @@ pub fn assemble(
     let (mut findings, adjudication) = match &plan.adjudication {
         Some(adj) => {
             let holds = |file: &str, line: u32| verify::holds_line(diff, bundle, file, line);
-            let out = adjudicate::adjudicate(
+            let mut out = adjudicate::adjudicate(
                 adj,
                 results.get(ADJUDICATION_LANE).map(Arc::as_ref),
                 verified.findings,
                 &holds,
             );
+            out.report.challenges =
+                adjudicate::challenge::challenge(adj, results, &mut out.findings, &holds);
             (out.findings, Some(out.report))
         }
         None => {
@@ -171,7 +173,7 @@ fn coverage(
 ) -> Coverage {
     let reported = |spec: &&LaneSpec| {
         spec.kind.reviews()
-            && spec.kind != LaneKind::Adjudication
+            && !spec.kind.adjudicates()
             && results.get(&spec.id).is_some_and(|r| r.body().is_some())
     };
     // Each file's reporting lanes, skip and binary mark, found in one pass
@@ -318,7 +320,7 @@ fn verify_lanes(
     let mut raised: Vec<Finding> = plan
         .lanes
         .iter()
-        .filter(|spec| spec.kind.reviews() && spec.kind != LaneKind::Adjudication)
+        .filter(|spec| spec.kind.reviews() && !spec.kind.adjudicates())
         .filter_map(|spec| results.get(&spec.id)?.body())
         .flat_map(|body| body.findings.iter().cloned())
         .collect();
@@ -336,13 +338,17 @@ fn lane_summary(spec: &LaneSpec, result: Option<&LaneResult>) -> LaneSummary {
     let (domain, dimension) = match &spec.kind {
         LaneKind::Domain { domain } => (Some(domain.clone()), None),
         LaneKind::Specialist { dimension } => (None, Some(*dimension)),
-        LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => (None, None),
+        LaneKind::Adjudication | LaneKind::Challenge | LaneKind::Grouping | LaneKind::Synthesis => {
+            (None, None)
+        }
     };
     let raised = match spec.kind {
         LaneKind::Domain { .. } | LaneKind::Specialist { .. } => {
             body.map(|b| b.findings.len()).unwrap_or(0)
         }
-        LaneKind::Adjudication | LaneKind::Grouping | LaneKind::Synthesis => 0,
+        LaneKind::Adjudication | LaneKind::Challenge | LaneKind::Grouping | LaneKind::Synthesis => {
+            0
+        }
     };
     LaneSummary {
         id: spec.id.clone(),

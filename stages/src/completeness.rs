@@ -46,6 +46,8 @@ impl Expected {
             LaneKind::Adjudication => Expected::Decisions {
                 candidates: plan.adjudication.as_ref().map_or(0, |a| a.candidates.len()),
             },
+            // Its one candidate, by index 0.
+            LaneKind::Challenge => Expected::Decisions { candidates: 1 },
             LaneKind::Grouping => Expected::Slices,
             LaneKind::Synthesis => Expected::Walkthrough,
             LaneKind::Domain { .. } | LaneKind::Specialist { .. } => Expected::Review,

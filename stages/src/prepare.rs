@@ -7,7 +7,7 @@ use crate::{cover, grouping::Grouper, plan};
 use revu_domain::adjudication::AdjudicationPlan;
 use revu_domain::diff::DiffError;
 use revu_domain::facts::SkipFiles;
-use revu_domain::facts::{Facts, Signal};
+use revu_domain::facts::{Facts, RiskTier, Signal};
 use revu_domain::lane::{LaneKind, LaneSpec, Slice};
 use revu_domain::packages::Package;
 use revu_domain::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
@@ -301,8 +301,13 @@ pub fn prepare(
         adjudication: settings
             .adjudication_engine()
             .map(|engine| AdjudicationPlan {
+                // A second opinion on each BLOCKER of a broad or high-risk
+                // change, when a model adjudicates.
+                challenge: matches!(facts.risk_tier, RiskTier::Broad | RiskTier::HighRisk)
+                    && settings.model_engines.contains(&engine),
                 engine,
                 candidates: Vec::new(),
+                challenged: Vec::new(),
             }),
         token_cap: settings.review_token_cap,
         grouping: None,

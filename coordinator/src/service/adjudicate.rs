@@ -1,13 +1,14 @@
 //! Phase two of an adjudicated review: once every review lane settled, the
 //! verified BLOCKER and IMPORTANT findings go to one adjudication lane
-//! (the move from Reviewing to Adjudicating), and the review goes on when
-//! that lane settles.
+//! (the move from Reviewing to Adjudicating), with a challenge lane per
+//! BLOCKER when the plan asks for second opinions, and the review goes on
+//! when those lanes settle.
 
 use super::{Coordinator, InternalError, ServiceError, blocking};
-use revu_domain::adjudication::{ADJUDICATION_LANE, AdjudicationPlan};
+use revu_domain::adjudication::{ADJUDICATION_LANE, AdjudicationPlan, challenge_lane};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::diff;
-use revu_domain::finding::Finding;
+use revu_domain::finding::{Finding, Severity};
 use revu_domain::lane::{LaneKind, LaneSpec};
 use revu_domain::review::{LaneResults, ProgressEvent, ReviewPhase, ReviewRecord, Stage};
 use revu_queue::{JobQueue, MoveOutcome, ReviewStore};
@@ -56,19 +57,40 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             files: files.into_iter().map(str::to_owned).collect(),
             guidance: Vec::new(),
         };
+        // A second opinion on each BLOCKER, in a lane of its own.
+        let challenged: Vec<usize> = if adjudication.challenge {
+            candidates
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.severity == Severity::Blocker)
+                .map(|(i, _)| i)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let challengers = challenged.iter().map(|&i| LaneSpec {
+            id: challenge_lane(i),
+            kind: LaneKind::Challenge,
+            engine: adjudication.engine.clone(),
+            files: vec![candidates[i].file.clone()],
+            guidance: Vec::new(),
+        });
+        let lanes: Vec<LaneSpec> = std::iter::once(lane).chain(challengers).collect();
         let count = candidates.len();
         let mut next = record.in_phase(ReviewPhase::Adjudicating);
         let plan = Arc::make_mut(&mut next.plan);
-        plan.lanes.push(lane.clone());
+        plan.lanes.extend(lanes.iter().cloned());
         plan.adjudication = Some(AdjudicationPlan {
             engine: adjudication.engine.clone(),
             candidates,
+            challenge: adjudication.challenge,
+            challenged,
         });
         let started = ProgressEvent::StageStarted {
             stage: Stage::Adjudication,
         };
         let moved = self
-            .advance(record.phase, &next, &[lane], vec![started])
+            .advance(record.phase, &next, &lanes, vec![started])
             .await?;
         if moved == MoveOutcome::Moved {
             tracing::info!(review_id = %record.id, candidates = count, "adjudication dispatched");

@@ -41,7 +41,9 @@ fn describe(p: &Prepared) -> String {
             LaneKind::Specialist { .. } | LaneKind::Grouping | LaneKind::Synthesis => {
                 format!("all {} file(s)", lane.files.len())
             }
-            LaneKind::Domain { .. } | LaneKind::Adjudication => lane.files.join(", "),
+            LaneKind::Domain { .. } | LaneKind::Adjudication | LaneKind::Challenge => {
+                lane.files.join(", ")
+            }
         };
         writeln!(out, "  {} [{}]: {what}", lane.id, lane.engine).unwrap();
         for g in &lane.guidance {

@@ -81,6 +81,8 @@ fn candidates_stored_with_the_mark_in_their_summary_still_match() {
     let plan = AdjudicationPlan {
         engine: "llm".into(),
         candidates: vec![stored],
+        challenge: false,
+        challenged: Vec::new(),
     };
     let result = lane(
         LaneOutcome::Complete,
@@ -258,6 +260,8 @@ fn a_faulted_or_incomplete_lane_leaves_the_findings_as_verified() {
     let plan = AdjudicationPlan {
         engine: "llm".into(),
         candidates,
+        challenge: false,
+        challenged: Vec::new(),
     };
     let drop_all: Vec<Decision> = (0..3).map(|i| decide(i, Action::Drop, "no")).collect();
     for outcome in [LaneOutcome::Incomplete, LaneOutcome::PipelineFault] {
@@ -277,6 +281,8 @@ fn findings_the_lane_lists_are_never_added() {
     let plan = AdjudicationPlan {
         engine: "x".into(),
         candidates,
+        challenge: false,
+        challenged: Vec::new(),
     };
     let confirm_all = (0..3).map(|i| decide(i, Action::Confirm, "")).collect();
     let result = lane(
@@ -298,6 +304,8 @@ fn without_candidates_there_is_nothing_to_adjudicate() {
     let plan = AdjudicationPlan {
         engine: "rules".into(),
         candidates: vec![],
+        challenge: false,
+        challenged: Vec::new(),
     };
     let clean = vec![finding("S1", Suggestion, 4)];
     let out = adjudicate(&plan, None, clean.clone(), &any_line);

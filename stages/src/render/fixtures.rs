@@ -6,6 +6,7 @@
 
 use revu_domain::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationReport, AdjudicationStatus,
+    ChallengeOutcome, ChallengeVerdict,
 };
 use revu_domain::diff::FileStatus;
 use revu_domain::facts::{RiskTier, Signal};
@@ -330,6 +331,15 @@ pub fn adjudicated_report() -> Report {
             },
         ],
         warnings: vec!["second decision for candidate 0 ignored".into()],
+        challenges: vec![ChallengeOutcome {
+            rule: "RV-SEC-001".into(),
+            citation: "src/auth/session.rs:42-44".into(),
+            summary: "session token compared with `==`".into(),
+            adjudication: Some(Action::Downgrade),
+            verdict: ChallengeVerdict::Stands,
+            reason: "the token reaches the comparison from the cookie".into(),
+            evidence: String::new(),
+        }],
     });
     r
 }

@@ -113,7 +113,7 @@ impl ExecEngine {
             request["consumers"] = serde_json::Value::Object(consumers);
         }
         match input.job.lane.kind {
-            LaneKind::Adjudication => {
+            LaneKind::Adjudication | LaneKind::Challenge => {
                 request["candidates"] = serde_json::json!(input.job.candidates);
             }
             LaneKind::Grouping => request["proposal"] = serde_json::json!(input.job.proposal),

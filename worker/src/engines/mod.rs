@@ -384,7 +384,7 @@ impl Engine for RulesEngine {
 fn run_rules(rules: &[Box<dyn Rule>], input: &LaneInput) -> EngineOutput {
     let job = &input.job;
     match job.lane.kind {
-        LaneKind::Adjudication => {
+        LaneKind::Adjudication | LaneKind::Challenge => {
             return EngineOutput::Body(rules::adjudicator::adjudicate(
                 rules,
                 &job.candidates,

@@ -43,7 +43,7 @@ use {rate_limit::go_duration, settings::parse_named_model};
 use super::{Engine, EngineError, EngineOutput, LaneInput, Meter, Review};
 use family::Family;
 use prompts::PromptSet;
-use revu_domain::lane::{FaultKind, LaneKind};
+use revu_domain::lane::FaultKind;
 use revu_domain::retry::{Retry, Retryable};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -149,7 +149,7 @@ impl LlmEngine {
         if !kind.reviews() {
             return self.run_phase(input).await;
         }
-        let adjudicating = kind == LaneKind::Adjudication;
+        let adjudicating = kind.adjudicates();
         let spend = Spend::of(&input);
         let rule = revu_domain::finding::model_rule(&input.job.lane.id);
         // Building and counting the prompt of a wide lane is CPU work (and

@@ -52,6 +52,7 @@ fn lane_words(kind: &LaneKind) -> String {
             format!("the {dimension} dimension, across every changed file")
         }
         LaneKind::Adjudication => "adjudication of earlier findings".to_owned(),
+        LaneKind::Challenge => "a challenge of one earlier finding".to_owned(),
         LaneKind::Grouping => "the grouping of the change into slices".to_owned(),
         LaneKind::Synthesis => "the walkthrough of the change".to_owned(),
     }

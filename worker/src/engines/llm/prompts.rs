@@ -23,13 +23,15 @@ pub enum PromptName {
     /// A domain slice lane's task.
     Domain,
     Adjudicate,
+    /// A challenge lane's system message: disprove one BLOCKER.
+    Challenge,
     Group,
     Synthesize,
 }
 
 impl PromptName {
     /// Every prompt, in a fixed order (the order of [`PromptSet::identity`]).
-    pub const ALL: [PromptName; 11] = [
+    pub const ALL: [PromptName; 12] = [
         PromptName::Review,
         PromptName::Lane(Dimension::Correctness),
         PromptName::Lane(Dimension::Security),
@@ -39,6 +41,7 @@ impl PromptName {
         PromptName::Lane(Dimension::Operability),
         PromptName::Domain,
         PromptName::Adjudicate,
+        PromptName::Challenge,
         PromptName::Group,
         PromptName::Synthesize,
     ];
@@ -50,6 +53,7 @@ impl PromptName {
             PromptName::Lane(dimension) => dimension.as_str(),
             PromptName::Domain => "domain",
             PromptName::Adjudicate => "adjudicate",
+            PromptName::Challenge => "challenge",
             PromptName::Group => "group",
             PromptName::Synthesize => "synthesize",
         }
@@ -81,6 +85,7 @@ impl PromptName {
             PromptName::Lane(Dimension::Operability) => file!(lane "operability-v1"),
             PromptName::Domain => file!(lane "domain-v1"),
             PromptName::Adjudicate => file!("adjudicate-v2"),
+            PromptName::Challenge => file!("challenge-v1"),
             PromptName::Group => file!("group-v1"),
             PromptName::Synthesize => file!("synthesize-v1"),
         }
@@ -198,6 +203,7 @@ impl PromptSet {
     pub fn system(kind: &LaneKind) -> PromptName {
         match kind {
             LaneKind::Adjudication => PromptName::Adjudicate,
+            LaneKind::Challenge => PromptName::Challenge,
             LaneKind::Grouping => PromptName::Group,
             LaneKind::Synthesis => PromptName::Synthesize,
             LaneKind::Domain { .. } | LaneKind::Specialist { .. } => PromptName::Review,
