@@ -12,6 +12,7 @@ mod eval;
 mod git;
 mod golden;
 mod index_cache;
+mod intent;
 mod lint;
 mod llm;
 mod llm_families;

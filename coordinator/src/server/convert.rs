@@ -2,6 +2,7 @@
 
 use crate::service::{RequestError, ReviewStatus, ServiceError, Submission};
 use revu_domain::bundle::OwnersFile;
+use revu_domain::intent::IntentSource;
 use revu_domain::packages::{MANIFESTS, Package};
 use revu_domain::paths::dir_below_root;
 use revu_domain::report::Rigor;
@@ -47,7 +48,13 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         nested_conventions.insert(dir, nested.content);
     }
     let packages = packages(req.packages)?;
+    let intent_sources = req
+        .intent_sources
+        .into_iter()
+        .map(|s| IntentSource::parse(&s).ok_or(RequestError::IntentSource(s)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Submission {
+        intent_sources,
         packages,
         code_index,
         code_index_bytes,

@@ -10,6 +10,7 @@ use super::marked::{Marked, is_marked};
 use super::render_corpus;
 use super::scoring::{Expected, Scored};
 use crate::error::CliError;
+use crate::intent::AutoIntent;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::{Change, Source, revision};
@@ -33,6 +34,8 @@ pub struct Args {
     /// Exit 1 when more than N traps are hit.
     #[arg(long, value_name = "N")]
     max_trap_hits: Option<usize>,
+    #[command(flatten)]
+    auto_intent: AutoIntent,
     #[command(flatten)]
     review: ReviewOptions,
 }
@@ -67,7 +70,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut bar = Bar::stderr("cases", items.len());
     for item in items {
         bar.start(&item.name);
-        let findings = review(&reviewer, &args.review, &item);
+        let findings = review(&reviewer, &args.review, args.auto_intent, &item);
         let findings = match findings {
             Ok(f) => f,
             Err(e) => {
@@ -109,6 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 fn review(
     reviewer: &Reviewer,
     options: &ReviewOptions,
+    auto: AutoIntent,
     item: &Item,
 ) -> Result<Vec<revu_domain::finding::Finding>, CliError> {
     let within = |e: CliError| in_case(&item.name, e);
@@ -135,9 +139,8 @@ fn review(
             (change, RepoFiles::at_commit(&top, &sha).map_err(within)?)
         }
     };
-    let prepared = options
-        .prepare(change, repo, item.intent.clone())
-        .map_err(within)?;
+    let intent = auto.for_eval(&item.intent, &change);
+    let prepared = options.prepare(change, repo, intent).map_err(within)?;
     let finished = reviewer.review(prepared.submission).map_err(|e| match e {
         // Refused as it stands: the case's change is at fault.
         CliError::Input(_) => within(e),
