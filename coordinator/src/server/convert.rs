@@ -274,4 +274,28 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn intent_sources_are_the_known_names() {
+        let sent = |names: &[&str]| {
+            submission(pb::SubmitReviewRequest {
+                intent: "make the limit tunable".into(),
+                intent_sources: names.iter().map(|n| (*n).to_owned()).collect(),
+                ..Default::default()
+            })
+        };
+        let sub = sent(&["flag", "github", "commits"]).unwrap_or_default();
+        assert_eq!(
+            sub.intent_sources,
+            [
+                IntentSource::Flag,
+                IntentSource::Github,
+                IntentSource::Commits
+            ]
+        );
+        assert!(matches!(
+            sent(&["flag", "jira"]),
+            Err(ServiceError::InvalidRequest(RequestError::IntentSource(name))) if name == "jira"
+        ));
+    }
 }
