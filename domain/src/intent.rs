@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IntentSource {
-    /// `--intent TEXT`.
+    /// `--intent TEXT`, or the `intent` of a `revu eval corpus` case.
     Flag,
     /// `--intent-file FILE`.
     File,
