@@ -16,6 +16,7 @@ mod follow;
 mod head;
 mod index_cache;
 mod input;
+mod intent;
 mod output;
 mod progress;
 mod repo_files;

@@ -8,6 +8,7 @@ use crate::code_index::IndexArgs;
 use crate::embedded::{self, Finished};
 use crate::error::CliError;
 use crate::head::{HeadLimits, say_left_out};
+use crate::intent::Intent;
 use crate::repo_files::RepoFiles;
 use crate::source::Change;
 use revu_coordinator::config::{ReviewChoices, ReviewSettings};
@@ -67,7 +68,7 @@ impl ReviewOptions {
         &self,
         change: Change,
         mut repo: RepoFiles,
-        intent: String,
+        intent: Intent,
     ) -> Result<Prepared, CliError> {
         repo.read_nested(&change.diff)?;
         let mut heads = change.heads(self.head_limits)?;
@@ -78,7 +79,8 @@ impl ReviewOptions {
             code_index,
             diff: change.diff,
             head_files: heads.files,
-            intent,
+            intent: intent.text,
+            intent_sources: intent.sources,
             rigor: self.rigor,
             conventions: repo.review_md,
             nested_conventions: repo.nested_review_md,

@@ -29,6 +29,9 @@ pub struct ReviewBundle {
     pub legacy_head_files: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub intent: String,
+    /// Where the intent came from, in the order its parts are joined.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intent_sources: Vec<crate::intent::IntentSource>,
     /// The repo's `REVIEW.md`, when sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conventions: Option<String>,

@@ -18,6 +18,7 @@ pub mod code_index;
 pub mod diff;
 pub mod facts;
 pub mod finding;
+pub mod intent;
 pub mod lane;
 pub mod packages;
 pub mod paths;

@@ -346,6 +346,10 @@ pub struct Coverage {
     /// spent, an answer cut, hunks left out).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub truncated: Vec<String>,
+    /// Where the intent the lanes were given came from; empty when they
+    /// were given none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intent_sources: Vec<crate::intent::IntentSource>,
 }
 
 /// One changed file in the coverage.

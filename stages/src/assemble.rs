@@ -248,7 +248,16 @@ fn coverage(
             _ => None,
         })
         .collect();
-    Coverage { files, truncated }
+    Coverage {
+        files,
+        truncated,
+        // The sources of an intent the lanes were given, and of none else.
+        intent_sources: if bundle.intent.trim().is_empty() {
+            Vec::new()
+        } else {
+            bundle.intent_sources.clone()
+        },
+    }
 }
 
 /// The synthesis lane's walkthrough, its file lines kept only for changed

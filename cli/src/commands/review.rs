@@ -1,6 +1,7 @@
 //! `revu review`: the whole pipeline in this process.
 
 use crate::error::CliError;
+use crate::intent::{IntentArgs, process_env};
 use crate::output::{FailOn, Format, emit, emit_report};
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
@@ -22,9 +23,8 @@ pub struct Args {
     /// not complete (`never`: always 0); without it the gate decides.
     #[arg(long, value_enum)]
     fail_on: Option<FailOn>,
-    /// What the change is meant to do.
-    #[arg(long, default_value = "")]
-    intent: String,
+    #[command(flatten)]
+    intent: IntentArgs,
     /// Repository root holding REVIEW.md and revu.toml [default: the current
     /// directory].
     #[arg(long)]
@@ -38,7 +38,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.source.read()?;
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
-    let prepared = args.options.prepare(change, repo, args.intent)?;
+    let intent = args.intent.gather(&change, &process_env)?;
+    let prepared = args.options.prepare(change, repo, intent)?;
     prepared.say_left_out();
     let submission = prepared.submission;
     let large = submission.diff.len() >= APART_MIN_BYTES;

@@ -5,6 +5,7 @@ use crate::credentials::{TlsArgs, TokenArgs};
 use crate::error::CliError;
 use crate::follow::{self, Link};
 use crate::head::Heads;
+use crate::intent::{Intent, IntentArgs, process_env};
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
 use crate::repo_files::RepoFiles;
@@ -40,9 +41,8 @@ pub struct Args {
     /// Review rigor: poc, prototype or production.
     #[arg(long, value_parser = crate::reviewer::parse_rigor)]
     rigor: Option<Rigor>,
-    /// What the change is meant to do.
-    #[arg(long, default_value = "")]
-    intent: String,
+    #[command(flatten)]
+    intent: IntentArgs,
     /// Resubmitting with the same key returns the same review. Without
     /// one, each run makes a key of its own, under which its own retries
     /// resubmit.
@@ -98,6 +98,7 @@ fn parse_traceparent(
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let change = args.change.source.read()?;
+    let intent = args.intent.gather(&change, &process_env)?;
     let mut heads = change.heads(args.change.head_limits)?;
     if !args.quiet {
         heads.say_skipped();
@@ -116,7 +117,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (format, fail_on) = (args.format, args.fail_on);
     revu_runtime::tls::install_crypto_provider();
     let tls = args.tls.config(&args.coordinator)?;
-    let report = runtime.block_on(submit(args, tls, diff, heads, code_index, repo))?;
+    let report = runtime.block_on(submit(args, tls, diff, heads, code_index, repo, intent))?;
     emit(&report, format, fail_on)
 }
 
@@ -127,6 +128,7 @@ async fn submit(
     heads: Heads,
     code_index: Vec<u8>,
     repo: RepoFiles,
+    intent: Intent,
 ) -> Result<String, CliError> {
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let mut link = Link::new(&args.coordinator, deadline, args.token.credentials()?, tls)?;
@@ -153,7 +155,12 @@ async fn submit(
     let request = pb::SubmitReviewRequest {
         diff: diff.into(),
         head_files,
-        intent: args.intent,
+        intent: intent.text,
+        intent_sources: intent
+            .sources
+            .into_iter()
+            .map(|s| s.as_str().to_owned())
+            .collect(),
         rigor: rigor as i32,
         labels: args.labels,
         idempotency_key,

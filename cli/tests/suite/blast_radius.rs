@@ -84,7 +84,7 @@ fn a_finding_in_a_function_with_two_callers_in_other_modules_says_so() {
         secret["blast_radius"], "2 direct callers, 3 transitive importers",
         "{secret:#}"
     );
-    let md = Command::new(env!("CARGO_BIN_EXE_revu"))
+    let md = crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .current_dir(&s.dir)
         .env("GIT_CONFIG_GLOBAL", &s.hostile)
         .args(["review", "--format", "md"])
@@ -178,7 +178,7 @@ fn a_diff_from_standard_input_has_no_graph_and_says_so() {
         .args(["diff"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_revu"))
+    let mut child = crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .current_dir(&s.dir)
         .args(["review", "--format", "json", "--diff", "-"])
         .stdin(Stdio::piped())

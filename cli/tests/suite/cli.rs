@@ -12,6 +12,7 @@ fn example(name: &str) -> PathBuf {
 
 fn revu(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
+    crate::scratch::outside_ci(&mut cmd);
     cmd.env_remove("TRACEPARENT")
         .env_remove("REVU_COORDINATOR")
         .args(args)

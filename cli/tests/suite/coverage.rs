@@ -38,7 +38,7 @@ fn review_of(name: &str, text: &str, extra: &[&str]) -> Value {
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let patch = dir.join(name);
     std::fs::write(&patch, text).unwrap_or_else(|e| panic!("{e}"));
-    let out = Command::new(env!("CARGO_BIN_EXE_revu"))
+    let out = crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .env_remove("REVU_SKIP_FILES")
         .args(["review", "--format", "json", "--repo"])
         .arg(&dir)

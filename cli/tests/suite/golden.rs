@@ -9,7 +9,7 @@ fn review(example: &str) -> serde_json::Value {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../examples")
         .join(example);
-    let out = Command::new(env!("CARGO_BIN_EXE_revu"))
+    let out = crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .args(["review", "--format", "json", "--diff"])
         .arg(&path)
         .env_remove("REVU_COORDINATOR")

@@ -124,6 +124,24 @@ fn the_index_is_the_same_with_and_without_the_cache_and_a_warm_one_parses_only_t
     let without = index(&s, &["--commit", "HEAD", "--no-index-cache"], &[]);
     let stale = without["omissions"].to_string();
     assert!(stale.contains("checks_arity"), "{without:#}");
+    // Each stale use carries the lines around it, read again from git for
+    // the files the change did not touch.
+    let omissions = without["omissions"].as_array().cloned().unwrap_or_default();
+    assert!(!omissions.is_empty());
+    for o in &omissions {
+        let snippet = &o["site"]["snippet"];
+        let lines = snippet["lines"].as_array().cloned().unwrap_or_default();
+        let first = snippet["first_line"].as_u64().unwrap_or(0);
+        let line = o["site"]["line"].as_u64().unwrap_or(0);
+        let at = usize::try_from(line.saturating_sub(first)).unwrap_or(usize::MAX);
+        assert!(
+            lines
+                .get(at)
+                .and_then(Value::as_str)
+                .is_some_and(|l| l.contains("checks_arity")),
+            "{o:#}"
+        );
+    }
     assert!(without["stats"]["files"].as_u64() > Some(45), "{without:#}");
     let cold = cache_stats(&s, &with(&["--commit", "HEAD"]));
     assert_eq!(cold["hits"], 0, "{cold}");
@@ -158,6 +176,7 @@ fn the_index_is_the_same_with_and_without_the_cache_and_a_warm_one_parses_only_t
     assert_eq!(warm["misses"], 0, "{warm}");
     s.git(&["reset", "-q", "HEAD"]);
     let worktree = index(&s, &["--worktree", "--no-index-cache"], &[]);
+    assert_eq!(worktree["omissions"], committed["omissions"], "work tree");
     assert_eq!(
         index(&s, &with(&["--worktree"]), &[]),
         worktree,

@@ -14,6 +14,7 @@ mod eval_judge;
 mod git;
 mod golden;
 mod index_cache;
+mod intent;
 mod lint;
 mod llm;
 mod llm_context;

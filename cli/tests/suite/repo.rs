@@ -9,7 +9,7 @@ fn fixtures() -> PathBuf {
 }
 
 fn revu(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revu"))
+    crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .args(args)
         .current_dir(cwd)
         .output()

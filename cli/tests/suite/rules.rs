@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn revu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_revu"))
+    crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("{e}"))

@@ -2,6 +2,7 @@
 
 use crate::service::{RequestError, ReviewStatus, ServiceError, Submission};
 use revu_domain::bundle::OwnersFile;
+use revu_domain::intent::IntentSource;
 use revu_domain::packages::{MANIFESTS, Package};
 use revu_domain::paths::dir_below_root;
 use revu_domain::report::Rigor;
@@ -47,7 +48,13 @@ pub fn submission(req: pb::SubmitReviewRequest) -> Result<Submission, ServiceErr
         nested_conventions.insert(dir, nested.content);
     }
     let packages = packages(req.packages)?;
+    let intent_sources = req
+        .intent_sources
+        .into_iter()
+        .map(|s| IntentSource::parse(&s).ok_or(RequestError::IntentSource(s)))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Submission {
+        intent_sources,
         packages,
         code_index,
         code_index_bytes,
@@ -266,5 +273,29 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn intent_sources_are_the_known_names() {
+        let sent = |names: &[&str]| {
+            submission(pb::SubmitReviewRequest {
+                intent: "make the limit tunable".into(),
+                intent_sources: names.iter().map(|n| (*n).to_owned()).collect(),
+                ..Default::default()
+            })
+        };
+        let sub = sent(&["flag", "github", "commits"]).unwrap_or_default();
+        assert_eq!(
+            sub.intent_sources,
+            [
+                IntentSource::Flag,
+                IntentSource::Github,
+                IntentSource::Commits
+            ]
+        );
+        assert!(matches!(
+            sent(&["flag", "jira"]),
+            Err(ServiceError::InvalidRequest(RequestError::IntentSource(name))) if name == "jira"
+        ));
     }
 }

@@ -58,6 +58,9 @@ pub enum RequestError {
     /// A package's manifest that is none of those revu knows.
     #[error("packages: {manifest:?} of {dir} is not one of {}", revu_domain::packages::MANIFESTS.join(", "))]
     PackageManifest { dir: String, manifest: String },
+    /// An intent source, as sent.
+    #[error("intent_sources: {0:?} is not one of flag, file, github, gitlab, commits")]
+    IntentSource(String),
     #[error(transparent)]
     RepoConfig(#[from] RepoConfigError),
 }

@@ -24,6 +24,8 @@ pub struct Submission {
     /// Head-side contents of changed files, byte-exact.
     pub head_files: BTreeMap<String, Vec<u8>>,
     pub intent: String,
+    /// Where the intent came from.
+    pub intent_sources: Vec<revu_domain::intent::IntentSource>,
     pub rigor: Option<Rigor>,
     pub labels: Vec<String>,
     pub idempotency_key: Option<String>,
@@ -87,6 +89,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             diff,
             head_files: sub.head_files,
             intent: sub.intent,
+            intent_sources: sub.intent_sources,
             conventions: sub.conventions,
             nested_conventions: sub.nested_conventions,
             codeowners: sub.codeowners,

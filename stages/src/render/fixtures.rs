@@ -11,6 +11,7 @@ use revu_domain::adjudication::{
 use revu_domain::diff::FileStatus;
 use revu_domain::facts::{RiskTier, Signal};
 use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::intent::IntentSource;
 use revu_domain::lane::FileNote;
 use revu_domain::report::{
     Coverage, FactsSummary, FileCoverage, FileRead, FileSummary, Gate, LaneOutcome, LaneSummary,
@@ -127,6 +128,7 @@ pub fn clean_docs_report() -> Report {
         coverage: Coverage {
             files: vec![covered("docs/guide.md", &["domain:docs"], FileRead::Diff)],
             truncated: vec![],
+            intent_sources: vec![],
         },
         conventions: Default::default(),
         adjudication: None,
@@ -281,6 +283,7 @@ pub fn blocked_report() -> Report {
             truncated: vec![
                 "specialist:correctness: the review's token cap of 9000 is spent".into(),
             ],
+            intent_sources: vec![IntentSource::Github, IntentSource::Commits],
         },
         conventions: Default::default(),
         adjudication: None,

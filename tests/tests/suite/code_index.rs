@@ -2,7 +2,8 @@
 //! work tree sends the index with the review, the coordinator checks the
 //! citations it vouches for and computes each finding's blast radius, and
 //! a worker's rules report the stale use of a renamed property in a file
-//! the change did not touch. Needs git on PATH.
+//! the change did not touch; the intent's sources reach the report. Needs
+//! git on PATH.
 
 use revu_tests::{Cluster, RedisServer, bin};
 use std::path::Path;
@@ -65,7 +66,12 @@ fn a_submitted_git_change_carries_its_index_to_the_fleet() {
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("REVU_COORDINATOR")
+        .env_remove("GITHUB_EVENT_NAME")
+        .env_remove("REVU_NO_AUTO_INTENT")
+        .env("CI_MERGE_REQUEST_TITLE", "Rename user_name")
+        .env_remove("CI_MERGE_REQUEST_DESCRIPTION")
         .args(["submit", "--quiet", "--format", "json", "--timeout", "120"])
+        .args(["--intent", "one name for the user's name"])
         .arg("--coordinator")
         .arg(cluster.endpoint())
         .output()
@@ -88,6 +94,12 @@ fn a_submitted_git_change_carries_its_index_to_the_fleet() {
     );
     assert_eq!(report["gate"], "NEEDS-HUMAN");
     assert_eq!(report["code_index"]["stale_uses"], 1);
+    // The intent travels with where it came from (a staged change: no
+    // commits).
+    assert_eq!(
+        report["coverage"]["intent_sources"],
+        serde_json::json!(["flag", "gitlab"])
+    );
     assert!(
         findings.iter().all(|f| f["blast_radius"]
             .as_str()

@@ -15,6 +15,7 @@ use super::marked::{Marked, is_marked};
 use super::render_corpus;
 use super::scoring::{CaseRun, Expected, Scored, Spent};
 use crate::error::CliError;
+use crate::intent::AutoIntent;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::{Change, Source, revision};
@@ -64,6 +65,8 @@ pub struct Args {
     /// Exit 1 when more than N traps are hit.
     #[arg(long, value_name = "N")]
     max_trap_hits: Option<usize>,
+    #[command(flatten)]
+    auto_intent: AutoIntent,
     #[command(flatten)]
     review: ReviewOptions,
 }
@@ -132,7 +135,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for item in loaded.items {
         bar.start(&item.name);
         let started = Instant::now();
-        let (findings, usage) = match review(&reviewer, &args.review, &item) {
+        let (findings, usage) = match review(&reviewer, &args.review, args.auto_intent, &item) {
             Ok(reviewed) => reviewed,
             Err(e) => {
                 bar.finish();
@@ -204,6 +207,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 fn review(
     reviewer: &Reviewer,
     options: &ReviewOptions,
+    auto: AutoIntent,
     item: &Item,
 ) -> Result<(Vec<Finding>, Option<ReviewUsage>), CliError> {
     let within = |e: CliError| in_case(&item.name, e);
@@ -239,9 +243,8 @@ fn review(
             (change, RepoFiles::read(Some(&top)).map_err(within)?)
         }
     };
-    let prepared = options
-        .prepare(change, repo, item.intent.clone())
-        .map_err(within)?;
+    let intent = auto.for_eval(&item.intent, &change);
+    let prepared = options.prepare(change, repo, intent).map_err(within)?;
     let finished = reviewer.review(prepared.submission).map_err(|e| match e {
         // Refused as it stands: the case's change is at fault.
         CliError::Input(_) => within(e),

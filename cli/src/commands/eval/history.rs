@@ -15,6 +15,7 @@ use super::bar::Bar;
 use super::commits::{self, Commit, Selection};
 use super::render_history;
 use crate::error::CliError;
+use crate::intent::AutoIntent;
 use crate::repo_files::RepoFiles;
 use crate::reviewer::{ReviewOptions, Reviewer};
 use crate::source::Source;
@@ -51,6 +52,8 @@ pub struct Args {
     /// `DIR/<commit id>.json`.
     #[arg(long, value_name = "DIR")]
     keep_reports: Option<PathBuf>,
+    #[command(flatten)]
+    auto_intent: AutoIntent,
     #[command(flatten)]
     review: ReviewOptions,
 }
@@ -122,7 +125,8 @@ fn review_commit(
         .read_in(top)
         .and_then(|change| {
             let repo = RepoFiles::at_commit(top, &commit.sha)?;
-            args.review.prepare(change, repo, String::new())
+            let intent = args.auto_intent.for_eval("", &change);
+            args.review.prepare(change, repo, intent)
         })
         .map_err(|e| match e {
             CliError::Empty(_) => "an empty change against its first parent".to_owned(),

@@ -129,7 +129,7 @@ pub fn review_model(server: &Server, patch: &str, model: &str, extra: &[&str]) -
 /// [`review_model`] with revu's defaults, adjudication included.
 pub fn review_model_as_is(server: &Server, patch: &str, model: &str, extra: &[&str]) -> Output {
     let diff = example(patch);
-    Command::new(env!("CARGO_BIN_EXE_revu"))
+    crate::scratch::outside_ci(&mut Command::new(env!("CARGO_BIN_EXE_revu")))
         .env_remove("TRACEPARENT")
         .env("REVU_LLM_API_KEY", KEY)
         .args([

@@ -95,9 +95,28 @@ pub fn revu_with(
     cmd.output().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The variables a CI job sets that revu reads a change's intent from.
+pub const CI_INTENT_VARS: [&str; 5] = [
+    "GITHUB_EVENT_NAME",
+    "GITHUB_EVENT_PATH",
+    "CI_MERGE_REQUEST_TITLE",
+    "CI_MERGE_REQUEST_DESCRIPTION",
+    "REVU_NO_AUTO_INTENT",
+];
+
+/// `cmd` without the CI job's intent variables, so that a test run in CI
+/// reviews what it would anywhere else.
+pub fn outside_ci(cmd: &mut Command) -> &mut Command {
+    for name in CI_INTENT_VARS {
+        cmd.env_remove(name);
+    }
+    cmd
+}
+
 /// `revu` in `dir`, with `config` as the user's git config when given.
 pub fn revu_command(dir: &Path, config: Option<&Path>) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_revu"));
+    outside_ci(&mut cmd);
     // The code index's cache: the tests' own, never the user's.
     let cache = std::env::temp_dir().join("revu-tests-index-cache");
     cmd.current_dir(dir)

@@ -3,6 +3,7 @@
 //! could not finish what they were given.
 
 use super::{cell, code, inline, push_code};
+use revu_domain::intent::IntentSource;
 use revu_domain::report::{FileRead, Report};
 use std::fmt::{self, Write};
 
@@ -20,6 +21,10 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
         c.files.len(),
         c.files.len() - reviewed
     )?;
+    if !c.intent_sources.is_empty() {
+        let from: Vec<&str> = c.intent_sources.iter().map(|s| said(*s)).collect();
+        writeln!(out, "Intent taken from {}.\n", from.join(", "))?;
+    }
     if !c.files.is_empty() {
         writeln!(
             out,
@@ -62,4 +67,15 @@ pub(super) fn write(out: &mut String, r: &Report) -> fmt::Result {
         writeln!(out)?;
     }
     Ok(())
+}
+
+/// An intent source as the report's reader knows it.
+fn said(source: IntentSource) -> &'static str {
+    match source {
+        IntentSource::Flag => "`--intent`",
+        IntentSource::File => "`--intent-file`",
+        IntentSource::Github => "the GitHub pull request",
+        IntentSource::Gitlab => "the GitLab merge request",
+        IntentSource::Commits => "the commit messages",
+    }
 }
