@@ -153,7 +153,10 @@ impl LlmServer {
             .arg("-m")
             .arg(model)
             .args(["--host", "127.0.0.1", "--port", &port.to_string()])
-            .args(["-c", "8192", "-np", "4", "-t", "2", "--alias", MODEL_ALIAS])
+            // Four slots of 8192 tokens each (the context is split among
+            // the slots): a review lane's method and hunts alone take
+            // about 4,000 of the model's tokens.
+            .args(["-c", "32768", "-np", "4", "-t", "2", "--alias", MODEL_ALIAS])
             .args(["--api-key", &key, "--metrics"])
             .stdin(Stdio::null())
             .stdout(out)
