@@ -106,6 +106,16 @@ pub enum LaneKind {
 }
 
 impl LaneKind {
+    /// Every [`LaneKind::label`].
+    pub const LABELS: [&'static str; 6] = [
+        "domain",
+        "specialist",
+        "adjudication",
+        "challenge",
+        "grouping",
+        "synthesis",
+    ];
+
     /// An adjudication or challenge lane: it decides about candidates and
     /// raises no finding of its own.
     pub fn adjudicates(&self) -> bool {

@@ -48,10 +48,11 @@ const MAX_HEAD: usize = 8 * 1024;
 /// Labels of a lane's duration: what ran it and how it ended.
 #[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LaneLabels {
-    /// `domain`, `specialist` or `adjudication`.
+    /// `domain`, `specialist`, `adjudication`, `challenge`, `grouping` or
+    /// `synthesis`.
     pub lane_kind: String,
-    /// The domain (`api`, `docs`, …), the dimension (`security`, …) or
-    /// `adjudication`.
+    /// The domain (`api`, `docs`, …), the dimension (`security`, …), or
+    /// the lane kind for the others.
     pub lane: String,
     pub engine: String,
     pub outcome: String,
@@ -104,11 +105,12 @@ pub fn domain_label(domain: &str) -> String {
 }
 
 /// Most `lane` label values one process gives: the capped domains and
-/// [`OTHER_DOMAINS`], the six dimensions, and the adjudication, grouping
-/// and synthesis lanes. A lane goes to one engine (the routing is the
-/// operator's), so this also bounds the (lane, engine) pairs.
+/// [`OTHER_DOMAINS`], the six dimensions, and the adjudication, challenge,
+/// grouping and synthesis lanes (every challenge lane is labelled
+/// `challenge`). A lane goes to one engine (the routing is the operator's),
+/// so this also bounds the (lane, engine) pairs.
 pub const MAX_LANE_LABELS: usize =
-    MAX_DOMAIN_LABELS + 1 + revu_domain::finding::Dimension::ALL.len() + 3;
+    MAX_DOMAIN_LABELS + 1 + revu_domain::finding::Dimension::ALL.len() + 4;
 
 /// Series of one label set of a histogram with `buckets` bounds: one per
 /// bound, `+Inf`, `_sum` and `_count`.

@@ -63,11 +63,17 @@ def main(argv):
         return 0
     if mode == "adjudicate-drop-first":
         report = clean_report(lane)
+        # A drop cites the line it is about, which the review holds.
         report["decisions"] = [
-            {"index": 0, "action": "drop", "reason": "simulated adjudicator: not reachable"}
+            {
+                "index": 0,
+                "action": "drop",
+                "reason": "simulated adjudicator: not reachable",
+                "evidence": "%s:%d" % (c["file"], c["line"]),
+            }
             if i == 0
             else {"index": i, "action": "confirm", "reason": ""}
-            for i, _ in enumerate(lane.get("candidates", []))
+            for i, c in enumerate(lane.get("candidates", []))
         ]
         json.dump(report, sys.stdout)
         return 0

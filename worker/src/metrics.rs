@@ -174,7 +174,7 @@ impl WorkerMetrics {
         use revu_runtime::metrics::{MAX_LANE_LABELS, histogram_series};
         let reasons = revu_domain::lane::FaultKind::ALL.len();
         let outcomes = 2; // reported, failed
-        let lane_kinds = 5;
+        let lane_kinds = revu_domain::lane::LaneKind::LABELS.len();
         let token_kinds = 5;
         let scalars = 4;
         MAX_LANE_LABELS * outcomes * histogram_series(FINE_BUCKETS.len())
@@ -189,13 +189,7 @@ impl WorkerMetrics {
     /// 0 for every lane kind, so that the first of each shows as an
     /// increase (Prometheus sees no increase in a series that starts at 1).
     pub fn expect_model(&self, engine: &str, model: &str) {
-        for lane_kind in [
-            "domain",
-            "specialist",
-            "adjudication",
-            "grouping",
-            "synthesis",
-        ] {
+        for lane_kind in revu_domain::lane::LaneKind::LABELS {
             let labels = ModelLabels {
                 engine: engine.to_owned(),
                 model: model.to_owned(),

@@ -50,7 +50,7 @@ fn a_file_that_names_no_prompt_is_refused_by_name_with_the_accepted_names() {
     let message = err.to_string();
     assert!(message.contains("securty.md: names no prompt"), "{message}");
     assert!(
-        message.contains("review.md, correctness.md, security.md, performance.md, design.md, testing.md, operability.md, domain.md, adjudicate.md, group.md, synthesize.md"),
+        message.contains("review.md, correctness.md, security.md, performance.md, design.md, testing.md, operability.md, domain.md, adjudicate.md, challenge.md, group.md, synthesize.md"),
         "{message}"
     );
     // A versioned name is not a prompt's name either.
@@ -94,6 +94,7 @@ fn the_built_in_set_names_every_prompt_by_its_file() {
             "operability-v1",
             "domain-v1",
             "adjudicate-v2",
+            "challenge-v1",
             "group-v1",
             "synthesize-v1"
         ]
