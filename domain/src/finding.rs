@@ -227,6 +227,37 @@ pub fn is_model_rule(rule: &str) -> bool {
 }
 
 impl Finding {
+    /// A finding of `rule` at `file:line`, its text and everything else
+    /// empty or unset, confidence 90: for an engine to fill in, and for
+    /// tests.
+    pub fn at(
+        rule: impl Into<String>,
+        severity: Severity,
+        file: impl Into<String>,
+        line: u32,
+        dimension: Dimension,
+    ) -> Finding {
+        Finding {
+            rule: rule.into(),
+            severity,
+            file: file.into(),
+            line,
+            end_line: None,
+            dimension,
+            dimensions: Vec::new(),
+            summary: String::new(),
+            why: String::new(),
+            fix: String::new(),
+            confidence: 90,
+            blast_radius: BlastRadius::Local,
+            pre_existing: false,
+            pre_existing_line: false,
+            downgraded_from: None,
+            meta: false,
+            owners: Vec::new(),
+        }
+    }
+
     /// The summary as a reader sees it: after [`PRE_EXISTING_MARK`] when
     /// the finding cites a line the change did not add.
     pub fn shown_summary(&self) -> std::borrow::Cow<'_, str> {
@@ -313,25 +344,13 @@ mod tests {
 
     #[test]
     fn citation_includes_range_only_when_it_spans_lines() {
-        let mut f = Finding {
-            rule: "RV-TEST".into(),
-            severity: Severity::Important,
-            file: "src/a.rs".into(),
-            line: 3,
-            end_line: None,
-            dimension: Dimension::Correctness,
-            dimensions: vec![],
-            summary: String::new(),
-            why: String::new(),
-            fix: String::new(),
-            confidence: 90,
-            blast_radius: BlastRadius::Local,
-            pre_existing: false,
-            pre_existing_line: false,
-            downgraded_from: None,
-            meta: false,
-            owners: Vec::new(),
-        };
+        let mut f = Finding::at(
+            "RV-TEST",
+            Severity::Important,
+            "src/a.rs",
+            3,
+            Dimension::Correctness,
+        );
         assert_eq!(f.citation(), "src/a.rs:3");
         f.end_line = Some(5);
         assert_eq!(f.citation(), "src/a.rs:3-5");

@@ -114,30 +114,21 @@ fn settled_decision<'a>(results: &'a LaneResults, id: &str) -> Option<&'a Decisi
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use revu_domain::finding::{BlastRadius, Dimension};
+    use revu_domain::finding::Dimension;
     use revu_domain::lane::LaneReportBody;
     use revu_domain::review::LaneResult;
     use std::sync::Arc;
 
     fn blocker(line: u32) -> Finding {
         Finding {
-            rule: "llm:security".into(),
-            severity: Severity::Blocker,
-            file: "src/a.rs".into(),
-            line,
-            end_line: None,
-            dimension: Dimension::Security,
-            dimensions: vec![],
             summary: format!("problem {line}"),
-            why: String::new(),
-            fix: String::new(),
-            confidence: 90,
-            blast_radius: BlastRadius::Local,
-            pre_existing: false,
-            pre_existing_line: false,
-            downgraded_from: None,
-            meta: false,
-            owners: Vec::new(),
+            ..Finding::at(
+                "llm:security",
+                Severity::Blocker,
+                "src/a.rs",
+                line,
+                Dimension::Security,
+            )
         }
     }
 

@@ -3,29 +3,14 @@
 use super::*;
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
-use revu_domain::finding::{BlastRadius, Dimension};
+use revu_domain::finding::Dimension;
 use revu_domain::lane::{FaultKind, LaneReportBody};
 use revu_domain::report::LaneOutcome;
 
 fn finding(rule: &str, severity: Severity, line: u32) -> Finding {
     Finding {
-        rule: rule.into(),
-        severity,
-        file: "src/a.rs".into(),
-        line,
-        end_line: None,
-        dimension: Dimension::Correctness,
-        dimensions: vec![],
         summary: format!("{rule} summary"),
-        why: String::new(),
-        fix: String::new(),
-        confidence: 90,
-        blast_radius: BlastRadius::Local,
-        pre_existing: false,
-        pre_existing_line: false,
-        downgraded_from: None,
-        meta: false,
-        owners: Vec::new(),
+        ..Finding::at(rule, severity, "src/a.rs", line, Dimension::Correctness)
     }
 }
 

@@ -107,27 +107,19 @@ fn same_words(a: &BTreeSet<String>, b: &BTreeSet<String>) -> bool {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use revu_domain::finding::{BlastRadius, Dimension, Severity};
+    use revu_domain::finding::{Dimension, Severity};
 
     fn finding(rule: &str, line: u32, end: Option<u32>, summary: &str) -> Finding {
         Finding {
-            rule: rule.into(),
-            severity: Severity::Important,
-            file: "app.py".into(),
-            line,
             end_line: end,
-            dimension: Dimension::Correctness,
-            dimensions: vec![],
             summary: summary.into(),
-            why: String::new(),
-            fix: String::new(),
-            confidence: 90,
-            blast_radius: BlastRadius::Local,
-            pre_existing: false,
-            pre_existing_line: false,
-            downgraded_from: None,
-            meta: false,
-            owners: Vec::new(),
+            ..Finding::at(
+                rule,
+                Severity::Important,
+                "app.py",
+                line,
+                Dimension::Correctness,
+            )
         }
     }
 
