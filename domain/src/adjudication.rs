@@ -25,6 +25,17 @@ pub fn is_candidate(f: &Finding) -> bool {
     f.severity >= Severity::Important
 }
 
+/// The built-in rules engine, which adjudicates by running rules again.
+pub const RULES_ENGINE: &str = "rules";
+
+/// Whether `f` is a candidate for an adjudication lane run by `engine`.
+/// The rules engine can only re-run rules: a model's finding is not its
+/// to confirm, so it is no candidate there (and a BLOCKER of a model that
+/// needs confirming stays unconfirmed).
+pub fn is_candidate_for(engine: &str, f: &Finding) -> bool {
+    is_candidate(f) && !(engine == RULES_ENGINE && crate::finding::is_model_rule(&f.rule))
+}
+
 /// What the adjudicator decided about one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -21,7 +21,7 @@
 use crate::render::outcome_name;
 use revu_domain::adjudication::{
     ADJUDICATION_LANE, Action, AdjudicationChange, AdjudicationPlan, AdjudicationReport,
-    AdjudicationStatus, Decision, is_candidate,
+    AdjudicationStatus, Decision, is_candidate_for,
 };
 use revu_domain::finding::{Finding, Severity};
 use revu_domain::review::{LaneEnd, LaneResult};
@@ -116,7 +116,9 @@ fn adjudicate_lane(
         challenges: Vec::new(),
     };
     let Some(lane) = lane else {
-        let status = if plan.candidates.is_empty() && !findings.iter().any(is_candidate) {
+        let status = if plan.candidates.is_empty()
+            && !findings.iter().any(|f| is_candidate_for(&plan.engine, f))
+        {
             AdjudicationStatus::NothingToAdjudicate
         } else {
             AdjudicationStatus::NotApplied

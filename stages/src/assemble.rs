@@ -10,7 +10,7 @@ use crate::adjudicate;
 use crate::conventions::{REPO_CONFIG, RepoContext, source_file};
 use crate::verdict::{self, VerdictInput};
 use crate::verify::{self, Verified};
-use revu_domain::adjudication::{ADJUDICATION_LANE, is_candidate};
+use revu_domain::adjudication::{ADJUDICATION_LANE, is_candidate_for};
 use revu_domain::bundle::ReviewBundle;
 use revu_domain::diff::Diff;
 use revu_domain::facts::SkipKind;
@@ -313,7 +313,12 @@ pub fn adjudication_candidates(
 ) -> Vec<Finding> {
     let (repo, _) = repo_context(bundle);
     let (verified, _) = verify_lanes(plan, results, diff, bundle, &repo);
-    verified.findings.into_iter().filter(is_candidate).collect()
+    let engine = plan.adjudication.as_ref().map_or("", |a| a.engine.as_str());
+    verified
+        .findings
+        .into_iter()
+        .filter(|f| is_candidate_for(engine, f))
+        .collect()
 }
 
 /// Verifies what the review lanes and the review-miss ledger raised. The

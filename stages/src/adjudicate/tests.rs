@@ -3,6 +3,7 @@
 use super::*;
 use Severity::{Blocker, Important, Suggestion};
 use proptest::prelude::*;
+use revu_domain::adjudication::is_candidate;
 use revu_domain::finding::Dimension;
 use revu_domain::lane::{FaultKind, LaneReportBody};
 use revu_domain::report::LaneOutcome;
@@ -527,4 +528,28 @@ fn a_low_confidence_blocker_reaches_the_verdict_only_confirmed() {
     let mut plain = findings;
     hold_back_unconfirmed(&mut plain, &[]);
     assert!(plain[..2].iter().all(|f| f.severity == Important));
+}
+
+#[test]
+fn the_rules_engine_is_given_no_model_finding_to_confirm() {
+    let model = Finding {
+        confidence: 60,
+        ..finding("llm:security", Blocker, 5)
+    };
+    assert!(is_candidate_for("llm", &model));
+    assert!(!is_candidate_for("rules", &model));
+    assert!(is_candidate_for(
+        "rules",
+        &finding("RV-SEC-002", Blocker, 5)
+    ));
+    // Left as verified, and held back for want of a confirmation.
+    let plan = AdjudicationPlan {
+        engine: "rules".into(),
+        candidates: vec![],
+        challenge: false,
+        challenged: Vec::new(),
+    };
+    let out = adjudicate(&plan, None, vec![model], &any_line);
+    assert_eq!(out.report.status, AdjudicationStatus::NothingToAdjudicate);
+    assert_eq!(out.findings[0].severity, Important);
 }
