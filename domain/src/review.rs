@@ -75,6 +75,11 @@ pub struct ReviewPlan {
     /// The submission asked that no lane reuse a cached report.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_cache: bool,
+    /// What revu's own checks found before any lane ran (the repository's
+    /// review-miss ledger matches), shown to each review lane whose files
+    /// they cite so that a model builds on them rather than repeats them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub known: Vec<Finding>,
 }
 
 /// A changed file the review left out of its lanes.
@@ -153,8 +158,9 @@ impl ReviewPlan {
 
     /// The findings every job of `lane` carries: the adjudication
     /// candidates for the adjudication lane, its own candidate for a
-    /// challenge lane, the report's findings for the
-    /// synthesis lane, none for any other.
+    /// challenge lane, the report's findings for the synthesis lane, and
+    /// for a review lane what revu found already in its files
+    /// ([`ReviewPlan::known`]).
     pub fn candidates_for(&self, lane: &LaneSpec) -> Vec<Finding> {
         match (&lane.kind, &self.adjudication, &self.synthesis) {
             (LaneKind::Adjudication, Some(a), _) => a.candidates.clone(),
@@ -166,6 +172,12 @@ impl ReviewPlan {
                     .collect()
             }
             (LaneKind::Synthesis, _, Some(s)) => s.findings.clone(),
+            (LaneKind::Domain { .. } | LaneKind::Specialist { .. }, _, _) => self
+                .known
+                .iter()
+                .filter(|f| lane.files.contains(&f.file))
+                .cloned()
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -393,5 +405,60 @@ mod tests {
             let json = serde_json::to_value(stage).unwrap_or_default();
             assert_eq!(json, stage.as_str());
         }
+    }
+
+    #[test]
+    fn each_lane_carries_the_findings_it_is_given() {
+        use crate::adjudication::{AdjudicationPlan, challenge_lane};
+        use crate::finding::{Dimension, Severity};
+        let at = |file: &str, line| {
+            Finding::at(
+                "MISS-001",
+                Severity::Important,
+                file,
+                line,
+                Dimension::Design,
+            )
+        };
+        let lane = |id: &str, kind: LaneKind, files: &[&str]| LaneSpec {
+            id: id.into(),
+            kind,
+            engine: "llm".into(),
+            files: files.iter().map(|f| (*f).to_owned()).collect(),
+            guidance: Vec::new(),
+        };
+        let plan = ReviewPlan {
+            known: vec![at("a.py", 1), at("b.py", 2)],
+            adjudication: Some(AdjudicationPlan {
+                engine: "llm".into(),
+                candidates: vec![at("c.py", 3), at("d.py", 4)],
+                challenge: true,
+                challenged: vec![1],
+            }),
+            ..ReviewPlan::default()
+        };
+        let files = |found: Vec<Finding>| found.into_iter().map(|f| f.file).collect::<Vec<_>>();
+        let domain = LaneKind::Domain {
+            domain: "api".into(),
+        };
+        assert_eq!(
+            files(plan.candidates_for(&lane("domain:api", domain, &["b.py"]))),
+            ["b.py"]
+        );
+        let security = LaneKind::Specialist {
+            dimension: Dimension::Security,
+        };
+        assert_eq!(
+            files(plan.candidates_for(&lane("specialist:security", security, &["a.py", "b.py"]))),
+            ["a.py", "b.py"]
+        );
+        assert_eq!(
+            files(plan.candidates_for(&lane("adjudication", LaneKind::Adjudication, &[]))),
+            ["c.py", "d.py"]
+        );
+        assert_eq!(
+            files(plan.candidates_for(&lane(&challenge_lane(1), LaneKind::Challenge, &[]))),
+            ["d.py"]
+        );
     }
 }

@@ -8,6 +8,7 @@ use revu_domain::adjudication::AdjudicationPlan;
 use revu_domain::diff::DiffError;
 use revu_domain::facts::SkipFiles;
 use revu_domain::facts::{Facts, RiskTier, Signal};
+use revu_domain::finding::Finding;
 use revu_domain::lane::{LaneKind, LaneSpec, Slice};
 use revu_domain::packages::Package;
 use revu_domain::report::{FactsSummary, FileSummary, Rigor, RigorChoice, RigorSource};
@@ -136,6 +137,24 @@ pub fn parse_lane_engine(s: &str) -> Result<LaneEngine, String> {
         lane: lane.to_owned(),
         engine: engine.to_owned(),
     })
+}
+
+/// Most review-miss ledger matches the lanes are shown.
+const MAX_KNOWN: usize = 50;
+
+/// The review-miss ledger's matches in the change, shown to the lanes
+/// whose files they cite (bounded; the report carries them all). The diff
+/// is parsed for it only when the repository keeps a ledger.
+fn known_findings(repo: &RepoContext, bytes: &[u8]) -> Vec<Finding> {
+    if repo.config.ledger.is_empty() {
+        return Vec::new();
+    }
+    let Ok(diff) = revu_domain::diff::parse(bytes) else {
+        return Vec::new();
+    };
+    let mut known = repo.config.ledger.run(&diff);
+    known.truncate(MAX_KNOWN);
+    known
 }
 
 /// `--adjudicate none`: no adjudication, even where a model reviews.
@@ -317,6 +336,7 @@ pub fn prepare(
         }),
         skipped_files,
         no_cache: request.no_cache,
+        known: known_findings(&repo, bytes),
     };
     match &settings.refine_grouping {
         // The grouping lane runs first, beside the specialists; the

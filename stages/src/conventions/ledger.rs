@@ -59,6 +59,10 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The ids of the entries, as the report lists the checks run.
     pub fn ids(&self) -> Vec<String> {
         self.entries.iter().map(|e| e.id.clone()).collect()

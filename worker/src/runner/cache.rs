@@ -41,6 +41,22 @@ pub(super) fn key(engine: &dyn Engine, input: &LaneInput) -> Option<String> {
     part(&mut h, serde_json::to_string(&job.lane).ok()?.as_bytes());
     let bundle = input.bundle();
     part(&mut h, bundle.intent.as_bytes());
+    // The repository's conventions, which a model lane reads whole, and
+    // what the lane is shown as found already.
+    part(
+        &mut h,
+        bundle.conventions.as_deref().unwrap_or("\0none").as_bytes(),
+    );
+    part(
+        &mut h,
+        serde_json::to_string(&bundle.nested_conventions)
+            .ok()?
+            .as_bytes(),
+    );
+    part(
+        &mut h,
+        serde_json::to_string(&job.candidates).ok()?.as_bytes(),
+    );
     for patch in input.lane_files() {
         // Streamed into the digest: a specialist lane reads every file, and
         // a copy of the whole patch text per lane is what this avoids.
@@ -151,6 +167,26 @@ mod tests {
         assert_eq!(stale, key(&engine, &input(Some(stale_in("report.py")))));
         // The stale use fixed elsewhere: the lane must run again.
         assert_ne!(stale, key(&engine, &input(Some(stale_in("other.py")))));
+    }
+
+    #[test]
+    fn the_repository_conventions_are_part_of_the_key() {
+        let engine = RulesEngine::default();
+        let plain = key(&engine, &input(None));
+        let with = |root: Option<&str>, nested: Option<(&str, &str)>| {
+            let base = input(None);
+            let mut review = LoadedReview::clone(&base.review);
+            let bundle = Arc::make_mut(&mut review.bundle);
+            bundle.conventions = root.map(str::to_owned);
+            if let Some((dir, text)) = nested {
+                bundle.nested_conventions.insert(dir.into(), text.into());
+            }
+            key(&engine, &LaneInput::new(base.job.clone(), Arc::new(review)))
+        };
+        let root = with(Some("## Allowed Nits\n- naming\n"), None);
+        assert_ne!(root, plain, "a REVIEW.md a model lane reads whole");
+        assert_ne!(with(Some("## Allowed Nits\n- style\n"), None), root);
+        assert_ne!(with(None, Some(("pkg", "## Path Guidance\n"))), plain);
     }
 
     #[test]
