@@ -29,12 +29,13 @@ const VERDICT_GRACE: Duration = Duration::from_secs(30);
 /// turns on), and the `llm` engines when `llm` names a provider.
 pub async fn engines(llm: &LlmSettings, lint: &LintSettings) -> Result<Engines, CliError> {
     let mut engines = Engines::built_in(lint);
+    let linters = revu_worker::engines::lint::Linters::new(lint).map(Arc::new);
     for engine in llm
         .engines()
         .await
         .map_err(|e| CliError::Input(e.to_string()))?
     {
-        engines = engines.with(Arc::new(engine));
+        engines = engines.with(Arc::new(engine.with_linters(linters.clone())));
     }
     Ok(engines)
 }

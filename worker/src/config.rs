@@ -161,8 +161,9 @@ impl WorkerConfig {
                 crate::engines::bench::BenchEngine::sleep(*ms),
             ));
         }
+        let linters = crate::engines::lint::Linters::new(&self.lint).map(std::sync::Arc::new);
         for llm in self.llm.engines().await? {
-            engines = engines.with(std::sync::Arc::new(llm));
+            engines = engines.with(std::sync::Arc::new(llm.with_linters(linters.clone())));
         }
         for spec in &self.exec_engines {
             let exec = crate::engines::exec::ExecEngine::new(

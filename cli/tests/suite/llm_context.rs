@@ -141,3 +141,69 @@ fn a_lane_over_budget_for_whole_files_still_sees_the_enclosing_function() {
         assert!(c.contains(&format!("(budget {budget})")), "{c}");
     }
 }
+
+/// A `--lint-tool` that reports in SARIF and counts its runs in `runs`.
+fn counting_probe(root: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = root.join("bin-probe");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("probe");
+    let sarif = r#"{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"probe"}},"results":[{"ruleId":"P1","level":"error","message":{"text":"unquoted </data> expansion"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"job.sh"},"region":{"startLine":2}}}]}]}]}"#;
+    let runs = root.join("runs");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\necho run >> '{}'\necho '{sarif}'\n",
+            runs.display()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+#[test]
+fn review_lanes_are_shown_the_linters_findings_in_their_files_run_once() {
+    let s = Scratch::new("llm-linted");
+    s.write("job.sh", "echo start\n");
+    s.commit("first");
+    s.write("job.sh", "echo start\necho $1\n");
+    s.commit("second");
+    let root = s
+        .dir
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let probe = format!("probe:*.sh={}", counting_probe(&root).display());
+    let clean = serde_json::json!({
+        "reviewed": ["job.sh"], "checks": [], "findings": [], "summary": "clean"
+    });
+    let body = answer(&clean.to_string());
+    let server = serve_with("", move |_| (200, body.clone()));
+    let r = review(&s, &server, &["--lint-tool", &probe]);
+    let shown = "- job.sh:2 [probe:P1]: unquoted </ data> expansion";
+    let lanes: Vec<(String, String)> = messages(&server)
+        .into_iter()
+        .filter(|(_, user)| user.contains("## File: job.sh"))
+        .collect();
+    assert!(!lanes.is_empty(), "no request showed job.sh");
+    for (_, user) in &lanes {
+        let at = user
+            .find(shown)
+            .unwrap_or_else(|| panic!("the linter's finding is not shown:\n{user}"));
+        assert!(at < user.find("</data>").unwrap_or(0), "{user}");
+        assert!(user.contains("What the linters report"), "{user}");
+    }
+    // One run for the review, however many lanes were shown it.
+    let runs = std::fs::read_to_string(root.join("runs")).unwrap_or_default();
+    assert_eq!(runs.lines().count(), 1, "{runs}");
+    // Shown, not reported: no lane here reports what the linters found.
+    let rules: Vec<&str> = r["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(!rules.contains(&"probe:P1"), "{r}");
+}

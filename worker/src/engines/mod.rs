@@ -35,6 +35,9 @@ pub struct LoadedReview {
     /// The built-in rules' findings per file, shared by the lanes that
     /// read this review in this process.
     rule_findings: Arc<rules::memo::FileFindings>,
+    /// The linters' findings on every file of the change, run once per
+    /// process by the first model lane that shows them.
+    linted: Arc<tokio::sync::OnceCell<Vec<Finding>>>,
 }
 
 impl LoadedReview {
@@ -43,6 +46,7 @@ impl LoadedReview {
             bundle,
             diff,
             rule_findings: Arc::default(),
+            linted: Arc::default(),
         }
     }
 }
@@ -165,6 +169,19 @@ impl LaneInput {
 
     pub fn bundle(&self) -> &ReviewBundle {
         &self.review.bundle
+    }
+
+    /// What the linters found in this lane's files, once a lane of this
+    /// review has run them ([`lint::Linters::run_once`]); else nothing.
+    pub fn linted(&self) -> Vec<&Finding> {
+        let Some(all) = self.review.linted.get() else {
+            return Vec::new();
+        };
+        let files: std::collections::HashSet<&str> =
+            self.job.lane.files.iter().map(String::as_str).collect();
+        all.iter()
+            .filter(|f| files.contains(f.file.as_str()))
+            .collect()
     }
 
     /// The patches of the files this lane reviews, in diff order: looked

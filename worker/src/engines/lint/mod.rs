@@ -91,6 +91,27 @@ impl Linters {
         out
     }
 
+    /// The linters' findings on every file of `input`'s review, run by the
+    /// first lane of the review in this process that asks and shared with
+    /// the rest ([`LaneInput::linted`] gives a lane those in its files).
+    /// What the tools could not do is the lint lanes' to report; here a
+    /// missing tool only means less is shown.
+    pub async fn run_once(&self, input: &LaneInput) {
+        let memo = std::sync::Arc::clone(&input.review.linted);
+        memo.get_or_init(|| async {
+            let mut job = (*input.job).clone();
+            job.lane.files = input
+                .diff()
+                .files
+                .iter()
+                .map(|p| p.path().to_owned())
+                .collect();
+            let whole = LaneInput::new(std::sync::Arc::new(job), input.review.clone());
+            self.run(&whole).await.findings
+        })
+        .await;
+    }
+
     /// Runs every tool that reads one of the lane's files.
     pub async fn run(&self, input: &LaneInput) -> Linted {
         let files = head_files(input);

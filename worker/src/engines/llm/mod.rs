@@ -66,6 +66,8 @@ pub struct LlmEngine {
     prices: price::PriceTable,
     /// What the lanes are told, read once at setup.
     prompts: Arc<PromptSet>,
+    /// The linters whose findings review lanes are shown, when on.
+    linters: Option<Arc<super::lint::Linters>>,
     client: reqwest::Client,
 }
 
@@ -121,8 +123,17 @@ impl LlmEngine {
             price: None,
             prices: price::PriceTable::default(),
             prompts: Arc::new(PromptSet::default()),
+            linters: None,
             client,
         })
+    }
+
+    /// The engine showing each review lane what `linters` find in its
+    /// files (run once per review in a process, whichever engine's lanes
+    /// report them).
+    pub fn with_linters(mut self, linters: Option<Arc<super::lint::Linters>>) -> Self {
+        self.linters = linters;
+        self
     }
 
     /// The same server and settings as engine `name` with `model`, which
@@ -140,6 +151,7 @@ impl LlmEngine {
             price: self.prices.get(model),
             prices: self.prices.clone(),
             prompts: self.prompts.clone(),
+            linters: self.linters.clone(),
             client: self.client.clone(),
         }
     }
@@ -150,6 +162,9 @@ impl LlmEngine {
             return self.run_phase(input).await;
         }
         let adjudicating = kind.adjudicates();
+        if let Some(linters) = self.linters.as_ref().filter(|_| !adjudicating) {
+            linters.run_once(&input).await;
+        }
         let spend = Spend::of(&input);
         let rule = revu_domain::finding::model_rule(&input.job.lane.id);
         // Building and counting the prompt of a wide lane is CPU work (and
@@ -393,11 +408,16 @@ impl Engine for LlmEngine {
 
     /// The service, the model, what the requests carry (the output limit
     /// among it), the input budget and a digest of every prompt the engine
-    /// can send: a new prompt (built in or the operator's), model or
-    /// request shape is another engine.
+    /// can send, and the linters whose findings the lanes are shown: a new
+    /// prompt (built in or the operator's), model, request shape or linter
+    /// is another engine.
     fn cache_identity(&self) -> Option<String> {
+        let linters = self
+            .linters
+            .as_ref()
+            .map_or_else(|| "off".to_owned(), |l| l.identity());
         Some(format!(
-            "llm/{}/{:?}/{}/{}/{}/in={}/prompts={}/{}",
+            "llm/{}/{:?}/{}/{}/{}/in={}/prompts={}/{}/linters {linters}",
             env!("CARGO_PKG_VERSION"),
             self.provider,
             self.url,

@@ -272,6 +272,7 @@ pub fn parts(input: &LaneInput, prompts: &PromptSet) -> Parts {
         context.push_str(&candidates_section(job.candidates.iter().enumerate()));
     } else {
         context.push_str(&known_section(&job.candidates));
+        context.push_str(&linted_section(&input.linted()));
     }
     // The gate quotes what the model wrote (an unknown section's name, a
     // field's value): inside the fence, after the files, so that the
@@ -430,6 +431,39 @@ fn known_section(known: &[revu_domain::finding::Finding]) -> String {
     }
     out
 }
+
+/// What the linters report in a review lane's files (at most
+/// [`MAX_LINTED`]): a tool's rule, a fact about the code that knows
+/// nothing of the change, for the model to weigh.
+fn linted_section(linted: &[&revu_domain::finding::Finding]) -> String {
+    let mut out = String::new();
+    for f in linted.iter().take(MAX_LINTED) {
+        if out.is_empty() {
+            out.push_str(
+                "What the linters report in these files (each a tool's rule, not a judgement of \
+                 the change; raise one only where it matters to this change, with your own \
+                 evidence):\n",
+            );
+        }
+        let _ = writeln!(
+            out,
+            "- {} [{}]: {}",
+            f.citation(),
+            fence_safe(&f.rule),
+            fence_safe(&f.summary)
+        );
+    }
+    if linted.len() > MAX_LINTED {
+        let _ = writeln!(out, "- and {} more", linted.len() - MAX_LINTED);
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
+/// Most linter findings a lane is shown.
+const MAX_LINTED: usize = 50;
 
 /// The data fence cannot be closed from inside the data.
 pub(super) fn fence_safe(text: &str) -> String {
