@@ -51,6 +51,31 @@ pub struct IndexCost {
     pub bytes: u64,
     /// What the cache did, when there was one.
     pub cache: Option<CacheStats>,
+    /// Whether the index came from a summary of the base tree.
+    pub tree: TreeUse,
+}
+
+/// How the index used the summaries of trees ([`revu_index::tree`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TreeUse {
+    /// Every file of the tree was read (from the cache where it held it).
+    #[default]
+    Full,
+    /// Read in full, and the summary of the tree at head kept.
+    Kept,
+    /// From the summary of the base tree: only the files naming what the
+    /// change touched were read.
+    Warm,
+}
+
+impl TreeUse {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TreeUse::Full => "full",
+            TreeUse::Kept => "full, summary kept",
+            TreeUse::Warm => "warm",
+        }
+    }
 }
 
 impl Change {
@@ -108,18 +133,39 @@ impl Change {
                 std::env::var_os(name)
             });
         let cache = crate::index_cache::open(dir);
-        let mut indexer = Indexer::cached(input, options, cache.clone());
+        let trees = cache.as_ref().and_then(|cache| {
+            crate::index_tree::Trees::of(top, cache, head_of, self.base_rev.as_deref(), &options)
+        });
         let mut bytes = 0u64;
         let count = |(_, b): &(String, Vec<u8>)| bytes += b.len() as u64;
-        match listed_files(top, head_of)? {
-            Some(listed) => {
-                let needed = indexer.scan_listed(listed.into_iter());
+        // Warm from the base tree's summary where there is one, else the
+        // whole tree (keeping its summary for the next change to it).
+        let (mut indexer, needed) = match (&cache, &trees) {
+            (Some(cache), Some(trees)) => trees.indexer(top, input, options, cache.clone()),
+            _ => (Indexer::cached(input, options, cache.clone()), None),
+        };
+        let tree = match needed {
+            Some(needed) => {
                 indexer.scan(blobs(top, needed)?.inspect(count));
+                TreeUse::Warm
             }
-            None => indexer.scan(indexed_files(top, head_of)?.inspect(count)),
-        }
+            None => {
+                match listed_files(top, head_of)? {
+                    Some(listed) => {
+                        let needed = indexer.scan_listed(listed.into_iter());
+                        indexer.scan(blobs(top, needed)?.inspect(count));
+                    }
+                    None => indexer.scan(indexed_files(top, head_of)?.inspect(count)),
+                }
+                TreeUse::Full
+            }
+        };
         let cache_stats = indexer.cache_stats();
-        let mut index = indexer.finish();
+        let (mut index, summary) = indexer.finish_summarized();
+        let tree = match (summary, &trees) {
+            (Some(summary), Some(trees)) if trees.keep(&summary) => TreeUse::Kept,
+            _ => tree,
+        };
         // The lines around the sites of changed symbols in files the
         // change did not touch: the scan kept no texts, so the few files
         // the snippets need are read again.
@@ -146,6 +192,7 @@ impl Change {
             elapsed: started.elapsed(),
             bytes,
             cache: cache_stats,
+            tree,
         };
         Ok(Some((index, cost)))
     }
@@ -166,6 +213,7 @@ impl Change {
             elapsed: started.elapsed(),
             bytes,
             cache: None,
+            tree: TreeUse::Full,
         })
     }
 }

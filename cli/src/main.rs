@@ -15,6 +15,7 @@ mod error;
 mod follow;
 mod head;
 mod index_cache;
+mod index_tree;
 mod input;
 mod intent;
 mod output;

@@ -8,6 +8,8 @@ use crate::extract::{Def, FileFacts, Ref};
 use crate::lang::Lang;
 use crate::resolve::Resolver;
 use crate::scan::{ScannedFile, quote};
+use crate::tree::StoredTree;
+use crate::tree::build::Edges;
 use revu_domain::code_index::{
     CodeIndex, IndexedFile, MAX_SITES, Omission, Site, Symbol, SymbolChange, SymbolKind, Taken,
 };
@@ -30,6 +32,19 @@ struct Rec<'a> {
     quotes: HashMap<u32, String>,
 }
 
+impl Rec<'_> {
+    /// A scanned file of a language, and its path.
+    fn scanned(f: ScannedFile) -> (String, Self) {
+        let rec = Rec {
+            lang: f.lang.unwrap_or(Lang::Python),
+            facts: f.facts,
+            src: None,
+            quotes: f.quotes,
+        };
+        (f.path, rec)
+    }
+}
+
 struct Graph<'a> {
     resolver: Resolver,
     recs: Vec<Option<Rec<'a>>>,
@@ -41,13 +56,30 @@ struct Graph<'a> {
     defined: HashMap<(Lang, String), usize>,
 }
 
+/// The summary of the base tree a warm index takes the files the change
+/// left alone from, and the paths the change touched.
+pub(crate) struct Prior<'t> {
+    pub tree: &'t StoredTree,
+    pub changed: &'t HashSet<String>,
+}
+
+/// The index of `change`; with `keep_edges`, the import graph too, for a
+/// summary of the tree.
 pub(crate) fn analyze(
     change: &ChangeInput,
     heads: BTreeMap<String, (Lang, FileFacts)>,
     bases: &BTreeMap<String, (Lang, FileFacts)>,
     scanned: Vec<ScannedFile>,
-) -> CodeIndex {
-    let graph = Graph::build(change, heads, scanned);
+    prior: Option<Prior<'_>>,
+    keep_edges: bool,
+) -> (CodeIndex, Option<Edges>) {
+    let (graph, forward) = Graph::build(change, heads, scanned, prior, keep_edges);
+    let edges = forward.map(|forward| Edges {
+        paths: (0..graph.resolver.len())
+            .map(|id| graph.resolver.path(id).to_owned())
+            .collect(),
+        forward,
+    });
     let mut index = CodeIndex::default();
     for patch in &change.diff.files {
         let path = patch.path();
@@ -62,7 +94,7 @@ pub(crate) fn analyze(
     index.omissions.truncate(MAX_OMISSIONS);
     index.taken.sort();
     index.taken.dedup();
-    index
+    (index, edges)
 }
 
 /// The files one changed file is reached from.
@@ -79,7 +111,9 @@ impl<'a> Graph<'a> {
         change: &'a ChangeInput,
         heads: BTreeMap<String, (Lang, FileFacts)>,
         scanned: Vec<ScannedFile>,
-    ) -> Graph<'a> {
+        prior: Option<Prior<'_>>,
+        keep_edges: bool,
+    ) -> (Graph<'a>, Option<Vec<Vec<usize>>>) {
         let mut resolver = Resolver::default();
         let mut recs: Vec<Option<Rec<'a>>> = Vec::new();
         let mut put = |resolver: &mut Resolver, path: &str, rec: Option<Rec<'a>>| {
@@ -96,6 +130,13 @@ impl<'a> Graph<'a> {
                 resolver.manifest(&f.path, text);
             }
         }
+        if let Some(prior) = &prior {
+            for (i, text) in &prior.tree.manifests {
+                if let Some(f) = prior.tree.files.get(*i as usize) {
+                    resolver.manifest(&f.path, text);
+                }
+            }
+        }
         for (path, (lang, facts)) in heads {
             let src = change.head.get(&path).map(Vec::as_slice);
             let rec = Rec {
@@ -106,15 +147,33 @@ impl<'a> Graph<'a> {
             };
             put(&mut resolver, &path, Some(rec));
         }
+        let mut scanned = scanned.into_iter().filter(|f| f.lang.is_some()).peekable();
+        // The files the change left alone, in path order (as a full scan
+        // gives them), with the facts of those the scan read.
+        let rest = prior.as_ref().map(|p| {
+            p.tree
+                .files
+                .iter()
+                .filter(|f| f.lang.is_some() && !p.changed.contains(&f.path))
+        });
+        for path in rest.into_iter().flatten().map(|f| f.path.as_str()) {
+            while scanned.peek().is_some_and(|f| f.path.as_str() < path) {
+                if let Some(f) = scanned.next() {
+                    let (path, rec) = Rec::scanned(f);
+                    put(&mut resolver, &path, Some(rec));
+                }
+            }
+            match scanned.next_if(|f| f.path == path) {
+                Some(f) => {
+                    let (path, rec) = Rec::scanned(f);
+                    put(&mut resolver, &path, Some(rec));
+                }
+                None => put(&mut resolver, path, None),
+            }
+        }
         for f in scanned {
-            let Some(lang) = f.lang else { continue };
-            let rec = Rec {
-                lang,
-                facts: f.facts,
-                src: None,
-                quotes: f.quotes,
-            };
-            put(&mut resolver, &f.path, Some(rec));
+            let (path, rec) = Rec::scanned(f);
+            put(&mut resolver, &path, Some(rec));
         }
         // Paths the change took away stay resolvable, so that what still
         // imports them is found.
@@ -128,15 +187,42 @@ impl<'a> Graph<'a> {
         }
         resolver.finish();
         let mut importers: Vec<Vec<usize>> = vec![Vec::new(); resolver.len()];
+        let mut forward: Option<Vec<Vec<usize>>> =
+            keep_edges.then(|| vec![Vec::new(); resolver.len()]);
         let mut uses: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
         let mut defined: HashMap<(Lang, String), usize> = HashMap::new();
+        // A warm index takes the imports of the files the change left
+        // alone from the summary, and resolves only the changed files'.
+        if let Some(prior) = &prior {
+            let tree = prior.tree;
+            let ids: Vec<Option<usize>> = tree.files.iter().map(|f| resolver.id(&f.path)).collect();
+            for (i, f) in tree.files.iter().enumerate() {
+                if f.lang.is_none() || prior.changed.contains(&f.path) {
+                    continue;
+                }
+                let Some(Some(id)) = ids.get(i).copied() else {
+                    continue;
+                };
+                for &t in tree.imports_of(i) {
+                    if let Some(Some(target)) = ids.get(t as usize).copied()
+                        && target != id
+                    {
+                        importers[target].push(id);
+                    }
+                }
+            }
+        }
+        let resolves = |path: &str| prior.as_ref().is_none_or(|p| p.changed.contains(path));
         for (id, rec) in recs.iter().enumerate() {
             let Some(rec) = rec else { continue };
             let from = resolver.path(id).to_owned();
-            for import in &rec.facts.imports {
+            for import in rec.facts.imports.iter().filter(|_| resolves(&from)) {
                 for target in resolver.resolve(&from, rec.lang, import) {
                     if target != id {
                         importers[target].push(id);
+                        if let Some(forward) = forward.as_mut() {
+                            forward[id].push(target);
+                        }
                     }
                 }
             }
@@ -153,13 +239,14 @@ impl<'a> Graph<'a> {
             list.sort_unstable();
             list.dedup();
         }
-        Graph {
+        let graph = Graph {
             resolver,
             recs,
             importers,
             uses,
             defined,
-        }
+        };
+        (graph, forward)
     }
 
     fn rec(&self, id: usize) -> Option<&Rec<'a>> {

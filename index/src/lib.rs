@@ -21,11 +21,13 @@ pub mod lang;
 pub mod resolve;
 mod scan;
 pub mod snippets;
+pub mod tree;
 
 pub use cache::{BlobId, CacheStats, FactsCache};
 pub use lang::Lang;
 pub use scan::{Listed, Options, ScannedFile};
 pub use snippets::SnippetPlan;
+pub use tree::{StoredTree, Summary, TreeError, TreeKey, TreeStore};
 
 use extract::FileFacts;
 use revu_domain::code_index::{CodeIndex, IndexStats};
@@ -71,6 +73,10 @@ pub struct Indexer {
     /// Files admitted by [`Indexer::scan_listed`] whose contents are still
     /// to be read.
     known: HashMap<String, Known>,
+    /// Keep what a summary of the tree at head needs ([`tree`]).
+    record: bool,
+    /// The summary of the base tree a warm index takes the rest from.
+    tree: Option<StoredTree>,
 }
 
 impl Indexer {
@@ -122,7 +128,81 @@ impl Indexer {
             cache,
             admission: Admission::default(),
             known: HashMap::new(),
+            record: false,
+            tree: None,
         }
+    }
+
+    /// An indexer that keeps, beside the index, a summary of the tree at
+    /// head ([`Indexer::finish_summarized`]): call before the scan.
+    pub fn summarized(mut self) -> Indexer {
+        self.record = true;
+        self
+    }
+
+    /// An indexer of a change to the tree `tree` summarises (its base
+    /// tree): the facts of the files the change left alone are read only
+    /// where they name what the change defines or took away, and the rest
+    /// of the index comes from the summary. Returns the files whose
+    /// contents are still needed: give them to [`Indexer::scan`], then
+    /// [`Indexer::finish`]. `tree` must be the summary of the base tree
+    /// under the same file limits, and the change must leave every
+    /// manifest as it is ([`Indexer::wants_tree`]).
+    ///
+    /// When the summary's postings cannot be read, the indexer is handed
+    /// back with the error, as [`Indexer::cached`] makes it: scan the whole
+    /// tree with it.
+    pub fn warm(
+        change: ChangeInput,
+        options: Options,
+        cache: Arc<FactsCache>,
+        tree: StoredTree,
+    ) -> (Indexer, Result<Vec<Listed>, TreeError>) {
+        let mut indexer = Indexer::cached(change, options, Some(cache));
+        let changed = indexer.changed_paths();
+        let mut names = match tree.files_naming(indexer.wanted.iter().map(String::as_str)) {
+            Ok(names) => names,
+            Err(e) => return (indexer, Err(e)),
+        };
+        // A changed file's direct importers are read too: a use elsewhere
+        // may reach it through one of them (a package re-exporting it).
+        let targets: std::collections::BTreeSet<u32> =
+            changed.iter().filter_map(|p| tree.find(p)).collect();
+        names.extend(tree.importers_of(&targets));
+        let listed: Vec<Listed> = names
+            .into_iter()
+            .filter_map(|i| tree.files.get(i as usize))
+            .filter(|f| f.lang.is_some() && !changed.contains(f.path.as_str()))
+            .map(|f| Listed {
+                path: f.path.clone(),
+                blob: f.blob,
+                size: f.size,
+            })
+            .collect();
+        let needed = indexer.scan_listed(listed.into_iter());
+        indexer.tree = Some(tree);
+        (indexer, Ok(needed))
+    }
+
+    /// Whether a summary of the base tree can index `diff`: not when the
+    /// change touches a manifest, which imports resolve by.
+    pub fn wants_tree(diff: &Diff) -> bool {
+        !diff.files.iter().any(|p| {
+            [p.old_path.as_deref(), p.new_path.as_deref()]
+                .into_iter()
+                .flatten()
+                .any(resolve::is_manifest)
+        })
+    }
+
+    /// The paths the change touches on either side.
+    fn changed_paths(&self) -> HashSet<String> {
+        let mut out: HashSet<String> = self.change.head.keys().cloned().collect();
+        for p in &self.change.diff.files {
+            out.extend(p.old_path.iter().cloned());
+            out.extend(p.new_path.iter().cloned());
+        }
+        out
     }
 
     /// Whether the scan reads `path` (a file of an indexed language, or a
@@ -146,6 +226,7 @@ impl Indexer {
             wanted: &self.wanted,
             quoted: &self.quoted,
             cache: self.cache.as_deref(),
+            record: self.record,
         };
         let (done, to_read) = scan.listed(files, &mut self.admission);
         self.add(done);
@@ -169,6 +250,7 @@ impl Indexer {
             wanted: &self.wanted,
             quoted: &self.quoted,
             cache: self.cache.as_deref(),
+            record: self.record,
         };
         let scanned = scan.contents(files, &mut self.known, &mut self.admission);
         self.add(scanned);
@@ -197,7 +279,14 @@ impl Indexer {
     /// The index of the change. The sites that get a snippet
     /// ([`snippets`]) carry it when they are in a changed file; for the
     /// others, read the files [`SnippetPlan::of`] the index names.
-    pub fn finish(mut self) -> CodeIndex {
+    pub fn finish(self) -> CodeIndex {
+        self.finish_summarized().0
+    }
+
+    /// The index of the change and, when the indexer was
+    /// [`Indexer::summarized`] and every file of the tree at head came
+    /// to it, the summary of that tree.
+    pub fn finish_summarized(mut self) -> (CodeIndex, Option<Summary>) {
         self.stats.skipped = self.admission.skipped;
         // The order the files came in, or which came from the cache, does
         // not matter to the index.
@@ -211,7 +300,38 @@ impl Indexer {
                 .entry(lang.name().to_owned())
                 .or_default() += 1;
         }
-        let mut index = analyze::analyze(&self.change, self.heads, &self.bases, self.scanned);
+        let mut summary = None;
+        if self.record && !self.admission.capped && self.tree.is_none() {
+            summary = tree::build::files(
+                &self.change,
+                &self.heads,
+                &mut self.scanned,
+                &self.options,
+                self.admission.skipped,
+            );
+        }
+        let changed = self.changed_paths();
+        let tree = self.tree.take();
+        if let Some(tree) = &tree {
+            // The scan read only the files naming what the change
+            // touched: the figures are the summary's.
+            self.stats = tree::build::stats(tree, &self.heads, &changed);
+        }
+        let prior = tree.as_ref().map(|tree| analyze::Prior {
+            tree,
+            changed: &changed,
+        });
+        let (mut index, edges) = analyze::analyze(
+            &self.change,
+            self.heads,
+            &self.bases,
+            self.scanned,
+            prior,
+            summary.is_some(),
+        );
+        if let (Some(summary), Some(edges)) = (summary.as_mut(), edges) {
+            tree::build::imports(summary, &edges);
+        }
         index.stats = self.stats;
         // The changed files' texts are at hand; the rest are read by the
         // caller through a [`SnippetPlan`] of what is still missing.
@@ -222,7 +342,7 @@ impl Indexer {
             }
         }
         plan.apply(&mut index);
-        index
+        (index, summary)
     }
 }
 

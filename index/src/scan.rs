@@ -14,6 +14,7 @@ use crate::cache::{BlobId, FactsCache};
 use crate::extract::{FileFacts, Readers};
 use crate::lang::Lang;
 use crate::resolve::is_manifest;
+use crate::tree::name_hash;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, mpsc};
 
@@ -49,6 +50,12 @@ pub struct ScannedFile {
     /// A manifest's text (`go.mod`, `package.json`…: see
     /// [`crate::resolve::Resolver::manifest`]).
     pub manifest: Option<String>,
+    /// Its blob, when known (listed, or read with the cache on).
+    pub blob: Option<BlobId>,
+    pub size: u64,
+    /// The hashes of every name its facts hold, when the scan keeps a
+    /// summary of the tree ([`crate::tree`]).
+    pub names: Vec<u32>,
 }
 
 /// A file of the repository at head, by its blob.
@@ -126,6 +133,8 @@ fn quoted_line(text: &[u8]) -> String {
 pub(crate) struct Admission {
     parsed: usize,
     pub skipped: usize,
+    /// The file limit left some file out.
+    pub capped: bool,
 }
 
 impl Admission {
@@ -139,6 +148,7 @@ impl Admission {
             return false;
         }
         if is_code && (too_large || self.parsed >= options.max_files) {
+            self.capped |= !too_large;
             self.skipped += 1;
             return false;
         }
@@ -154,8 +164,9 @@ pub(crate) enum Known {
     Nothing,
     /// The cache does not hold it: parsed and kept.
     Missed,
-    /// Its facts, from the cache: only its quotes are left to read.
-    Facts(FileFacts),
+    /// Its facts, from the cache (and the hashes of its names when they
+    /// are kept): only its quotes are left to read.
+    Facts(FileFacts, Vec<u32>),
 }
 
 /// What the scan reads with.
@@ -164,6 +175,8 @@ pub(crate) struct Scan<'a> {
     pub wanted: &'a HashSet<String>,
     pub quoted: &'a HashSet<String>,
     pub cache: Option<&'a FactsCache>,
+    /// Keep the hashes of every file's names, for a summary of the tree.
+    pub record: bool,
 }
 
 /// A listed file read from the cache, or handed back to be read.
@@ -200,17 +213,27 @@ impl Scan<'_> {
         let (Some(cache), Some(lang)) = (self.cache, Lang::of(&file.path)) else {
             return FromList::Read(file, Known::Nothing);
         };
-        let want = |name: &str| self.wanted.contains(name);
+        let names = std::cell::RefCell::new(Vec::new());
+        let want = |name: &str| {
+            if self.record {
+                names.borrow_mut().push(name_hash(name));
+            }
+            self.wanted.contains(name)
+        };
         let Some((facts, _)) = cache.get(file.blob, lang, &want) else {
             return FromList::Read(file, Known::Missed);
         };
+        let names = names.into_inner();
         if facts.refs.iter().any(|r| self.quoted.contains(&r.name)) {
-            return FromList::Read(file, Known::Facts(facts));
+            return FromList::Read(file, Known::Facts(facts, names));
         }
         FromList::Done(ScannedFile {
             path: file.path,
             lang: Some(lang),
             facts,
+            blob: Some(file.blob),
+            size: file.size,
+            names,
             ..ScannedFile::default()
         })
     }
@@ -246,19 +269,30 @@ impl Scan<'_> {
         bytes: &[u8],
         known: Known,
     ) -> Option<ScannedFile> {
+        let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
+        let blob = self.cache.map(|_| BlobId::of(bytes));
         let Some(lang) = Lang::of(&path) else {
             return Some(ScannedFile {
                 manifest: Some(String::from_utf8_lossy(bytes).into_owned()),
                 path,
+                blob,
+                size,
                 ..ScannedFile::default()
             });
         };
-        let want = |name: &str| self.wanted.contains(name);
-        let facts = match (known, self.cache) {
-            (Known::Facts(facts), _) => facts,
-            (_, None) => readers.read(lang, bytes, &want)?,
-            (known, Some(cache)) => {
-                let blob = BlobId::of(bytes);
+        let names = std::cell::RefCell::new(Vec::new());
+        let want = |name: &str| {
+            if self.record {
+                names.borrow_mut().push(name_hash(name));
+            }
+            self.wanted.contains(name)
+        };
+        let facts = match (known, self.cache, blob) {
+            (Known::Facts(facts, kept), _, _) => {
+                *names.borrow_mut() = kept;
+                facts
+            }
+            (known, Some(cache), Some(blob)) => {
                 let cached = match known {
                     Known::Nothing => cache.get(blob, lang, &want).map(|(f, _)| f),
                     _ => None,
@@ -267,12 +301,15 @@ impl Scan<'_> {
                     Some(facts) => facts,
                     None => {
                         let all = readers.read(lang, bytes, &|_| true)?;
-                        let size = u64::try_from(bytes.len()).unwrap_or(u64::MAX);
                         cache.put(blob, lang, size, &all);
-                        all.keep(&want)
+                        if self.record {
+                            *names.borrow_mut() = crate::tree::name_hashes(&all);
+                        }
+                        all.keep(&|n| self.wanted.contains(n))
                     }
                 }
             }
+            _ => readers.read(lang, bytes, &want)?,
         };
         let lines = facts
             .refs
@@ -286,6 +323,9 @@ impl Scan<'_> {
             facts,
             quotes,
             manifest: None,
+            blob,
+            size,
+            names: names.into_inner(),
         })
     }
 }

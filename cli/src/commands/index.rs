@@ -55,6 +55,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 "changed_files": index.files.len(),
                 "stale_uses": index.omissions.iter().filter(|o| o.doubt.is_none()).count(),
                 "unconfirmed_uses": index.omissions.iter().filter(|o| o.doubt.is_some()).count(),
+                "tree": cost.tree.as_str(),
                 "cache": cost.cache.map(|c| serde_json::json!({
                     "hits": c.hits,
                     "misses": c.misses,

@@ -76,6 +76,10 @@ impl BlobId {
         Some(BlobId(out))
     }
 
+    pub fn from_bytes(bytes: [u8; 20]) -> BlobId {
+        BlobId(bytes)
+    }
+
     pub fn as_bytes(&self) -> &[u8; 20] {
         &self.0
     }
@@ -160,6 +164,11 @@ impl FactsCache {
             written: AtomicUsize::new(0),
             write_failures: AtomicUsize::new(0),
         })
+    }
+
+    /// The directory the cache was opened in.
+    pub fn top(&self) -> &Path {
+        &self.top
     }
 
     /// Where the entry of `blob` read as `lang` lives.

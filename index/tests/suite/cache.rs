@@ -5,7 +5,9 @@
 //! from the cache is the index built without it, within any file limits.
 
 use revu_index::extract::{FileFacts, Readers};
-use revu_index::{BlobId, ChangeInput, FactsCache, Indexer, Lang, Listed, Options};
+use revu_index::{
+    BlobId, ChangeInput, FactsCache, Indexer, Lang, Listed, Options, TreeKey, TreeStore,
+};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -247,5 +249,70 @@ fn the_file_limits_leave_out_the_same_files_whichever_way_files_come() {
         without,
         "contents"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_warm_index_from_the_base_trees_summary_is_the_full_index_and_reads_what_the_change_names() {
+    let corpus = corpus();
+    let dir = scratch("tree");
+    let cache = Arc::new(FactsCache::open(&dir).unwrap_or_else(|e| panic!("{e}")));
+    let without = index_json(&corpus, None, false);
+    // A full index of the base tree (no change), listed by blob, keeps
+    // its summary.
+    let listed = || {
+        corpus.iter().map(|(path, bytes)| Listed {
+            path: path.clone(),
+            blob: BlobId::of(bytes),
+            size: bytes.len() as u64,
+        })
+    };
+    let mut full = Indexer::cached(
+        ChangeInput::default(),
+        Options::default(),
+        Some(cache.clone()),
+    )
+    .summarized();
+    let needed: HashSet<String> = full
+        .scan_listed(listed())
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    full.scan(corpus.iter().filter(|(p, _)| needed.contains(p)).cloned());
+    let (_, summary) = full.finish_summarized();
+    let summary = summary.unwrap_or_else(|| panic!("no summary"));
+    assert_eq!(
+        summary.files.len(),
+        corpus.len(),
+        "every file of the tree is in its summary"
+    );
+    let options = Options::default();
+    let key = TreeKey {
+        tree: "base".into(),
+        max_files: options.max_files as u64,
+        max_file_bytes: options.max_file_bytes as u64,
+    };
+    let store = TreeStore::in_cache(&dir);
+    store.keep(&key, &summary).unwrap_or_else(|e| panic!("{e}"));
+    let before = cache.stats();
+    let tree = store.open(&key).unwrap_or_else(|e| panic!("{e}"));
+    let (mut warm, needed) = Indexer::warm(change(&corpus), options, cache.clone(), tree);
+    let needed = needed.unwrap_or_else(|e| panic!("{e}"));
+    let needed: HashSet<String> = needed.into_iter().map(|f| f.path).collect();
+    warm.scan(corpus.iter().filter(|(p, _)| needed.contains(p)).cloned());
+    let json = serde_json::to_string_pretty(&warm.finish()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json, without, "warm, from the summary");
+    let after = cache.stats();
+    let read = after.hits - before.hits;
+    // The changed file's two sides, and the files naming what it defines
+    // (`Lang`'s methods, `of` and `name` among them, are named widely):
+    // not the whole tree.
+    assert!(
+        read > 0 && read < corpus.len(),
+        "{read} of {} files read",
+        corpus.len()
+    );
+    // Parsed: the changed file's new side alone.
+    assert_eq!(after.misses - before.misses, 1, "{after:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

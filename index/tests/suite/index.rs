@@ -192,3 +192,23 @@ fn a_symbol_moved_to_another_file_is_not_stale() {
     ]);
     assert_eq!(stale(&index), vec![]);
 }
+
+#[test]
+fn a_use_through_a_package_that_re_exports_the_changed_file() {
+    // `lib/index.ts` names nothing of `core.ts`: it passes it all on.
+    let core_before = "export const INVALID = Symbol(\"invalid\");\nexport const VALID = 1;\n";
+    let core_after = "export const INVALID = Symbol(\"invalid value\");\nexport const VALID = 1;\n";
+    let relay = "export * from \"./core\";\n";
+    let app = "import { INVALID } from \"../lib/index\";\n\nexport function check(v: unknown) {\n  return v === INVALID;\n}\n";
+    let index = index(&[
+        ("lib/core.ts", Some(core_before), Some(core_after)),
+        ("lib/index.ts", Some(relay), Some(relay)),
+        ("app/check.ts", Some(app), Some(app)),
+    ]);
+    let invalid = index.symbol_at("lib/core.ts", 1);
+    assert_eq!(
+        invalid.map(|s| (s.name.as_str(), s.callers)),
+        Some(("INVALID", 1)),
+        "{index:#?}"
+    );
+}

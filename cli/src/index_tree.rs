@@ -1,0 +1,118 @@
+//! The summaries of trees the code index keeps beside its cache
+//! ([`revu_index::tree`]): a commit's change is indexed warm from the
+//! summary of its base tree when the cache holds one, and a full index of
+//! a commit keeps the summary of its tree for the next change to it.
+
+use crate::head::HeadOf;
+use crate::source::{git, git_text};
+use revu_domain::diff::Diff;
+use revu_index::{ChangeInput, FactsCache, Indexer, Listed, Options, TreeKey, TreeStore};
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The trees of a commit's change, under the index's file limits.
+pub struct Trees {
+    store: TreeStore,
+    /// The base commit and its tree's key, when the change has a base.
+    base: Option<(String, TreeKey)>,
+    /// The head commit and its tree's key.
+    head: (String, TreeKey),
+}
+
+impl Trees {
+    /// The trees of a change whose head is a commit, kept in `cache`'s
+    /// directory; `None` for the index or the work tree, whose files are
+    /// no tree git holds.
+    pub fn of(
+        top: &Path,
+        cache: &FactsCache,
+        head_of: &HeadOf,
+        base_rev: Option<&str>,
+        options: &Options,
+    ) -> Option<Trees> {
+        let HeadOf::Commit(head) = head_of else {
+            return None;
+        };
+        let key = |rev: &str| {
+            let spec = format!("{rev}^{{tree}}");
+            let tree = git_text(top, &["rev-parse", "--verify", "--quiet", &spec]).ok()?;
+            Some((
+                rev.to_owned(),
+                TreeKey {
+                    tree,
+                    max_files: u64::try_from(options.max_files).unwrap_or(u64::MAX),
+                    max_file_bytes: u64::try_from(options.max_file_bytes).unwrap_or(u64::MAX),
+                },
+            ))
+        };
+        Some(Trees {
+            store: TreeStore::in_cache(cache.top()),
+            base: base_rev.filter(|b| !b.is_empty()).and_then(key),
+            head: key(head)?,
+        })
+    }
+
+    /// The indexer of `change`: warm from the base tree's summary, with
+    /// the files it still needs read, when the cache holds that summary
+    /// and the diff is the whole change between the two trees and leaves
+    /// every manifest alone; else an indexer of the whole tree (`None`),
+    /// which keeps the summary of the head tree.
+    pub fn indexer(
+        &self,
+        top: &Path,
+        change: ChangeInput,
+        options: Options,
+        cache: Arc<FactsCache>,
+    ) -> (Indexer, Option<Vec<Listed>>) {
+        let tree = self.base.as_ref().and_then(|(base, key)| {
+            if !Indexer::wants_tree(&change.diff) || !self.whole(top, base, &change.diff) {
+                return None;
+            }
+            self.store.open(key).ok()
+        });
+        let Some(tree) = tree else {
+            return (
+                Indexer::cached(change, options, Some(cache)).summarized(),
+                None,
+            );
+        };
+        match Indexer::warm(change, options, cache, tree) {
+            (indexer, Ok(needed)) => (indexer, Some(needed)),
+            (indexer, Err(e)) => {
+                eprintln!("revu: {e}; the code index reads the whole tree");
+                (indexer.summarized(), None)
+            }
+        }
+    }
+
+    /// Keeps `summary` as the head tree's; whether it was kept.
+    pub fn keep(&self, summary: &revu_index::Summary) -> bool {
+        self.store.keep(&self.head.1, summary).is_ok()
+    }
+
+    /// Whether `diff` holds every path that differs between the base and
+    /// the head commit (a diff narrowed to some paths does not: the
+    /// summary would then stand for files the change did touch).
+    fn whole(&self, top: &Path, base: &str, diff: &Diff) -> bool {
+        let Ok(out) = git(top)
+            .args(["diff-tree", "-r", "-z", "--name-only", "--no-renames"])
+            .args([base, self.head.0.as_str()])
+            .output()
+        else {
+            return false;
+        };
+        if !out.status.success() {
+            return false;
+        }
+        let mut seen: HashSet<&str> = HashSet::new();
+        for p in &diff.files {
+            seen.extend(p.old_path.as_deref());
+            seen.extend(p.new_path.as_deref());
+        }
+        out.stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .all(|p| std::str::from_utf8(p).is_ok_and(|p| seen.contains(p)))
+    }
+}
