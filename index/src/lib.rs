@@ -22,7 +22,7 @@ pub mod resolve;
 mod scan;
 pub mod snippets;
 
-pub use cache::{BlobId, CacheStats, FactsCache};
+pub use cache::{BlobId, CacheStats, FactsCache, Refused};
 pub use lang::Lang;
 pub use scan::{Listed, Options, ScannedFile};
 pub use snippets::SnippetPlan;
