@@ -21,6 +21,7 @@ mod output;
 mod progress;
 mod repo_files;
 mod reviewer;
+mod shared_index;
 mod source;
 #[cfg(test)]
 mod test_reports;

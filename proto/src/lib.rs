@@ -10,6 +10,7 @@ pub mod v1 {
     tonic::include_proto!("revu.v1");
 }
 
+pub mod index_cache;
 pub mod reason;
 
 /// The encoded file descriptor set, for server reflection.

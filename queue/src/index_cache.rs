@@ -12,11 +12,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Largest entry a store keeps: an entry describes one file of at most
-/// the index's file limit (1 MiB by default) in about half its size, so
-/// this leaves room for a raised limit.
-pub const MAX_ENTRY_BYTES: usize = 4 * 1024 * 1024;
-
 /// What one entry is the facts of, and who wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EntryName {

@@ -7,19 +7,12 @@ use super::grpc::{caller, malformed};
 use crate::auth::Authenticator;
 use crate::index_cache::IndexCacheStore;
 use crate::metrics::{CoordinatorMetrics, IndexCacheLabels};
+use revu_proto::index_cache::{ANSWER_BYTES, MAX_ENTRY_BYTES, MAX_KEYS};
 use revu_proto::v1 as pb;
 use revu_proto::v1::index_cache_service_server::IndexCacheService;
-use revu_queue::index_cache::{EntryName, MAX_ENTRY_BYTES};
+use revu_queue::index_cache::EntryName;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
-
-/// Most keys one lookup names.
-pub const MAX_KEYS: usize = 4096;
-/// Bytes of entries one answer carries at most, past its first entry.
-pub const ANSWER_BYTES: usize = 8 * 1024 * 1024;
-/// Largest message either way: a store's 16 MiB of entries, and room for
-/// their keys.
-pub const MESSAGE_LIMIT: usize = 17 * 1024 * 1024;
 
 /// The gRPC face of an [`IndexCacheStore`].
 #[derive(Debug, Clone)]

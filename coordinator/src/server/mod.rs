@@ -142,8 +142,8 @@ pub async fn serve<B: JobQueue + ReviewStore>(
             );
             Some(
                 IndexCacheServiceServer::new(api)
-                    .max_decoding_message_size(index_cache::MESSAGE_LIMIT)
-                    .max_encoding_message_size(index_cache::MESSAGE_LIMIT),
+                    .max_decoding_message_size(revu_proto::index_cache::MESSAGE_LIMIT)
+                    .max_encoding_message_size(revu_proto::index_cache::MESSAGE_LIMIT),
             )
         }
         None => None,
