@@ -193,7 +193,7 @@ impl CoordinatorMetrics {
         );
         r.register(
             "unauthenticated_calls",
-            "Review service calls refused UNAUTHENTICATED (no valid bearer token)",
+            "Review and index cache service calls refused UNAUTHENTICATED (no valid bearer token)",
             None,
             self.unauthenticated.clone(),
         );
