@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let protos = ["revu/v1/review.proto"];
+    let protos = ["revu/v1/review.proto", "revu/v1/index_cache.proto"];
     for p in &protos {
         println!("cargo:rerun-if-changed={p}");
     }

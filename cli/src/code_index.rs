@@ -3,14 +3,17 @@
 //! streamed through the indexer, the base side of the changed files beside
 //! it, and the downstream sweep under `--consumers-root`. A commit's files
 //! are listed by blob id, so that what the cache holds is never read
-//! ([`crate::index_cache`]).
+//! ([`crate::index_cache`]), and what it lacks can be asked of the fleet
+//! first ([`crate::shared_index`]).
 
 use crate::blobs::Blobs;
 use crate::error::CliError;
 use crate::head::{HeadOf, Heads};
+use crate::shared_index::{Fleet, FleetStats, GiveBack, Key};
 use crate::source::{Change, git};
 use revu_domain::code_index::CodeIndex;
 use revu_index::{CacheStats, ChangeInput, Indexer, Listed, Options};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -51,6 +54,8 @@ pub struct IndexCost {
     pub bytes: u64,
     /// What the cache did, when there was one.
     pub cache: Option<CacheStats>,
+    /// What the fleet's shared cache gave, when it was asked.
+    pub fleet: Option<FleetStats>,
     /// Whether the index came from a summary of the base tree.
     pub tree: TreeUse,
 }
@@ -78,6 +83,33 @@ impl TreeUse {
     }
 }
 
+/// An index, what it took, and the entries to give the fleet that lacked
+/// them.
+#[derive(Debug)]
+pub struct Built {
+    pub index: CodeIndex,
+    pub cost: IndexCost,
+    pub give_back: Option<GiveBack>,
+}
+
+impl Built {
+    /// One line on what the index parsed and what the fleet gave.
+    pub fn summary(&self) -> String {
+        let files = self.index.stats.files;
+        let parsed = self.cost.cache.map_or(files, |c| c.misses);
+        // The changed files' base side is parsed too: `parsed` can be
+        // more than `files`.
+        let mut line = format!("code index: {files} files; {parsed} parsed");
+        if let Some(f) = self.cost.fleet {
+            line.push_str(&format!(
+                "; {} of the {} entries this machine lacked came from the fleet ({} rejected)",
+                f.fetched, f.asked, f.rejected
+            ));
+        }
+        line
+    }
+}
+
 impl Change {
     /// The code index of a git change; `None` for a diff given as a file,
     /// or with `--no-index`.
@@ -86,6 +118,22 @@ impl Change {
         heads: &mut Heads,
         args: &IndexArgs,
     ) -> Result<Option<(CodeIndex, IndexCost)>, CliError> {
+        Ok(self
+            .code_index_shared(heads, args, None)?
+            .map(|built| (built.index, built.cost)))
+    }
+
+    /// [`Change::code_index`], taking the entries this machine's cache
+    /// lacks from `fleet` where it holds them ([`crate::shared_index`]).
+    /// The fleet is asked for a commit's files, which are listed by blob
+    /// id before any is read; the index of the staged change or the work
+    /// tree is built from this machine's cache alone.
+    pub fn code_index_shared(
+        &self,
+        heads: &mut Heads,
+        args: &IndexArgs,
+        fleet: Option<&mut dyn Fleet>,
+    ) -> Result<Option<Built>, CliError> {
         let (Some(top), Some(head_of)) = (&self.work_tree, &self.head_of) else {
             if args.consumers_root.is_some() {
                 eprintln!("revu: --consumers-root needs a git change to index; not searched");
@@ -136,6 +184,7 @@ impl Change {
         let trees = cache.as_ref().and_then(|cache| {
             crate::index_tree::Trees::of(top, cache, head_of, self.base_rev.as_deref(), &options)
         });
+        let changed = Changed::of(&input);
         let mut bytes = 0u64;
         let count = |(_, b): &(String, Vec<u8>)| bytes += b.len() as u64;
         // Warm from the base tree's summary where there is one, else the
@@ -144,13 +193,29 @@ impl Change {
             (Some(cache), Some(trees)) => trees.indexer(top, input, options, cache.clone()),
             _ => (Indexer::cached(input, options, cache.clone()), None),
         };
+        let mut shared = None;
         let tree = match needed {
             Some(needed) => {
                 indexer.scan(blobs(top, needed)?.inspect(count));
                 TreeUse::Warm
             }
             None => {
-                match listed_files(top, head_of)? {
+                let listed = listed_files(top, head_of)?;
+                // The fleet is asked only when the whole tree is read: a
+                // warm index reads few entries, and a runner that starts
+                // empty has no summary.
+                if let (Some(fleet), Some(cache), Some(listed)) = (fleet, &cache, &listed) {
+                    let keys = shared_keys(&changed, listed, args.max_index_file_bytes);
+                    match crate::shared_index::fill(cache, fleet, keys) {
+                        Ok(filled) => shared = Some(filled),
+                        Err(e) => {
+                            eprintln!(
+                                "revu: {e}; the code index is built from this machine's cache alone"
+                            );
+                        }
+                    }
+                }
+                match listed {
                     Some(listed) => {
                         let needed = indexer.scan_listed(listed.into_iter());
                         indexer.scan(blobs(top, needed)?.inspect(count));
@@ -188,14 +253,55 @@ impl Change {
                 CliError::Input(format!("--consumers-root {}: {e}", root.display()))
             })?;
         }
+        let (fleet, give_back) = match shared {
+            Some((stats, give_back)) => (Some(stats), Some(give_back)),
+            None => (None, None),
+        };
         let cost = IndexCost {
             elapsed: started.elapsed(),
             bytes,
             cache: cache_stats,
+            fleet,
             tree,
         };
-        Ok(Some((index, cost)))
+        Ok(Some(Built {
+            index,
+            cost,
+            give_back,
+        }))
     }
+}
+
+/// The changed files' entries on both sides, and their head paths.
+struct Changed {
+    keys: Vec<Key>,
+    heads: std::collections::HashSet<String>,
+}
+
+impl Changed {
+    fn of(input: &ChangeInput) -> Changed {
+        let sides = input.head.iter().chain(&input.base);
+        Changed {
+            keys: sides
+                .filter_map(|(path, text)| {
+                    revu_index::Lang::of(path).map(|lang| (revu_index::BlobId::of(text), lang))
+                })
+                .collect(),
+            heads: input.head.keys().cloned().collect(),
+        }
+    }
+}
+
+/// The entries a commit's index reads: those of the changed files on both
+/// sides, and of every listed file of an indexed language within the
+/// size limit.
+fn shared_keys(changed: &Changed, listed: &[Listed], max_file_bytes: usize) -> BTreeSet<Key> {
+    let max_bytes = u64::try_from(max_file_bytes).unwrap_or(u64::MAX);
+    let rest = listed
+        .iter()
+        .filter(|f| f.size <= max_bytes && !changed.heads.contains(&f.path))
+        .filter_map(|f| revu_index::Lang::of(&f.path).map(|lang| (f.blob, lang)));
+    changed.keys.iter().copied().chain(rest).collect()
 }
 
 impl Change {
@@ -213,6 +319,7 @@ impl Change {
             elapsed: started.elapsed(),
             bytes,
             cache: None,
+            fleet: None,
             tree: TreeUse::Full,
         })
     }

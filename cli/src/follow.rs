@@ -91,6 +91,37 @@ fn explain(why: String, cause: Option<Cause>) -> String {
     }
 }
 
+/// How to reach the coordinator at `address`, over `tls` when it is an
+/// `https://` address.
+fn endpoint(address: &str, tls: Option<ClientTls>) -> Result<(Endpoint, Transport), CliError> {
+    let mut endpoint = Endpoint::from_shared(address.to_owned())
+        .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?;
+    let mut transport = Transport::Plaintext;
+    if let Some(tls) = tls {
+        transport = Transport::Tls {
+            client_certificate: tls.client_certificate,
+        };
+        endpoint = endpoint
+            .tls_config(tls.config)
+            .map_err(|e| CliError::Input(format!("TLS for {address}: {}", chain(&e))))?;
+    }
+    let endpoint = endpoint
+        .connect_timeout(Duration::from_secs(5))
+        // A peer that vanishes without closing the connection is
+        // noticed, not waited on until the deadline.
+        .http2_keep_alive_interval(Duration::from_secs(10))
+        .keep_alive_timeout(Duration::from_secs(10))
+        .keep_alive_while_idle(true);
+    Ok((endpoint, transport))
+}
+
+/// A channel to the coordinator at `address` that connects on its first
+/// call, for calls that are not followed across failures. Call it within
+/// a runtime.
+pub fn lazy_channel(address: &str, tls: Option<ClientTls>) -> Result<Channel, CliError> {
+    Ok(endpoint(address, tls)?.0.connect_lazy())
+}
+
 /// One coordinator address, connected to again after a failure.
 #[derive(Debug)]
 pub struct Link {
@@ -111,24 +142,7 @@ impl Link {
         credentials: Credentials,
         tls: Option<ClientTls>,
     ) -> Result<Link, CliError> {
-        let mut endpoint = Endpoint::from_shared(address.to_owned())
-            .map_err(|e| CliError::Input(format!("bad coordinator address {address:?}: {e}")))?;
-        let mut transport = Transport::Plaintext;
-        if let Some(tls) = tls {
-            transport = Transport::Tls {
-                client_certificate: tls.client_certificate,
-            };
-            endpoint = endpoint
-                .tls_config(tls.config)
-                .map_err(|e| CliError::Input(format!("TLS for {address}: {}", chain(&e))))?;
-        }
-        let endpoint = endpoint
-            .connect_timeout(Duration::from_secs(5))
-            // A peer that vanishes without closing the connection is
-            // noticed, not waited on until the deadline.
-            .http2_keep_alive_interval(Duration::from_secs(10))
-            .keep_alive_timeout(Duration::from_secs(10))
-            .keep_alive_while_idle(true);
+        let (endpoint, transport) = endpoint(address, tls)?;
         Ok(Link {
             endpoint,
             address: address.to_owned(),

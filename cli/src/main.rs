@@ -22,6 +22,7 @@ mod output;
 mod progress;
 mod repo_files;
 mod reviewer;
+mod shared_index;
 mod source;
 #[cfg(test)]
 mod test_reports;

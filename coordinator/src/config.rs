@@ -5,6 +5,7 @@
 use clap::Args;
 use revu_domain::facts::SkipFiles;
 use revu_domain::retry::RetryPolicy;
+use revu_queue::index_cache::IndexCacheLimits;
 use revu_runtime::config::{ConfigSource, Layered, ServiceSettings, SettingError};
 use revu_stages::prepare::{
     LaneEngine, NO_ADJUDICATION, PlanSettings, parse_lane_engine, valid_engine_name,
@@ -315,6 +316,67 @@ pub struct AccessSettings {
     pub tenant_diff_bytes_per_day: Option<u64>,
 }
 
+/// The code index's cache entries the fleet shares through the
+/// coordinator (`revu.v1.IndexCacheService`).
+#[derive(Debug, Clone, Args, Serialize, Deserialize)]
+pub struct IndexCacheSettings {
+    /// Share no code index cache entries: the service is not served, and
+    /// clients build their index from their own cache, as with a
+    /// coordinator older than the shared cache.
+    #[arg(long, env = "REVU_NO_SHARED_INDEX_CACHE")]
+    pub no_shared_index_cache: bool,
+
+    /// Keep the shared entries in this directory (one of its own per
+    /// tenant) instead of Redis: a volume the coordinators share, or one
+    /// per coordinator.
+    #[arg(long, env = "REVU_SHARED_INDEX_CACHE_DIR", value_name = "DIR")]
+    pub shared_index_cache_dir: Option<std::path::PathBuf>,
+
+    /// Bytes of shared entries kept per tenant; past it, the entries
+    /// unused the longest are removed.
+    #[arg(long, env = "REVU_SHARED_INDEX_CACHE_MAX_BYTES", value_name = "BYTES", default_value_t = IndexCacheLimits::default().max_tenant_bytes)]
+    pub shared_index_cache_max_bytes: u64,
+
+    /// Seconds a shared entry is kept unused (neither stored nor looked
+    /// up) before it is removed.
+    #[arg(long, env = "REVU_SHARED_INDEX_CACHE_MAX_AGE_SECS", value_name = "SECS", default_value_t = IndexCacheLimits::default().max_age.as_secs())]
+    pub shared_index_cache_max_age_secs: u64,
+}
+
+impl Default for IndexCacheSettings {
+    fn default() -> Self {
+        let limits = IndexCacheLimits::default();
+        IndexCacheSettings {
+            no_shared_index_cache: false,
+            shared_index_cache_dir: None,
+            shared_index_cache_max_bytes: limits.max_tenant_bytes,
+            shared_index_cache_max_age_secs: limits.max_age.as_secs(),
+        }
+    }
+}
+
+impl IndexCacheSettings {
+    /// What each tenant's shared entries are kept within.
+    pub fn limits(&self) -> IndexCacheLimits {
+        IndexCacheLimits {
+            max_tenant_bytes: self.shared_index_cache_max_bytes,
+            max_age: Duration::from_secs(self.shared_index_cache_max_age_secs),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), InvalidConfig> {
+        SettingError::positive(
+            "--shared-index-cache-max-bytes",
+            self.shared_index_cache_max_bytes,
+        )?;
+        SettingError::positive(
+            "--shared-index-cache-max-age-secs",
+            self.shared_index_cache_max_age_secs,
+        )?;
+        Ok(())
+    }
+}
+
 /// TLS on the gRPC port.
 #[derive(Debug, Clone, Default, Args, Serialize, Deserialize)]
 pub struct TlsSettings {
@@ -417,6 +479,9 @@ pub struct CoordinatorConfig {
 
     #[command(flatten)]
     pub tls: TlsSettings,
+
+    #[command(flatten)]
+    pub index_cache: IndexCacheSettings,
 
     #[command(flatten)]
     #[serde(skip)]

@@ -3,6 +3,7 @@
 use anyhow::Context;
 use revu_coordinator::auth::Authenticator;
 use revu_coordinator::config::CoordinatorConfig;
+use revu_coordinator::index_cache::IndexCacheStore;
 use revu_coordinator::metrics::CoordinatorMetrics;
 use revu_coordinator::server;
 use revu_coordinator::service::Coordinator;
@@ -23,6 +24,7 @@ async fn run() -> anyhow::Result<()> {
         return Ok(());
     }
     config.review.validate()?;
+    config.index_cache.validate()?;
     config.access.check_exposure(config.listen, &config.tls)?;
     let tls_files = config.tls.files()?;
     revu_runtime::tls::install_crypto_provider();
@@ -66,10 +68,18 @@ async fn coordinate(
         )?);
     }
     metrics.expect_tenants(&access.auth.tenant_names(), &config.access.quotas().names());
-    let coordinator = Coordinator::new(backend.clone(), config.review.clone())?
+    let mut coordinator = Coordinator::new(backend.clone(), config.review.clone())?
         .with_metrics(Arc::new(metrics))
         .with_messaging(backend.job_target())
         .with_quotas(config.access.quotas());
+    let shared = &config.index_cache;
+    if !shared.no_shared_index_cache {
+        let store = match &shared.shared_index_cache_dir {
+            Some(dir) => IndexCacheStore::dir(dir.clone(), shared.limits())?,
+            None => IndexCacheStore::redis(backend.clone(), shared.limits()),
+        };
+        coordinator = coordinator.with_index_cache(store);
+    }
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("binding {}", config.listen))?;

@@ -64,6 +64,17 @@ pub struct QuotaLabels {
     pub quota: String,
 }
 
+#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct IndexCacheLabels {
+    /// `served`, `held`, `missed`, `stored`, `evicted`
+    /// ([`INDEX_CACHE_OUTCOMES`]).
+    pub outcome: String,
+}
+
+/// What happens to shared index cache entries: sent to a client, found
+/// held for a client that has it already, not held, stored, evicted.
+pub const INDEX_CACHE_OUTCOMES: [&str; 5] = ["served", "held", "missed", "stored", "evicted"];
+
 /// Every metric the coordinator exports.
 #[derive(Debug, Clone)]
 pub struct CoordinatorMetrics {
@@ -91,6 +102,8 @@ pub struct CoordinatorMetrics {
     pub delayed: Family<StreamLabels, Gauge>,
     /// Reviews whose deadline passed before every lane reported.
     pub past_deadline: Counter,
+    /// Shared index cache entries, by what happened to them.
+    pub index_cache_entries: Family<IndexCacheLabels, Counter>,
 }
 
 impl Default for CoordinatorMetrics {
@@ -115,6 +128,7 @@ impl Default for CoordinatorMetrics {
             dead_letter_length: Gauge::default(),
             delayed: Family::default(),
             past_deadline: Counter::default(),
+            index_cache_entries: Family::default(),
         }
     }
 }
@@ -179,7 +193,7 @@ impl CoordinatorMetrics {
         );
         r.register(
             "unauthenticated_calls",
-            "Review service calls refused UNAUTHENTICATED (no valid bearer token)",
+            "Review and index cache service calls refused UNAUTHENTICATED (no valid bearer token)",
             None,
             self.unauthenticated.clone(),
         );
@@ -238,6 +252,12 @@ impl CoordinatorMetrics {
             self.delayed.clone(),
         );
         r.register(
+            "index_cache_entries",
+            "Shared code index cache entries, by outcome: served to a client, held (a client that has it asked), missed, stored, evicted",
+            None,
+            self.index_cache_entries.clone(),
+        );
+        r.register(
             "queue_dead_letter_length",
             "Entries on the dead-letter stream (sampled)",
             None,
@@ -266,6 +286,7 @@ impl CoordinatorMetrics {
             + verdicts_and_gates
             + stages * histogram_series(FINE_BUCKETS.len())
             + 5 * engines * shards // length, lag, pending, oldest age, delayed
+            + INDEX_CACHE_OUTCOMES.len()
             + scalars
     }
 

@@ -39,6 +39,11 @@ impl Lang {
         })
     }
 
+    /// The language [`Lang::name`] calls `name`.
+    pub fn named(name: &str) -> Option<Lang> {
+        Lang::ALL.into_iter().find(|l| l.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Lang::Python => "python",

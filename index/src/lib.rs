@@ -23,7 +23,7 @@ mod scan;
 pub mod snippets;
 pub mod tree;
 
-pub use cache::{BlobId, CacheStats, FactsCache};
+pub use cache::{BlobId, CacheStats, FactsCache, Refused};
 pub use lang::Lang;
 pub use scan::{Listed, Options, ScannedFile};
 pub use snippets::SnippetPlan;

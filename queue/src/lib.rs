@@ -8,8 +8,12 @@
 //! [`JobQueue::complete_job`] writes its report and acknowledges it in one
 //! atomic step, so a crash between the two can neither lose the report nor
 //! drop the job.
+//!
+//! Beside them, the Redis backend keeps the code index's cache entries a
+//! fleet shares ([`index_cache`]).
 
 mod error;
+pub mod index_cache;
 pub mod memory;
 pub mod redis;
 mod store;

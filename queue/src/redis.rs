@@ -23,6 +23,10 @@
 //! | `{p:N}:idem:{key}`                 | string | review id submitted under an idempotency key |
 //! | `p:stats`                          | hash   | delivery counters (retries, duplicates, …)   |
 //! | `p:cache:{key}`                    | string | a lane report body, reused until it expires  |
+//! | `{p:index}:entries`                | hash   | code index cache entries a fleet shares, by  |
+//! |                                    |        | `{stamp}/{blob id}.{language}`               |
+//! | `{p:index}:used`                   | zset   | the same fields, by last use (ms)            |
+//! | `{p:index}:bytes`                  | string | the entries' total size                      |
 //!
 //! A review's `phase` field is what a phase move compares and sets, in
 //! the script that writes the record and everything else the move brings
@@ -44,6 +48,7 @@ mod backlog;
 mod conn;
 mod cover;
 pub use conn::Conn;
+mod index_cache;
 pub mod layout;
 mod maintenance;
 mod phase;

@@ -9,6 +9,7 @@ use crate::intent::{Intent, IntentArgs, process_env};
 use crate::output::{FailOn, Format, emit};
 use crate::progress::Progress;
 use crate::repo_files::RepoFiles;
+use crate::shared_index::{CoordinatorFleet, Fleet, GiveBack};
 use crate::source::ChangeArgs;
 use revu_domain::report::Rigor;
 use revu_proto::v1 as pb;
@@ -62,6 +63,11 @@ pub struct Args {
     /// holds a report for an identical input.
     #[arg(long)]
     no_cache: bool,
+    /// Build the code index from this machine's cache alone: ask the
+    /// coordinator for none of the entries it lacks, and send it none of
+    /// those it builds.
+    #[arg(long, env = "REVU_NO_SHARED_INDEX_CACHE")]
+    no_shared_index_cache: bool,
     /// Labels to attach (repeatable).
     #[arg(long = "label")]
     labels: Vec<String>,
@@ -103,33 +109,99 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if !args.quiet {
         heads.say_skipped();
     }
-    let code_index = match change.code_index(&mut heads, &args.change.index)? {
-        Some((index, _)) => serde_json::to_vec(&index)
-            .map_err(|e| CliError::Internal(format!("encoding the code index: {e}")))?,
-        None => Vec::new(),
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
+    revu_runtime::tls::install_crypto_provider();
+    let tls = args.tls.config(&args.coordinator)?;
+    let mut fleet = if args.no_shared_index_cache {
+        None
+    } else {
+        let channel = {
+            let _inside = runtime.enter();
+            follow::lazy_channel(&args.coordinator, tls.clone())?
+        };
+        Some(CoordinatorFleet::new(
+            runtime.handle().clone(),
+            channel,
+            args.token.credentials()?,
+        ))
+    };
+    let built = change.code_index_shared(
+        &mut heads,
+        &args.change.index,
+        fleet.as_mut().map(|f| f as &mut dyn Fleet),
+    )?;
+    let (code_index, give_back) = match built {
+        Some(built) => {
+            if !args.quiet && built.cost.fleet.is_some() {
+                eprintln!("revu: {}", built.summary());
+            }
+            let json = serde_json::to_vec(&built.index)
+                .map_err(|e| CliError::Internal(format!("encoding the code index: {e}")))?;
+            (json, built.give_back.zip(fleet))
+        }
+        None => (Vec::new(), None),
     };
     // In a work tree, REVIEW.md and revu.toml come from its top.
     let mut repo = RepoFiles::read(args.repo.as_deref().or(change.work_tree.as_deref()))?;
     repo.read_nested(&change.diff)?;
     let diff = change.diff;
-    let runtime = tokio::runtime::Runtime::new()
-        .map_err(|e| CliError::Internal(format!("starting the runtime: {e}")))?;
     let (format, fail_on) = (args.format, args.fail_on);
-    revu_runtime::tls::install_crypto_provider();
-    let tls = args.tls.config(&args.coordinator)?;
-    let report = runtime.block_on(submit(args, tls, diff, heads, code_index, repo, intent))?;
+    let prepared = Prepared {
+        diff,
+        heads,
+        code_index,
+        repo,
+        intent,
+    };
+    let report = runtime.block_on(submit(args, tls, prepared, give_back))?;
     emit(&report, format, fail_on)
 }
 
-async fn submit(
-    args: Args,
-    tls: Option<crate::credentials::ClientTls>,
+/// What travels with the review.
+struct Prepared {
     diff: Vec<u8>,
     heads: Heads,
     code_index: Vec<u8>,
     repo: RepoFiles,
     intent: Intent,
+}
+
+/// Sends the fleet the index cache entries it lacked, on a blocking
+/// thread (it reads them from this machine's cache). The line that says
+/// how many went, or why sharing stopped.
+async fn give_back(
+    give_back: GiveBack,
+    mut fleet: CoordinatorFleet,
+    quiet: bool,
+) -> Option<String> {
+    if give_back.is_empty() {
+        return None;
+    }
+    let sent = tokio::task::spawn_blocking(move || give_back.send(&mut fleet)).await;
+    match sent {
+        Ok(Ok(n)) => (!quiet).then(|| {
+            let entries = if n == 1 { "entry" } else { "entries" };
+            format!("sent the fleet {n} code index cache {entries} it lacked")
+        }),
+        Ok(Err(e)) => Some(format!("{e}; the fleet was not sent the entries it lacked")),
+        Err(e) => Some(format!("sending the fleet its index cache entries: {e}")),
+    }
+}
+
+async fn submit(
+    args: Args,
+    tls: Option<crate::credentials::ClientTls>,
+    prepared: Prepared,
+    sharing: Option<(GiveBack, CoordinatorFleet)>,
 ) -> Result<String, CliError> {
+    let Prepared {
+        diff,
+        heads,
+        code_index,
+        repo,
+        intent,
+    } = prepared;
     let deadline = Instant::now() + Duration::from_secs(args.timeout);
     let mut link = Link::new(&args.coordinator, deadline, args.token.credentials()?, tls)?;
     // The first connection is not retried: nothing was submitted yet, and
@@ -186,7 +258,15 @@ async fn submit(
         no_cache: args.no_cache,
         code_index,
     };
-    let mut progress = Progress::stderr(args.quiet);
+    let quiet = args.quiet;
+    // The fleet's entries go while the review runs.
+    let shared = tokio::spawn(async move {
+        match sharing {
+            Some((entries, fleet)) => give_back(entries, fleet, quiet).await,
+            None => None,
+        }
+    });
+    let mut progress = Progress::stderr(quiet);
     let followed = async {
         let (client, submitted) =
             follow::submit(&mut link, client, request, args.traceparent, &mut progress).await?;
@@ -195,5 +275,8 @@ async fn submit(
     }
     .await;
     progress.finish();
+    if let Ok(Some(line)) = shared.await {
+        eprintln!("revu: {line}");
+    }
     followed
 }

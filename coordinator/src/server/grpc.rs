@@ -27,21 +27,30 @@ impl<B: JobQueue + ReviewStore> ReviewApi<B> {
 
     /// The caller's tenant, or `UNAUTHENTICATED`.
     fn tenant<T>(&self, request: &Request<T>) -> Result<Option<String>, Status> {
-        type TlsInfo =
-            tonic::transport::server::TlsConnectInfo<tonic::transport::server::TcpConnectInfo>;
-        let certs = request
-            .extensions()
-            .get::<TlsInfo>()
-            .and_then(TlsInfo::peer_certs);
-        let leaf = certs.as_ref().and_then(|c| c.first()).map(|c| c.as_ref());
-        self.auth.tenant(request.metadata(), leaf).inspect_err(|_| {
+        caller(&self.auth, request).inspect_err(|_| {
             self.coordinator.metrics().unauthenticated.inc();
         })
     }
 }
 
+/// The tenant of a call, from its token or the client certificate of its
+/// connection, or `UNAUTHENTICATED`.
+pub(super) fn caller<T>(
+    auth: &Authenticator,
+    request: &Request<T>,
+) -> Result<Option<String>, Status> {
+    type TlsInfo =
+        tonic::transport::server::TlsConnectInfo<tonic::transport::server::TcpConnectInfo>;
+    let certs = request
+        .extensions()
+        .get::<TlsInfo>()
+        .and_then(TlsInfo::peer_certs);
+    let leaf = certs.as_ref().and_then(|c| c.first()).map(|c| c.as_ref());
+    auth.tenant(request.metadata(), leaf)
+}
+
 /// `INVALID_ARGUMENT` for a field of the call, with its reason for clients.
-fn malformed(why: String) -> Status {
+pub(super) fn malformed(why: String) -> Status {
     revu_proto::reason::Reason::InvalidRequest.status(tonic::Code::InvalidArgument, why)
 }
 

@@ -1,15 +1,19 @@
-//! The gRPC server: `revu.v1.ReviewService`, `grpc.health.v1` and server
-//! reflection (`v1` and `v1alpha`).
+//! The gRPC server: `revu.v1.ReviewService`, `revu.v1.IndexCacheService`
+//! (when the coordinator shares index cache entries), `grpc.health.v1` and
+//! server reflection (`v1` and `v1alpha`).
 
 mod convert;
 mod grpc;
+mod index_cache;
 mod status;
 mod tls;
 
 pub use grpc::ReviewApi;
+pub use index_cache::IndexCacheApi;
 
 use crate::auth::Authenticator;
 use crate::service::Coordinator;
+use revu_proto::v1::index_cache_service_server::IndexCacheServiceServer;
 use revu_proto::v1::review_service_server::ReviewServiceServer;
 use revu_queue::{JobQueue, ReviewStore};
 use revu_runtime::tls::ReloadingServerTls;
@@ -126,6 +130,24 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         tokio::spawn(async move { auth.follow_file(path, FILES_EVERY, stopped(rx)).await })
     });
 
+    let shared_index = match coordinator.index_cache() {
+        Some(store) => {
+            health_reporter
+                .set_serving::<IndexCacheServiceServer<IndexCacheApi>>()
+                .await;
+            let api = IndexCacheApi::new(
+                store.clone(),
+                access.auth.clone(),
+                coordinator.shared_metrics(),
+            );
+            Some(
+                IndexCacheServiceServer::new(api)
+                    .max_decoding_message_size(revu_proto::index_cache::MESSAGE_LIMIT)
+                    .max_encoding_message_size(revu_proto::index_cache::MESSAGE_LIMIT),
+            )
+        }
+        None => None,
+    };
     let limit = coordinator.settings().max_request_bytes();
     let api = ReviewServiceServer::new(ReviewApi::new(coordinator, access.auth))
         .max_decoding_message_size(limit)
@@ -139,7 +161,8 @@ pub async fn serve<B: JobQueue + ReviewStore>(
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
-        .add_service(api);
+        .add_service(api)
+        .add_optional_service(shared_index);
     let result = match access.tls {
         Some(tls) => {
             router

@@ -1,6 +1,7 @@
 //! The one table from service errors to gRPC status codes, and the reason
 //! ([`revu_proto::reason`]) each status carries for clients to branch on.
 
+use crate::index_cache::IndexCacheError;
 use crate::service::ServiceError;
 use revu_domain::retry::Retryable;
 use revu_proto::reason::Reason;
@@ -18,6 +19,24 @@ pub fn code(err: &ServiceError) -> (Code, Reason) {
         ServiceError::Backend(e) if e.is_transient() => (Code::Unavailable, Reason::Backend),
         ServiceError::Backend(_) => (Code::Internal, Reason::Backend),
         ServiceError::Internal(_) => (Code::Internal, Reason::Internal),
+    }
+}
+
+/// The gRPC code and the reason of each error of the shared index cache.
+pub fn index_cache_code(err: &IndexCacheError) -> (Code, Reason) {
+    match err {
+        IndexCacheError::Backend(e) if e.is_transient() => (Code::Unavailable, Reason::Backend),
+        IndexCacheError::Backend(_) | IndexCacheError::Dir { .. } => {
+            (Code::Internal, Reason::Backend)
+        }
+        IndexCacheError::Blocking(_) => (Code::Internal, Reason::Internal),
+    }
+}
+
+impl From<IndexCacheError> for Status {
+    fn from(err: IndexCacheError) -> Self {
+        let (code, reason) = index_cache_code(&err);
+        reason.status(code, err.to_string())
     }
 }
 
@@ -78,6 +97,23 @@ mod tests {
             assert_eq!(Reason::of(&status), Some(reason), "{said}");
             assert_eq!(status.message(), said);
         }
+    }
+
+    #[test]
+    fn a_shared_index_cache_that_may_answer_later_is_unavailable() {
+        let transient = IndexCacheError::Backend(QueueError::Closed);
+        assert_eq!(
+            index_cache_code(&transient),
+            (Code::Unavailable, Reason::Backend)
+        );
+        let disk = IndexCacheError::Dir {
+            path: "/cache".into(),
+            source: std::io::Error::other("no space left"),
+        };
+        let status = Status::from(disk);
+        assert_eq!(status.code(), Code::Internal);
+        assert_eq!(Reason::of(&status), Some(Reason::Backend));
+        assert!(status.message().contains("/cache"), "{}", status.message());
     }
 
     #[test]

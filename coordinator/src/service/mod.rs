@@ -29,6 +29,7 @@ pub use revu_domain::bundle::APART_MIN_BYTES;
 pub use submit::Submission;
 
 use crate::config::ReviewSettings;
+use crate::index_cache::IndexCacheStore;
 use crate::metrics::CoordinatorMetrics;
 use revu_domain::clock::{Clock, SharedClock};
 use revu_domain::telemetry::MessagingTarget;
@@ -60,6 +61,9 @@ pub struct Coordinator<B> {
     /// What deadlines, quota windows and retries' due times are read
     /// against ([`Coordinator::with_clock`]).
     clock: SharedClock,
+    /// Where the code index's cache entries the fleet shares are kept,
+    /// when the coordinator serves them ([`Coordinator::with_index_cache`]).
+    index_cache: Option<IndexCacheStore>,
 }
 
 impl<B: JobQueue + ReviewStore> Coordinator<B> {
@@ -77,6 +81,7 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
             parse_ahead: false,
             handoff: None,
             clock: revu_domain::clock::system(),
+            index_cache: None,
         })
     }
 
@@ -126,12 +131,30 @@ impl<B: JobQueue + ReviewStore> Coordinator<B> {
         self
     }
 
+    /// Serves the code index's cache entries the fleet shares
+    /// (`revu.v1.IndexCacheService`), kept in `store` (by default, none are
+    /// served).
+    pub fn with_index_cache(mut self, store: IndexCacheStore) -> Self {
+        self.index_cache = Some(store);
+        self
+    }
+
+    /// Where the shared index cache entries are kept, when they are served.
+    pub fn index_cache(&self) -> Option<&IndexCacheStore> {
+        self.index_cache.as_ref()
+    }
+
     pub fn backend(&self) -> &B {
         &self.backend
     }
 
     pub fn metrics(&self) -> &CoordinatorMetrics {
         &self.metrics
+    }
+
+    /// The metrics, shared with what records into them beside the reviews.
+    pub fn shared_metrics(&self) -> Arc<CoordinatorMetrics> {
+        Arc::clone(&self.metrics)
     }
 
     pub fn settings(&self) -> &ReviewSettings {

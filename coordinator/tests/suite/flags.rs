@@ -66,6 +66,40 @@ fn dump_config_masks_the_redis_password_and_shows_access_settings() {
 }
 
 #[test]
+fn the_shared_index_cache_is_kept_in_redis_within_its_limits_unless_told_otherwise() {
+    let config = dump_config(&mut coordinator());
+    let shared = &config["index_cache"];
+    assert_eq!(shared["no_shared_index_cache"], false);
+    assert_eq!(shared["shared_index_cache_dir"], serde_json::Value::Null);
+    assert_eq!(shared["shared_index_cache_max_bytes"], 256 * 1024 * 1024);
+    assert_eq!(shared["shared_index_cache_max_age_secs"], 7 * 24 * 60 * 60);
+    let config = dump_config(
+        coordinator()
+            .env("REVU_SHARED_INDEX_CACHE_DIR", "/var/cache/revu-index")
+            .env("REVU_SHARED_INDEX_CACHE_MAX_AGE_SECS", "86400")
+            .args(["--shared-index-cache-max-bytes", "1048576"]),
+    );
+    let shared = &config["index_cache"];
+    assert_eq!(shared["shared_index_cache_dir"], "/var/cache/revu-index");
+    assert_eq!(shared["shared_index_cache_max_bytes"], 1_048_576);
+    assert_eq!(shared["shared_index_cache_max_age_secs"], 86_400);
+    let config = dump_config(coordinator().env("REVU_NO_SHARED_INDEX_CACHE", "true"));
+    assert_eq!(config["index_cache"]["no_shared_index_cache"], true);
+    for flag in [
+        "--shared-index-cache-max-bytes",
+        "--shared-index-cache-max-age-secs",
+    ] {
+        let out = coordinator()
+            .args([flag, "0"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!out.status.success());
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains(flag), "{said}");
+    }
+}
+
+#[test]
 fn invalid_settings_are_refused_with_the_flag_named() {
     let out = coordinator()
         .arg("--lane-attempts")

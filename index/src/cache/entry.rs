@@ -40,6 +40,19 @@ impl Stamp {
     }
 }
 
+/// `<crate version>-x<extractor>-l<layout>` (`0.1.0-x1-l1`): the writer
+/// an entry shared between machines is exchanged under, so that builds
+/// of different versions never trade entries.
+impl std::fmt::Display for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}-x{}-l{}",
+            self.crate_version, self.extractor, self.layout
+        )
+    }
+}
+
 /// Why an entry was not used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Rejection {

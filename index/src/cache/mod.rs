@@ -20,6 +20,11 @@
 //!
 //! Failing to write is never an error of the index: the file was read,
 //! and the count of failed writes says the cache did not keep it.
+//!
+//! Entries also travel between machines (a fleet shares them through its
+//! coordinator): [`FactsCache::admit`] keeps an entry that came from
+//! elsewhere only once it is checked as one read here would be, and
+//! [`FactsCache::sealed`] hands out only an entry that checks.
 
 mod codec;
 pub mod entry;
@@ -111,6 +116,17 @@ pub enum CacheError {
     },
 }
 
+/// Why an entry that came from elsewhere was not kept.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// Not the entry asked for, or not whole: never trusted.
+    #[error("{0}")]
+    Rejected(#[from] Rejection),
+    /// Whole and right, but not written.
+    #[error(transparent)]
+    Write(#[from] CacheError),
+}
+
 /// What the cache did for one index.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CacheStats {
@@ -169,6 +185,36 @@ impl FactsCache {
     /// The directory the cache was opened in.
     pub fn top(&self) -> &Path {
         &self.top
+    }
+
+    /// Who writes this cache's entries: what an entry from elsewhere must
+    /// name to be kept.
+    pub fn stamp(&self) -> &Stamp {
+        &self.stamp
+    }
+
+    /// Whether an entry of `blob` read as `lang` is there, unchecked: a
+    /// look at the directory, not a read.
+    pub fn holds(&self, blob: BlobId, lang: Lang) -> bool {
+        self.entry_path(blob, lang).is_file()
+    }
+
+    /// Keeps `bytes`, an entry that came from elsewhere, as the entry of
+    /// `blob` read as `lang`, once it checks as [`FactsCache::get`] would
+    /// check it: a truncated, corrupt or foreign entry is refused, and
+    /// nothing is written.
+    pub fn admit(&self, blob: BlobId, lang: Lang, bytes: &[u8]) -> Result<(), Refused> {
+        entry::open(bytes, &self.stamp, lang, blob, &|_| false)?;
+        self.write(&self.entry_path(blob, lang), bytes)?;
+        Ok(())
+    }
+
+    /// The bytes of the entry of `blob` read as `lang`, to hand to
+    /// another machine; `None` unless it is there and checks.
+    pub fn sealed(&self, blob: BlobId, lang: Lang) -> Option<Vec<u8>> {
+        let bytes = std::fs::read(self.entry_path(blob, lang)).ok()?;
+        entry::open(&bytes, &self.stamp, lang, blob, &|_| false).ok()?;
+        Some(bytes)
     }
 
     /// Where the entry of `blob` read as `lang` lives.

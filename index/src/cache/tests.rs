@@ -229,3 +229,56 @@ fn a_trim_removes_what_was_not_used_lately_and_waits_a_day_for_the_next() {
     assert_eq!(cache.trim_if_due(Duration::ZERO).ok(), Some(0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_entry_from_elsewhere_is_kept_only_when_it_checks_and_handed_out_only_whole() {
+    let dir = scratch("admit");
+    let cache = FactsCache::open(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let all = facts(PY);
+    let id = BlobId::of(PY.as_bytes());
+    let other = BlobId::of(b"z = 3\n");
+    let good = entry::seal(cache.stamp(), Lang::Python, id, 7, &all);
+    let mut corrupt = good.clone();
+    corrupt[good.len() / 2] ^= 1;
+    assert!(matches!(
+        cache.admit(id, Lang::Python, &corrupt),
+        Err(Refused::Rejected(Rejection::Checksum))
+    ));
+    // Another blob's entry, offered as this one's.
+    assert!(matches!(
+        cache.admit(other, Lang::Python, &good),
+        Err(Refused::Rejected(Rejection::WrongBlob))
+    ));
+    let foreign = Stamp {
+        extractor: cache.stamp().extractor + 1,
+        ..cache.stamp().clone()
+    };
+    let newer = entry::seal(&foreign, Lang::Python, id, 7, &all);
+    assert!(matches!(
+        cache.admit(id, Lang::Python, &newer),
+        Err(Refused::Rejected(Rejection::Foreign))
+    ));
+    assert!(!cache.holds(id, Lang::Python) && !cache.holds(other, Lang::Python));
+
+    cache
+        .admit(id, Lang::Python, &good)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(cache.holds(id, Lang::Python));
+    assert_eq!(cache.sealed(id, Lang::Python), Some(good));
+    assert_eq!(cache.get(id, Lang::Python, &|_| true), Some((all, 7)));
+    // What no longer checks on disk is not handed out.
+    std::fs::write(cache.entry_path(id, Lang::Python), &corrupt).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cache.sealed(id, Lang::Python), None);
+    assert_eq!(cache.sealed(other, Lang::Python), None);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stamp_names_the_crate_extractor_and_layout_versions() {
+    let stamp = Stamp {
+        layout: 3,
+        extractor: 12,
+        crate_version: "1.2.0-rc.1".into(),
+    };
+    assert_eq!(stamp.to_string(), "1.2.0-rc.1-x12-l3");
+}

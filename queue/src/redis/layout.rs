@@ -155,6 +155,17 @@ impl Layout {
     pub fn quota(&self, tenant: &str, name: &str, window: u64) -> String {
         self.global(&format!("tenant:{tenant}:quota:{name}:{window}"))
     }
+
+    /// Key `suffix` of the code index's cache entries `tenant` shares
+    /// (`entries`, `used`, `bytes`): all of one tenant's in one slot of
+    /// their own, outside the shards (`{p:index}` for the open namespace,
+    /// `{p:tenant:T:index}` for a tenant).
+    pub fn index_cache(&self, tenant: Option<&str>, suffix: &str) -> String {
+        match tenant {
+            None => format!("{{{}:index}}:{suffix}", self.prefix),
+            Some(t) => format!("{{{}:tenant:{t}:index}}:{suffix}", self.prefix),
+        }
+    }
 }
 
 /// Every shard, in order.
@@ -203,6 +214,29 @@ mod tests {
         assert_eq!(
             layout.review(&id, "lanes"),
             format!("{tag}:tenant:acme:review:{}:lanes", id.local())
+        );
+    }
+
+    #[test]
+    fn a_tenants_index_cache_is_one_slot_apart_from_every_other() {
+        let layout = Layout::new("revu").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(layout.index_cache(None, "used"), "{revu:index}:used");
+        assert_eq!(
+            layout.index_cache(Some("team-a"), "entries"),
+            "{revu:tenant:team-a:index}:entries"
+        );
+        let tag = |key: String| key.split_once('}').map(|(t, _)| t.to_owned());
+        assert_eq!(
+            tag(layout.index_cache(Some("a"), "entries")),
+            tag(layout.index_cache(Some("a"), "bytes"))
+        );
+        assert_ne!(
+            tag(layout.index_cache(Some("a"), "entries")),
+            tag(layout.index_cache(Some("b"), "entries"))
+        );
+        assert_ne!(
+            tag(layout.index_cache(None, "entries")),
+            tag(layout.index_cache(Some("index"), "entries"))
         );
     }
 

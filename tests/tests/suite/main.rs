@@ -31,6 +31,8 @@ mod redis_store;
 mod restarts;
 mod routing;
 mod secrets;
+mod shared_index;
+mod shared_index_store;
 mod soak;
 mod sweeper;
 mod telemetry;
