@@ -189,23 +189,28 @@ impl Change {
         let count = |(_, b): &(String, Vec<u8>)| bytes += b.len() as u64;
         // Warm from the base tree's summary where there is one, else the
         // whole tree (keeping its summary for the next change to it).
-        let (mut indexer, needed) = match (&cache, &trees) {
-            (Some(cache), Some(trees)) => trees.indexer(top, input, options, cache.clone()),
-            _ => (Indexer::cached(input, options, cache.clone()), None),
+        let base_tree = match (&cache, &trees) {
+            (Some(_), Some(trees)) => trees.base_summary(top, &input.diff),
+            _ => None,
         };
         let mut shared = None;
-        let tree = match needed {
-            Some(needed) => {
-                indexer.scan(blobs(top, needed)?.inspect(count));
-                TreeUse::Warm
-            }
-            None => {
-                let listed = listed_files(top, head_of)?;
-                // The fleet is asked only when the whole tree is read: a
-                // warm index reads few entries, and a runner that starts
-                // empty has no summary.
-                if let (Some(fleet), Some(cache), Some(listed)) = (fleet, &cache, &listed) {
-                    let keys = shared_keys(&changed, listed, args.max_index_file_bytes);
+        let mut listed = None;
+        let (mut indexer, needed) = match (base_tree, &cache) {
+            (Some(tree), Some(cache)) => match Indexer::warm(input, options, cache.clone(), tree) {
+                (indexer, Ok(needed)) => (indexer, Some(needed)),
+                (indexer, Err(e)) => {
+                    eprintln!("revu: {e}; the code index reads the whole tree");
+                    (indexer.summarized(), None)
+                }
+            },
+            _ => {
+                // The fleet is asked only when the whole tree is read, and
+                // before any file is parsed (the changed ones too): a warm
+                // index reads few entries, and a runner that starts empty
+                // has no summary.
+                let files = listed_files(top, head_of)?;
+                if let (Some(fleet), Some(cache), Some(files)) = (fleet, &cache, &files) {
+                    let keys = shared_keys(&changed, files, args.max_index_file_bytes);
                     match crate::shared_index::fill(cache, fleet, keys) {
                         Ok(filled) => shared = Some(filled),
                         Err(e) => {
@@ -215,9 +220,27 @@ impl Change {
                         }
                     }
                 }
-                match listed {
-                    Some(listed) => {
-                        let needed = indexer.scan_listed(listed.into_iter());
+                listed = Some(files);
+                let indexer = Indexer::cached(input, options, cache.clone());
+                match trees {
+                    Some(_) => (indexer.summarized(), None),
+                    None => (indexer, None),
+                }
+            }
+        };
+        let tree = match needed {
+            Some(needed) => {
+                indexer.scan(blobs(top, needed)?.inspect(count));
+                TreeUse::Warm
+            }
+            None => {
+                let files = match listed {
+                    Some(files) => files,
+                    None => listed_files(top, head_of)?,
+                };
+                match files {
+                    Some(files) => {
+                        let needed = indexer.scan_listed(files.into_iter());
                         indexer.scan(blobs(top, needed)?.inspect(count));
                     }
                     None => indexer.scan(indexed_files(top, head_of)?.inspect(count)),

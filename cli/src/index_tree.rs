@@ -6,10 +6,9 @@
 use crate::head::HeadOf;
 use crate::source::{git, git_text};
 use revu_domain::diff::Diff;
-use revu_index::{ChangeInput, FactsCache, Indexer, Listed, Options, TreeKey, TreeStore};
+use revu_index::{FactsCache, Indexer, Options, StoredTree, TreeKey, TreeStore};
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
 
 /// The trees of a commit's change, under the index's file limits.
 pub struct Trees {
@@ -53,37 +52,16 @@ impl Trees {
         })
     }
 
-    /// The indexer of `change`: warm from the base tree's summary, with
-    /// the files it still needs read, when the cache holds that summary
-    /// and the diff is the whole change between the two trees and leaves
-    /// every manifest alone; else an indexer of the whole tree (`None`),
-    /// which keeps the summary of the head tree.
-    pub fn indexer(
-        &self,
-        top: &Path,
-        change: ChangeInput,
-        options: Options,
-        cache: Arc<FactsCache>,
-    ) -> (Indexer, Option<Vec<Listed>>) {
-        let tree = self.base.as_ref().and_then(|(base, key)| {
-            if !Indexer::wants_tree(&change.diff) || !self.whole(top, base, &change.diff) {
-                return None;
-            }
-            self.store.open(key).ok()
-        });
-        let Some(tree) = tree else {
-            return (
-                Indexer::cached(change, options, Some(cache)).summarized(),
-                None,
-            );
-        };
-        match Indexer::warm(change, options, cache, tree) {
-            (indexer, Ok(needed)) => (indexer, Some(needed)),
-            (indexer, Err(e)) => {
-                eprintln!("revu: {e}; the code index reads the whole tree");
-                (indexer.summarized(), None)
-            }
+    /// The base tree's summary, when the cache holds it, the diff is the
+    /// whole change between the two trees and leaves every manifest
+    /// alone: a change to index warm ([`Indexer::warm`]). Else the index
+    /// reads the whole tree, and keeps the summary of the head tree.
+    pub fn base_summary(&self, top: &Path, diff: &Diff) -> Option<StoredTree> {
+        let (base, key) = self.base.as_ref()?;
+        if !Indexer::wants_tree(diff) || !self.whole(top, base, diff) {
+            return None;
         }
+        self.store.open(key).ok()
     }
 
     /// Keeps `summary` as the head tree's; whether it was kept.
