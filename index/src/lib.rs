@@ -160,10 +160,23 @@ impl Indexer {
     ) -> (Indexer, Result<Vec<Listed>, TreeError>) {
         let mut indexer = Indexer::cached(change, options, Some(cache));
         let changed = indexer.changed_paths();
-        let mut names = match tree.files_naming(indexer.wanted.iter().map(String::as_str)) {
-            Ok(names) => names,
-            Err(e) => return (indexer, Err(e)),
-        };
+        // A name's uses count only in files of its definition's language
+        // family: the files of other families that name it are not read.
+        let mut wanted: HashMap<Lang, HashSet<&str>> = HashMap::new();
+        for (lang, facts) in indexer.heads.values().chain(indexer.bases.values()) {
+            let names = wanted.entry(lang.family()).or_default();
+            names.extend(facts.defs.iter().map(|d| d.name.as_str()));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for (family, wanted) in &wanted {
+            match tree.files_naming(wanted.iter().copied()) {
+                Ok(files) => names.extend(files.into_iter().filter(|&i| {
+                    let lang = tree.files.get(i as usize).and_then(|f| f.lang);
+                    lang.is_some_and(|l| l.family() == *family)
+                })),
+                Err(e) => return (indexer, Err(e)),
+            }
+        }
         // A changed file's direct importers are read too: a use elsewhere
         // may reach it through one of them (a package re-exporting it).
         let targets: std::collections::BTreeSet<u32> =

@@ -7,6 +7,7 @@ pub mod bins;
 pub mod certs;
 pub mod client;
 pub mod fake_openai;
+pub mod git;
 pub mod history;
 pub mod llm_server;
 pub mod otlp;
@@ -21,6 +22,7 @@ pub mod scrape;
 
 pub use bins::{bin, example, fault_engine};
 pub use client::Client;
+pub use git::git;
 pub use llm_server::LlmServer;
 pub use procs::{Cluster, Proc};
 pub use redis_cluster::RedisCluster;

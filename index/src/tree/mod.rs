@@ -177,6 +177,9 @@ pub struct TreeStore {
 /// postings, so only the latest few trees a runner indexed are kept.
 pub const MAX_TREES: usize = 8;
 
+/// A temporary file older than this was left by a process that stopped.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(3600);
+
 impl TreeStore {
     /// The store of the cache in `top`.
     pub fn in_cache(top: &Path) -> TreeStore {
@@ -225,11 +228,21 @@ impl TreeStore {
         let Ok(list) = std::fs::read_dir(&self.dir) else {
             return;
         };
-        let mut trees: Vec<(std::time::SystemTime, PathBuf)> = list
-            .flatten()
-            .filter(|e| e.path().extension().is_some_and(|x| x == "tree"))
-            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-            .collect();
+        let now = std::time::SystemTime::now();
+        let mut trees: Vec<(std::time::SystemTime, PathBuf)> = Vec::new();
+        for e in list.flatten() {
+            let Some(modified) = e.metadata().ok().and_then(|m| m.modified().ok()) else {
+                continue;
+            };
+            match e.path().extension().and_then(|x| x.to_str()) {
+                Some("tree") => trees.push((modified, e.path())),
+                // Left by a process that stopped while writing.
+                Some("tmp") if now.duration_since(modified).is_ok_and(|a| a > STALE_TEMP) => {
+                    let _ = std::fs::remove_file(e.path());
+                }
+                _ => {}
+            }
+        }
         trees.sort_by_key(|t| std::cmp::Reverse(t.0));
         for (_, path) in trees.into_iter().skip(MAX_TREES) {
             let _ = std::fs::remove_file(path);

@@ -5,9 +5,7 @@
 //! from the cache is the index built without it, within any file limits.
 
 use revu_index::extract::{FileFacts, Readers};
-use revu_index::{
-    BlobId, ChangeInput, FactsCache, Indexer, Lang, Listed, Options, TreeKey, TreeStore,
-};
+use revu_index::{BlobId, ChangeInput, FactsCache, Indexer, Lang, Listed, Options};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -286,17 +284,10 @@ fn a_warm_index_from_the_base_trees_summary_is_the_full_index_and_reads_what_the
         corpus.len(),
         "every file of the tree is in its summary"
     );
-    let options = Options::default();
-    let key = TreeKey {
-        tree: "base".into(),
-        max_files: options.max_files as u64,
-        max_file_bytes: options.max_file_bytes as u64,
-    };
-    let store = TreeStore::in_cache(&dir);
-    store.keep(&key, &summary).unwrap_or_else(|e| panic!("{e}"));
     let before = cache.stats();
-    let tree = store.open(&key).unwrap_or_else(|e| panic!("{e}"));
-    let (mut warm, needed) = Indexer::warm(change(&corpus), options, cache.clone(), tree);
+    let tree = crate::common::kept(&dir, &summary);
+    let (mut warm, needed) =
+        Indexer::warm(change(&corpus), Options::default(), cache.clone(), tree);
     let needed = needed.unwrap_or_else(|e| panic!("{e}"));
     let needed: HashSet<String> = needed.into_iter().map(|f| f.path).collect();
     warm.scan(corpus.iter().filter(|(p, _)| needed.contains(p)).cloned());

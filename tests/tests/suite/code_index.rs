@@ -5,25 +5,9 @@
 //! the change did not touch; the intent's sources reach the report. Needs
 //! git on PATH.
 
-use revu_tests::{Cluster, RedisServer, bin};
+use revu_tests::{Cluster, RedisServer, bin, git};
 use std::path::Path;
 use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("running git: {e} (this test needs git on PATH)"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn write(dir: &Path, path: &str, text: &str) {
     let at = dir.join(path);

@@ -8,27 +8,10 @@
 //! PATH.
 
 use revu_coordinator::auth::token_digest;
-use revu_tests::{Cluster, RedisServer, bin};
+use revu_tests::{Cluster, RedisServer, bin, git};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("running git: {e} (this test needs git on PATH)"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
 
 fn write(dir: &Path, path: &str, text: &str) {
     let at = dir.join(path);

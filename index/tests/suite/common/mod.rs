@@ -1,7 +1,9 @@
 //! Small repositories indexed before and after a change.
 
 use revu_domain::code_index::CodeIndex;
-use revu_index::{ChangeInput, FactsCache, Indexer, Options, SnippetPlan, TreeKey, TreeStore};
+use revu_index::{
+    ChangeInput, FactsCache, Indexer, Options, SnippetPlan, StoredTree, Summary, TreeKey, TreeStore,
+};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -64,22 +66,28 @@ fn warm(
     full.scan(base.into_iter());
     let (_, summary) = full.finish_summarized();
     let summary = summary.unwrap_or_else(|| panic!("no summary of the base tree"));
-    let options = Options::default();
-    let key = TreeKey {
-        tree: "base".into(),
-        max_files: options.max_files as u64,
-        max_file_bytes: options.max_file_bytes as u64,
-    };
-    let store = TreeStore::in_cache(&dir);
-    store.keep(&key, &summary).unwrap_or_else(|e| panic!("{e}"));
-    let tree = store.open(&key).unwrap_or_else(|e| panic!("{e}"));
-    let (mut indexer, needed) = Indexer::warm(change, options, cache, tree);
+    let tree = kept(&dir, &summary);
+    let (mut indexer, needed) = Indexer::warm(change, Options::default(), cache, tree);
     let needed = needed.unwrap_or_else(|e| panic!("{e}"));
     let needed: HashSet<String> = needed.into_iter().map(|f| f.path).collect();
     indexer.scan(rest.iter().filter(|(p, _)| needed.contains(p)).cloned());
     let index = with_snippets(indexer.finish(), rest);
     let _ = std::fs::remove_dir_all(&dir);
     index
+}
+
+/// `summary` kept in the cache in `dir` as the base tree's, under the
+/// default limits, and read back.
+pub fn kept(dir: &std::path::Path, summary: &Summary) -> StoredTree {
+    let options = Options::default();
+    let key = TreeKey {
+        tree: "base".into(),
+        max_files: options.max_files as u64,
+        max_file_bytes: options.max_file_bytes as u64,
+    };
+    let store = TreeStore::in_cache(dir);
+    store.keep(&key, summary).unwrap_or_else(|e| panic!("{e}"));
+    store.open(&key).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The change of `files`, and the files it leaves alone.
