@@ -61,6 +61,17 @@ struct Graph<'a> {
 pub(crate) struct Prior<'t> {
     pub tree: &'t StoredTree,
     pub changed: &'t HashSet<String>,
+    /// Files the change left alone whose imports are resolved again: they
+    /// import a package (a directory) the change adds a file to.
+    pub reresolve: &'t HashSet<String>,
+}
+
+impl Prior<'_> {
+    /// Whether the imports of `path` are resolved here rather than taken
+    /// from the summary.
+    fn resolves(&self, path: &str) -> bool {
+        self.changed.contains(path) || self.reresolve.contains(path)
+    }
 }
 
 /// The index of `change`; with `keep_edges`, the import graph too, for a
@@ -197,7 +208,7 @@ impl<'a> Graph<'a> {
             let tree = prior.tree;
             let ids: Vec<Option<usize>> = tree.files.iter().map(|f| resolver.id(&f.path)).collect();
             for (i, f) in tree.files.iter().enumerate() {
-                if f.lang.is_none() || prior.changed.contains(&f.path) {
+                if f.lang.is_none() || prior.resolves(&f.path) {
                     continue;
                 }
                 let Some(Some(id)) = ids.get(i).copied() else {
@@ -212,7 +223,7 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        let resolves = |path: &str| prior.as_ref().is_none_or(|p| p.changed.contains(path));
+        let resolves = |path: &str| prior.as_ref().is_none_or(|p| p.resolves(path));
         for (id, rec) in recs.iter().enumerate() {
             let Some(rec) = rec else { continue };
             let from = resolver.path(id).to_owned();

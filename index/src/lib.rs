@@ -77,6 +77,9 @@ pub struct Indexer {
     record: bool,
     /// The summary of the base tree a warm index takes the rest from.
     tree: Option<StoredTree>,
+    /// Files a warm index resolves the imports of again
+    /// ([`analyze::Prior::reresolve`]).
+    reresolve: HashSet<String>,
 }
 
 impl Indexer {
@@ -130,6 +133,7 @@ impl Indexer {
             known: HashMap::new(),
             record: false,
             tree: None,
+            reresolve: HashSet::new(),
         }
     }
 
@@ -182,6 +186,34 @@ impl Indexer {
         let targets: std::collections::BTreeSet<u32> =
             changed.iter().filter_map(|p| tree.find(p)).collect();
         names.extend(tree.importers_of(&targets));
+        // An import of a package (a Go or Java package, a Python package's
+        // directory) may name a file the change adds to it: the files
+        // importing a file beside an added one are read, and their imports
+        // resolved again.
+        let added: HashSet<&str> = indexer
+            .change
+            .head
+            .keys()
+            .filter(|p| tree.find(p).is_none())
+            .map(|p| resolve::dir_of(p))
+            .collect();
+        if !added.is_empty() {
+            let beside: std::collections::BTreeSet<u32> = (0..tree.files.len())
+                .filter(|&i| {
+                    tree.files[i].lang.is_some()
+                        && added.contains(resolve::dir_of(&tree.files[i].path))
+                })
+                .filter_map(|i| u32::try_from(i).ok())
+                .collect();
+            for i in tree.importers_of(&beside) {
+                if let Some(f) = tree.files.get(i as usize)
+                    && !changed.contains(&f.path)
+                {
+                    indexer.reresolve.insert(f.path.clone());
+                    names.insert(i);
+                }
+            }
+        }
         let listed: Vec<Listed> = names
             .into_iter()
             .filter_map(|i| tree.files.get(i as usize))
@@ -330,9 +362,11 @@ impl Indexer {
             // touched: the figures are the summary's.
             self.stats = tree::build::stats(tree, &self.heads, &changed);
         }
+        let reresolve = std::mem::take(&mut self.reresolve);
         let prior = tree.as_ref().map(|tree| analyze::Prior {
             tree,
             changed: &changed,
+            reresolve: &reresolve,
         });
         let (mut index, edges) = analyze::analyze(
             &self.change,

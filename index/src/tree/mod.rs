@@ -14,9 +14,11 @@
 //! paths and manifests, takes the import graph of every file the change
 //! left alone from the summary's edges, and reads the facts (from the
 //! facts cache) only of the files whose postings name what the change
-//! defines or took away. It gives the index a full index gives, but for
-//! one case it cannot see: a file the change did not touch whose import
-//! named nothing at the base and names a file the change adds.
+//! defines or took away, their direct importers, and the importers of a
+//! package the change adds a file to. It gives the index a full index
+//! gives, but for what it cannot see: a file the change did not touch
+//! whose import named nothing at the base, or another file, and names a
+//! file the change adds.
 //!
 //! Summaries live beside the facts cache's entries, one file per tree and
 //! file limits ([`format`] has the layout); the part every use reads and

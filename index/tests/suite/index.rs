@@ -212,3 +212,22 @@ fn a_use_through_a_package_that_re_exports_the_changed_file() {
         "{index:#?}"
     );
 }
+
+#[test]
+fn a_file_added_to_a_go_package_is_imported_by_the_packages_importers() {
+    let gomod = "module example.com/shop\n\ngo 1.22\n";
+    let charge = "package pay\n\nfunc Charge(amount int) error {\n\treturn nil\n}\n";
+    let refund = "package pay\n\nfunc Refund(amount int) error {\n\treturn Charge(-amount)\n}\n";
+    let caller = "package api\n\nimport \"example.com/shop/pay\"\n\nfunc Buy() error {\n\treturn pay.Refund(3)\n}\n";
+    let index = index(&[
+        ("go.mod", Some(gomod), Some(gomod)),
+        ("pay/charge.go", Some(charge), Some(charge)),
+        ("pay/refund.go", None, Some(refund)),
+        ("api/buy.go", Some(caller), Some(caller)),
+    ]);
+    // `api/buy.go` imports the package, which now holds the new file.
+    let refund = &index.files["pay/refund.go"];
+    assert_eq!(refund.importers, ["api/buy.go"], "{refund:#?}");
+    let used = index.symbol_at("pay/refund.go", 3);
+    assert_eq!(used.map(|s| s.callers), Some(1), "{index:#?}");
+}
