@@ -58,6 +58,10 @@ impl Trees {
     /// reads the whole tree, and keeps the summary of the head tree.
     pub fn base_summary(&self, top: &Path, diff: &Diff) -> Option<StoredTree> {
         let (base, key) = self.base.as_ref()?;
+        // Git is asked about the change only when there is a summary.
+        if !self.store.path(key).is_file() {
+            return None;
+        }
         if !Indexer::wants_tree(diff) || !self.whole(top, base, diff) {
             return None;
         }
