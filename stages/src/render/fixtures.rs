@@ -10,7 +10,7 @@ use revu_domain::adjudication::{
 };
 use revu_domain::diff::FileStatus;
 use revu_domain::facts::{RiskTier, Signal};
-use revu_domain::finding::{BlastRadius, Dimension, Finding, Severity};
+use revu_domain::finding::{Dimension, Finding, Severity};
 use revu_domain::intent::IntentSource;
 use revu_domain::lane::FileNote;
 use revu_domain::report::{
@@ -64,25 +64,7 @@ pub fn finding(
     line: u32,
     dimension: Dimension,
 ) -> Finding {
-    Finding {
-        rule: rule.into(),
-        severity,
-        file: file.into(),
-        line,
-        end_line: None,
-        dimension,
-        dimensions: vec![],
-        summary: String::new(),
-        why: String::new(),
-        fix: String::new(),
-        confidence: 90,
-        blast_radius: BlastRadius::Local,
-        pre_existing: false,
-        pre_existing_line: false,
-        downgraded_from: None,
-        meta: false,
-        owners: Vec::new(),
-    }
+    Finding::at(rule, severity, file, line, dimension)
 }
 
 /// A docs-only change every lane passed.
