@@ -15,6 +15,7 @@ use revu_domain::code_index::CodeIndex;
 use revu_index::{CacheStats, ChangeInput, Indexer, Listed, Options};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -134,6 +135,18 @@ impl Change {
         args: &IndexArgs,
         fleet: Option<&mut dyn Fleet>,
     ) -> Result<Option<Built>, CliError> {
+        self.build_index(heads, args, fleet, true)
+    }
+
+    /// [`Change::code_index_shared`]; with `warm`, from the base tree's
+    /// summary where the cache holds it.
+    fn build_index(
+        &self,
+        heads: &mut Heads,
+        args: &IndexArgs,
+        mut fleet: Option<&mut dyn Fleet>,
+        warm: bool,
+    ) -> Result<Option<Built>, CliError> {
         let (Some(top), Some(head_of)) = (&self.work_tree, &self.head_of) else {
             if args.consumers_root.is_some() {
                 eprintln!("revu: --consumers-root needs a git change to index; not searched");
@@ -190,9 +203,12 @@ impl Change {
         // Warm from the base tree's summary where there is one, else the
         // whole tree (keeping its summary for the next change to it).
         let base_tree = match (&cache, &trees) {
-            (Some(_), Some(trees)) => trees.base_summary(top, &input.diff),
+            (Some(_), Some(trees)) if warm => trees
+                .base_summary(top, &input.diff, self.whole)
+                .map(Arc::new),
             _ => None,
         };
+        let summary_used = base_tree.clone();
         let mut shared = None;
         let mut listed = None;
         let (mut indexer, needed) = match (base_tree, &cache) {
@@ -209,7 +225,7 @@ impl Change {
                 // index reads few entries, and a runner that starts empty
                 // has no summary.
                 let files = listed_files(top, head_of)?;
-                if let (Some(fleet), Some(cache), Some(files)) = (fleet, &cache, &files) {
+                if let (Some(fleet), Some(cache), Some(files)) = (fleet.take(), &cache, &files) {
                     let keys = shared_keys(&changed, files, args.max_index_file_bytes);
                     match crate::shared_index::fill(cache, fleet, keys) {
                         Ok(filled) => shared = Some(filled),
@@ -250,6 +266,12 @@ impl Change {
         };
         let cache_stats = indexer.cache_stats();
         let (mut index, summary) = indexer.finish_summarized();
+        // A part of the summary that could not be read answered nothing:
+        // the index is built again from the whole tree.
+        if let Some(why) = summary_used.as_ref().and_then(|t| t.failed()) {
+            eprintln!("revu: {why}; the code index reads the whole tree");
+            return self.build_index(heads, args, fleet, false);
+        }
         let tree = match (summary, &trees) {
             (Some(summary), Some(trees)) if trees.keep(&summary) => TreeUse::Kept,
             _ => tree,

@@ -33,22 +33,40 @@ impl Trees {
         let HeadOf::Commit(head) = head_of else {
             return None;
         };
-        let key = |rev: &str| {
-            let spec = format!("{rev}^{{tree}}");
-            let tree = git_text(top, &["rev-parse", "--verify", "--quiet", &spec]).ok()?;
-            Some((
+        let base = base_rev.filter(|b| !b.is_empty());
+        let key = |rev: &str, tree: String| {
+            (
                 rev.to_owned(),
                 TreeKey {
                     tree,
                     max_files: u64::try_from(options.max_files).unwrap_or(u64::MAX),
                     max_file_bytes: u64::try_from(options.max_file_bytes).unwrap_or(u64::MAX),
                 },
-            ))
+            )
+        };
+        let tree_of = |rev: &str| {
+            let spec = format!("{rev}^{{tree}}");
+            git_text(top, &["rev-parse", "--verify", "--quiet", &spec]).ok()
+        };
+        // Both trees at once where both are there; else each alone.
+        let both = base.and_then(|base| {
+            let specs = [format!("{base}^{{tree}}"), format!("{head}^{{tree}}")];
+            let out = git_text(top, &["rev-parse", &specs[0], &specs[1]]).ok()?;
+            let mut lines = out.lines().map(str::trim).filter(|l| !l.is_empty());
+            let (b, h) = (lines.next()?.to_owned(), lines.next()?.to_owned());
+            Some((Some(key(base, b)), key(head, h)))
+        });
+        let (base, head) = match both {
+            Some(found) => found,
+            None => (
+                base.and_then(|b| Some(key(b, tree_of(b)?))),
+                key(head, tree_of(head)?),
+            ),
         };
         Some(Trees {
             store: TreeStore::in_cache(cache.top()),
-            base: base_rev.filter(|b| !b.is_empty()).and_then(key),
-            head: key(head)?,
+            base,
+            head,
         })
     }
 
@@ -56,13 +74,15 @@ impl Trees {
     /// whole change between the two trees and leaves every manifest
     /// alone: a change to index warm ([`Indexer::warm`]). Else the index
     /// reads the whole tree, and keeps the summary of the head tree.
-    pub fn base_summary(&self, top: &Path, diff: &Diff) -> Option<StoredTree> {
+    /// `whole` says the diff was not narrowed to some paths; else git is
+    /// asked whether it holds every path that differs.
+    pub fn base_summary(&self, top: &Path, diff: &Diff, whole: bool) -> Option<StoredTree> {
         let (base, key) = self.base.as_ref()?;
         // Git is asked about the change only when there is a summary.
         if !self.store.path(key).is_file() {
             return None;
         }
-        if !Indexer::wants_tree(diff) || !self.whole(top, base, diff) {
+        if !Indexer::wants_tree(diff) || !(whole || self.whole(top, base, diff)) {
             return None;
         }
         self.store.open(key).ok()

@@ -64,6 +64,9 @@ pub struct Change {
     /// Where its base side lives, as a `git cat-file` prefix: a commit, or
     /// empty for the index (none for a root commit or a first commit).
     pub base_rev: Option<String>,
+    /// The diff is all that differs between its two sides: no paths
+    /// narrowed it.
+    pub whole: bool,
 }
 
 /// What git is asked for.
@@ -82,6 +85,7 @@ impl Change {
             work_tree: None,
             head_of: None,
             base_rev: None,
+            whole: false,
         }
     }
 }
@@ -117,6 +121,7 @@ impl Source {
             work_tree: Some(top),
             head_of: Some(head_of),
             base_rev,
+            whole: self.paths.is_empty(),
         })
     }
 

@@ -16,6 +16,7 @@ use revu_domain::code_index::{
 use revu_domain::diff::{FilePatch, FileStatus};
 use revu_domain::paths::is_test_path;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use uses::{Bound, Target};
 
 /// Most importers listed per file.
@@ -47,9 +48,14 @@ impl Rec<'_> {
 
 struct Graph<'a> {
     resolver: Resolver,
-    recs: Vec<Option<Rec<'a>>>,
-    /// Id → ids of the files that import it.
-    importers: Vec<Vec<usize>>,
+    recs: HashMap<usize, Rec<'a>>,
+    /// Id → ids of the files that import it: every file's for a full
+    /// index; for a warm one, those whose imports were resolved here (the
+    /// summary's edges give the rest).
+    importers: HashMap<usize, Vec<usize>>,
+    /// For a warm index, the files whose edges in the summary no longer
+    /// hold: the changed files, and those resolved again.
+    resolved: HashSet<usize>,
     /// Name → its uses, as (file id, reference).
     uses: HashMap<String, Vec<(usize, usize)>>,
     /// (family, name) → definitions at head.
@@ -59,19 +65,15 @@ struct Graph<'a> {
 /// The summary of the base tree a warm index takes the files the change
 /// left alone from, and the paths the change touched.
 pub(crate) struct Prior<'t> {
-    pub tree: &'t StoredTree,
+    pub tree: Arc<StoredTree>,
     pub changed: &'t HashSet<String>,
     /// Files the change left alone whose imports are resolved again: they
     /// import a package (a directory) the change adds a file to.
     pub reresolve: &'t HashSet<String>,
-}
-
-impl Prior<'_> {
-    /// Whether the imports of `path` are resolved here rather than taken
-    /// from the summary.
-    fn resolves(&self, path: &str) -> bool {
-        self.changed.contains(path) || self.reresolve.contains(path)
-    }
+    /// (family, name) → definitions in the files the change left alone,
+    /// for the names the change defines or took away (from the summary's
+    /// postings: the files themselves are mostly not read).
+    pub defined: &'t HashMap<(Lang, String), usize>,
 }
 
 /// The index of `change`; with `keep_edges`, the import graph too, for a
@@ -125,29 +127,31 @@ impl<'a> Graph<'a> {
         prior: Option<Prior<'_>>,
         keep_edges: bool,
     ) -> (Graph<'a>, Option<Vec<Vec<usize>>>) {
-        let mut resolver = Resolver::default();
-        let mut recs: Vec<Option<Rec<'a>>> = Vec::new();
-        let mut put = |resolver: &mut Resolver, path: &str, rec: Option<Rec<'a>>| {
-            let id = resolver.add(path);
-            if recs.len() <= id {
-                recs.resize_with(id + 1, || None);
-            }
-            if rec.is_some() {
-                recs[id] = rec;
-            }
+        // Paths the change took away stay resolvable, so that what still
+        // imports them is found.
+        let gone: Vec<String> = change
+            .diff
+            .files
+            .iter()
+            .filter(|p| matches!(p.status, FileStatus::Deleted | FileStatus::Renamed))
+            .filter_map(|p| p.old_path.clone())
+            .filter(|old| Lang::of(old).is_some())
+            .collect();
+        let mut resolver = match &prior {
+            Some(p) => Resolver::over(
+                p.tree.clone(),
+                heads.keys().cloned().collect(),
+                gone.clone(),
+            ),
+            None => Resolver::default(),
         };
+        let mut recs: HashMap<usize, Rec<'a>> = HashMap::new();
         for f in &scanned {
             if let Some(text) = &f.manifest {
                 resolver.manifest(&f.path, text);
             }
         }
-        if let Some(prior) = &prior {
-            for (i, text) in &prior.tree.manifests {
-                if let Some(f) = prior.tree.files.get(*i as usize) {
-                    resolver.manifest(&f.path, text);
-                }
-            }
-        }
+        let mut head_ids = HashSet::new();
         for (path, (lang, facts)) in heads {
             let src = change.head.get(&path).map(Vec::as_slice);
             let rec = Rec {
@@ -156,81 +160,53 @@ impl<'a> Graph<'a> {
                 src,
                 quotes: HashMap::new(),
             };
-            put(&mut resolver, &path, Some(rec));
-        }
-        let mut scanned = scanned.into_iter().filter(|f| f.lang.is_some()).peekable();
-        // The files the change left alone, in path order (as a full scan
-        // gives them), with the facts of those the scan read.
-        let rest = prior.as_ref().map(|p| {
-            p.tree
-                .files
-                .iter()
-                .filter(|f| f.lang.is_some() && !p.changed.contains(&f.path))
-        });
-        for path in rest.into_iter().flatten().map(|f| f.path.as_str()) {
-            while scanned.peek().is_some_and(|f| f.path.as_str() < path) {
-                if let Some(f) = scanned.next() {
-                    let (path, rec) = Rec::scanned(f);
-                    put(&mut resolver, &path, Some(rec));
-                }
-            }
-            match scanned.next_if(|f| f.path == path) {
-                Some(f) => {
-                    let (path, rec) = Rec::scanned(f);
-                    put(&mut resolver, &path, Some(rec));
-                }
-                None => put(&mut resolver, path, None),
+            if let Some(id) = resolver.add(&path) {
+                head_ids.insert(id);
+                recs.insert(id, rec);
             }
         }
-        for f in scanned {
+        // The files the scan read, in path order (as a full scan gives
+        // them).
+        for f in scanned.into_iter().filter(|f| f.lang.is_some()) {
             let (path, rec) = Rec::scanned(f);
-            put(&mut resolver, &path, Some(rec));
-        }
-        // Paths the change took away stay resolvable, so that what still
-        // imports them is found.
-        for patch in &change.diff.files {
-            if matches!(patch.status, FileStatus::Deleted | FileStatus::Renamed)
-                && let Some(old) = &patch.old_path
-                && Lang::of(old).is_some()
-            {
-                put(&mut resolver, old, None);
+            if let Some(id) = resolver.add(&path) {
+                recs.entry(id).or_insert(rec);
             }
+        }
+        for old in &gone {
+            resolver.add(old);
         }
         resolver.finish();
-        let mut importers: Vec<Vec<usize>> = vec![Vec::new(); resolver.len()];
+        let mut ids: Vec<usize> = recs.keys().copied().collect();
+        ids.sort_unstable();
+        let mut importers: HashMap<usize, Vec<usize>> = HashMap::new();
         let mut forward: Option<Vec<Vec<usize>>> =
             keep_edges.then(|| vec![Vec::new(); resolver.len()]);
         let mut uses: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
         let mut defined: HashMap<(Lang, String), usize> = HashMap::new();
-        // A warm index takes the imports of the files the change left
-        // alone from the summary, and resolves only the changed files'.
-        if let Some(prior) = &prior {
-            let tree = prior.tree;
-            let ids: Vec<Option<usize>> = tree.files.iter().map(|f| resolver.id(&f.path)).collect();
-            for (i, f) in tree.files.iter().enumerate() {
-                if f.lang.is_none() || prior.resolves(&f.path) {
-                    continue;
-                }
-                let Some(Some(id)) = ids.get(i).copied() else {
-                    continue;
-                };
-                for &t in tree.imports_of(i) {
-                    if let Some(Some(target)) = ids.get(t as usize).copied()
-                        && target != id
-                    {
-                        importers[target].push(id);
-                    }
-                }
-            }
+        // A warm index resolves only the imports of the changed files and
+        // of those resolved again; the summary has the rest.
+        let resolved: HashSet<usize> = prior
+            .as_ref()
+            .map(|p| {
+                p.changed
+                    .iter()
+                    .chain(p.reresolve.iter())
+                    .filter_map(|path| resolver.id(path))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let Some(p) = &prior {
+            defined.clone_from(p.defined);
         }
-        let resolves = |path: &str| prior.as_ref().is_none_or(|p| p.resolves(path));
-        for (id, rec) in recs.iter().enumerate() {
-            let Some(rec) = rec else { continue };
+        for &id in &ids {
+            let Some(rec) = recs.get(&id) else { continue };
             let from = resolver.path(id).to_owned();
-            for import in rec.facts.imports.iter().filter(|_| resolves(&from)) {
+            let resolves = prior.is_none() || resolved.contains(&id);
+            for import in rec.facts.imports.iter().filter(|_| resolves) {
                 for target in resolver.resolve(&from, rec.lang, import) {
                     if target != id {
-                        importers[target].push(id);
+                        importers.entry(target).or_default().push(id);
                         if let Some(forward) = forward.as_mut() {
                             forward[id].push(target);
                         }
@@ -240,13 +216,18 @@ impl<'a> Graph<'a> {
             for (i, r) in rec.facts.refs.iter().enumerate() {
                 uses.entry(r.name.clone()).or_default().push((id, i));
             }
+            // A warm index counts the definitions of the files it did not
+            // read from the summary: only the changed files' are added.
+            if prior.is_some() && !head_ids.contains(&id) {
+                continue;
+            }
             for d in &rec.facts.defs {
                 *defined
                     .entry((rec.lang.family(), d.name.clone()))
                     .or_default() += 1;
             }
         }
-        for list in &mut importers {
+        for list in importers.values_mut() {
             list.sort_unstable();
             list.dedup();
         }
@@ -254,6 +235,7 @@ impl<'a> Graph<'a> {
             resolver,
             recs,
             importers,
+            resolved,
             uses,
             defined,
         };
@@ -261,7 +243,26 @@ impl<'a> Graph<'a> {
     }
 
     fn rec(&self, id: usize) -> Option<&Rec<'a>> {
-        self.recs.get(id).and_then(Option::as_ref)
+        self.recs.get(&id)
+    }
+
+    /// The files that import file `id`.
+    fn importers_of(&self, id: usize) -> Vec<usize> {
+        let mut out = self.importers.get(&id).cloned().unwrap_or_default();
+        if let (Some(tree), Some(i)) = (self.resolver.tree(), self.resolver.in_tree(id)) {
+            let before = out.len();
+            out.extend(
+                tree.importers_of(i as usize)
+                    .into_iter()
+                    .filter_map(|f| self.resolver.id_in_tree(f))
+                    .filter(|f| *f != id && !self.resolved.contains(f)),
+            );
+            if out.len() > before {
+                out.sort_unstable();
+                out.dedup();
+            }
+        }
+        out
     }
 
     fn reach(&self, patch: &FilePatch, lang: Lang) -> Reach {
@@ -273,14 +274,14 @@ impl<'a> Graph<'a> {
         own.dedup();
         let direct: BTreeSet<usize> = own
             .iter()
-            .flat_map(|&id| self.importers[id].iter().copied())
+            .flat_map(|&id| self.importers_of(id))
             .filter(|id| !own.contains(id))
             .collect();
         let mut transitive = BTreeSet::new();
         let mut queue: VecDeque<usize> = own.iter().copied().collect();
         let mut seen: HashSet<usize> = own.iter().copied().collect();
         while let Some(id) = queue.pop_front() {
-            for &i in &self.importers[id] {
+            for i in self.importers_of(id) {
                 if seen.insert(i) {
                     transitive.insert(i);
                     queue.push_back(i);
@@ -290,8 +291,7 @@ impl<'a> Graph<'a> {
         let same_package = if matches!(lang, Lang::Go | Lang::Java) {
             self.resolver
                 .same_dir(patch.path())
-                .iter()
-                .copied()
+                .into_iter()
                 .filter(|&id| self.rec(id).is_some_and(|r| r.lang == lang))
                 .collect()
         } else {

@@ -47,6 +47,18 @@ pub struct ChangeInput {
     pub base: BTreeMap<String, Vec<u8>>,
 }
 
+impl ChangeInput {
+    /// The paths the change touches on either side.
+    pub(crate) fn paths(&self) -> HashSet<String> {
+        let mut out: HashSet<String> = self.head.keys().cloned().collect();
+        for p in &self.diff.files {
+            out.extend(p.old_path.iter().cloned());
+            out.extend(p.new_path.iter().cloned());
+        }
+        out
+    }
+}
+
 /// Builds the index: [`Indexer::new`] reads the changed files, [`scan`]
 /// (after [`scan_listed`], when the files are listed by blob id) the rest
 /// of the repository, [`Indexer::finish`] puts them together. With a
@@ -76,7 +88,10 @@ pub struct Indexer {
     /// Keep what a summary of the tree at head needs ([`tree`]).
     record: bool,
     /// The summary of the base tree a warm index takes the rest from.
-    tree: Option<StoredTree>,
+    tree: Option<Arc<StoredTree>>,
+    /// For a warm index, the definitions of the names the change defines
+    /// or took away in the files it left alone ([`analyze::Prior`]).
+    defined: HashMap<(Lang, String), usize>,
     /// Files a warm index resolves the imports of again
     /// ([`analyze::Prior::reresolve`]).
     reresolve: HashSet<String>,
@@ -133,6 +148,7 @@ impl Indexer {
             known: HashMap::new(),
             record: false,
             tree: None,
+            defined: HashMap::new(),
             reresolve: HashSet::new(),
         }
     }
@@ -146,85 +162,45 @@ impl Indexer {
 
     /// An indexer of a change to the tree `tree` summarises (its base
     /// tree): the facts of the files the change left alone are read only
-    /// where they name what the change defines or took away, and the rest
-    /// of the index comes from the summary. Returns the files whose
-    /// contents are still needed: give them to [`Indexer::scan`], then
-    /// [`Indexer::finish`]. `tree` must be the summary of the base tree
-    /// under the same file limits, and the change must leave every
+    /// where a use there may reach what the change defines or took away,
+    /// and the rest of the index comes from the summary. Returns the files
+    /// whose contents are still needed: give them to [`Indexer::scan`],
+    /// then [`Indexer::finish`]. `tree` must be the summary of the base
+    /// tree under the same file limits, and the change must leave every
     /// manifest as it is ([`Indexer::wants_tree`]).
     ///
-    /// When the summary's postings cannot be read, the indexer is handed
-    /// back with the error, as [`Indexer::cached`] makes it: scan the whole
-    /// tree with it.
+    /// When the summary cannot be read, the indexer is handed back with
+    /// the error, as [`Indexer::cached`] makes it: scan the whole tree
+    /// with it. A part of the summary read later that fails makes
+    /// [`StoredTree::failed`] say so: the index is then not to be used.
     pub fn warm(
         change: ChangeInput,
         options: Options,
         cache: Arc<FactsCache>,
-        tree: StoredTree,
+        tree: Arc<StoredTree>,
     ) -> (Indexer, Result<Vec<Listed>, TreeError>) {
         let mut indexer = Indexer::cached(change, options, Some(cache));
-        let changed = indexer.changed_paths();
-        // A name's uses count only in files of its definition's language
-        // family: the files of other families that name it are not read.
-        let mut wanted: HashMap<Lang, HashSet<&str>> = HashMap::new();
-        for (lang, facts) in indexer.heads.values().chain(indexer.bases.values()) {
-            let names = wanted.entry(lang.family()).or_default();
-            names.extend(facts.defs.iter().map(|d| d.name.as_str()));
+        let plan = tree::warm::plan(&tree, &indexer.change, &indexer.heads, &indexer.bases);
+        if let Some(why) = tree.failed() {
+            return (indexer, Err(TreeError::Unreadable(why)));
         }
-        let mut names = std::collections::BTreeSet::new();
-        for (family, wanted) in &wanted {
-            match tree.files_naming(wanted.iter().copied()) {
-                Ok(files) => names.extend(files.into_iter().filter(|&i| {
-                    let lang = tree.files.get(i as usize).and_then(|f| f.lang);
-                    lang.is_some_and(|l| l.family() == *family)
-                })),
-                Err(e) => return (indexer, Err(e)),
-            }
-        }
-        // A changed file's direct importers are read too: a use elsewhere
-        // may reach it through one of them (a package re-exporting it).
-        let targets: std::collections::BTreeSet<u32> =
-            changed.iter().filter_map(|p| tree.find(p)).collect();
-        names.extend(tree.importers_of(&targets));
-        // An import of a package (a Go or Java package, a Python package's
-        // directory) may name a file the change adds to it: the files
-        // importing a file beside an added one are read, and their imports
-        // resolved again.
-        let added: HashSet<&str> = indexer
-            .change
-            .head
-            .keys()
-            .filter(|p| tree.find(p).is_none())
-            .map(|p| resolve::dir_of(p))
-            .collect();
-        if !added.is_empty() {
-            let beside: std::collections::BTreeSet<u32> = (0..tree.files.len())
-                .filter(|&i| {
-                    tree.files[i].lang.is_some()
-                        && added.contains(resolve::dir_of(&tree.files[i].path))
-                })
-                .filter_map(|i| u32::try_from(i).ok())
-                .collect();
-            for i in tree.importers_of(&beside) {
-                if let Some(f) = tree.files.get(i as usize)
-                    && !changed.contains(&f.path)
-                {
-                    indexer.reresolve.insert(f.path.clone());
-                    names.insert(i);
-                }
-            }
-        }
-        let listed: Vec<Listed> = names
-            .into_iter()
-            .filter_map(|i| tree.files.get(i as usize))
-            .filter(|f| f.lang.is_some() && !changed.contains(f.path.as_str()))
+        let listed: Vec<Listed> = plan
+            .read
+            .iter()
+            .filter_map(|&i| tree.file(i as usize))
+            .filter(|f| f.lang.is_some())
             .map(|f| Listed {
-                path: f.path.clone(),
+                path: f.path.to_owned(),
                 blob: f.blob,
                 size: f.size,
             })
             .collect();
+        if let Some(why) = tree.failed() {
+            return (indexer, Err(TreeError::Unreadable(why)));
+        }
         let needed = indexer.scan_listed(listed.into_iter());
+        indexer.reresolve = plan.reresolve;
+        indexer.defined = plan.defined;
         indexer.tree = Some(tree);
         (indexer, Ok(needed))
     }
@@ -242,12 +218,7 @@ impl Indexer {
 
     /// The paths the change touches on either side.
     fn changed_paths(&self) -> HashSet<String> {
-        let mut out: HashSet<String> = self.change.head.keys().cloned().collect();
-        for p in &self.change.diff.files {
-            out.extend(p.old_path.iter().cloned());
-            out.extend(p.new_path.iter().cloned());
-        }
-        out
+        self.change.paths()
     }
 
     /// Whether the scan reads `path` (a file of an indexed language, or a
@@ -363,10 +334,12 @@ impl Indexer {
             self.stats = tree::build::stats(tree, &self.heads, &changed);
         }
         let reresolve = std::mem::take(&mut self.reresolve);
+        let defined = std::mem::take(&mut self.defined);
         let prior = tree.as_ref().map(|tree| analyze::Prior {
-            tree,
+            tree: tree.clone(),
             changed: &changed,
             reresolve: &reresolve,
+            defined: &defined,
         });
         let (mut index, edges) = analyze::analyze(
             &self.change,

@@ -12,6 +12,7 @@
 //! import is a few lookups and the probing of candidate paths.
 
 mod cargo;
+mod files;
 mod gomod;
 mod jsonc;
 mod npm;
@@ -20,42 +21,70 @@ mod tsconfig;
 
 use crate::extract::Import;
 use crate::lang::Lang;
+use crate::tree::StoredTree;
+use files::Files;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The repository's files and manifests, for resolving imports.
 #[derive(Debug, Default)]
 pub struct Resolver {
-    ids: HashMap<String, usize>,
-    /// Id → path.
-    paths: Vec<String>,
-    /// Directory → ids of the indexed files directly in it.
-    dirs: HashMap<String, Vec<usize>>,
-    /// File name → ids, for Java's suffix lookups.
-    by_name: HashMap<String, Vec<usize>>,
-    /// Go module path → its directory.
-    go_modules: Vec<(String, String)>,
-    /// Crate name (with `_`) → its library's directory and root file.
-    crates: HashMap<String, (String, String)>,
-    /// Directories that hold a `Cargo.toml`.
-    crate_dirs: Vec<String>,
-    /// npm/pnpm/yarn packages by name.
-    packages: npm::Packages,
-    /// `tsconfig.json` aliases.
-    tsconfigs: tsconfig::TsConfigs,
+    files: Files,
+    /// The manifests registered, by path (a resolver over a summarised
+    /// tree reads the summary's instead).
+    manifests: Vec<(String, String)>,
+    /// What each kind of manifest says, read the first time an import of
+    /// a language it serves is resolved.
+    go: OnceLock<Go>,
+    cargo: OnceLock<Cargo>,
+    script: OnceLock<Script>,
     /// Python packages by top-level name.
     python_roots: python::PythonRoots,
-    /// `pyproject.toml`s, read once the files are known.
-    pyprojects: Vec<(String, String)>,
     /// Bare script specifiers resolved so far, by the `tsconfig.json`
     /// options that apply: a monorepo imports the same few packages from
     /// thousands of files.
     bare: Mutex<HashMap<BareSpec, Option<usize>>>,
 }
 
+/// Go modules: module path → its directory, longest path first.
+#[derive(Debug, Default)]
+struct Go {
+    modules: Vec<(String, String)>,
+}
+
+#[derive(Debug, Default)]
+struct Cargo {
+    /// Crate name (with `_`) → its library's directory and root file.
+    crates: HashMap<String, (String, String)>,
+    /// Directories that hold a `Cargo.toml`, longest first.
+    dirs: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Script {
+    /// npm/pnpm/yarn packages by name.
+    packages: npm::Packages,
+    /// `tsconfig.json` aliases.
+    tsconfigs: tsconfig::TsConfigs,
+}
+
 /// A bare script specifier under the `tsconfig.json` options that apply
 /// (see [`tsconfig::TsConfigs::applying`]).
 type BareSpec = (Option<usize>, String);
+
+/// The kind of manifest at `path`, by what reads it: `cargo`, `go`,
+/// `npm`, `py` or `ts`; `None` for a file that is none.
+pub(crate) fn manifest_kind(path: &str) -> Option<&'static str> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name {
+        "go.mod" | "go.work" => Some("go"),
+        "Cargo.toml" => Some("cargo"),
+        "package.json" => Some("npm"),
+        "pyproject.toml" => Some("py"),
+        _ if tsconfig::is_config(name) => Some("ts"),
+        _ => None,
+    }
+}
 
 /// Whether `path` is a manifest the resolver reads.
 pub(crate) fn is_manifest(path: &str) -> bool {
@@ -64,6 +93,26 @@ pub(crate) fn is_manifest(path: &str) -> bool {
         name,
         "go.mod" | "go.work" | "Cargo.toml" | "package.json" | "pyproject.toml"
     ) || tsconfig::is_config(name)
+}
+
+fn is_python(path: &str) -> bool {
+    path.ends_with(".py") || path.ends_with(".pyi")
+}
+
+/// Python's top-level modules under the package roots `pyprojects` (their
+/// paths and texts) give, among the code files `paths`, with the roots
+/// each is under; `exists` says whether a path is a code file.
+pub(crate) fn python_tops<'a>(
+    pyprojects: impl Iterator<Item = (&'a str, &'a str)>,
+    paths: impl Iterator<Item = &'a str>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Vec<String>)> {
+    let mut roots = python::PythonRoots::default();
+    for (path, text) in pyprojects {
+        roots.add(dir_of(path), text);
+    }
+    roots.finish(paths.filter(|p| is_python(p)), exists);
+    roots.tops()
 }
 
 pub fn dir_of(path: &str) -> &str {
@@ -96,87 +145,174 @@ fn normalize(path: &str) -> Option<String> {
 }
 
 impl Resolver {
+    /// A resolver over the code files of the tree `tree` summarises, with
+    /// beside them `heads` (the change's files at head, sorted by path:
+    /// ids `0..heads.len()`) and `gone` (paths the change took away, which
+    /// stay resolvable). Its manifests are the summary's, and its Python
+    /// packages too, with the heads'; call [`Resolver::finish`] next.
+    pub fn over(tree: Arc<StoredTree>, heads: Vec<String>, gone: Vec<String>) -> Resolver {
+        let files = files::Tree::new(tree, heads, gone);
+        let mut resolver = Resolver::default();
+        resolver.python_roots.set(files.tree().python.clone());
+        resolver.files = Files::Tree(files);
+        resolver
+    }
+
     /// Registers a file at `path`; its id is the count registered before.
-    pub fn add(&mut self, path: &str) -> usize {
-        if let Some(&id) = self.ids.get(path) {
-            return id;
+    /// A resolver made [`Resolver::over`] a tree registers nothing more.
+    pub fn add(&mut self, path: &str) -> Option<usize> {
+        match &mut self.files {
+            Files::Own(own) => Some(own.add(path)),
+            Files::Tree(_) => self.files.id(path),
         }
-        let id = self.paths.len();
-        self.paths.push(path.to_owned());
-        self.ids.insert(path.to_owned(), id);
-        self.dirs
-            .entry(dir_of(path).to_owned())
-            .or_default()
-            .push(id);
-        let name = path.rsplit('/').next().unwrap_or(path);
-        self.by_name.entry(name.to_owned()).or_default().push(id);
-        id
     }
 
     pub fn path(&self, id: usize) -> &str {
-        &self.paths[id]
+        self.files.path(id)
     }
 
     pub fn len(&self) -> usize {
-        self.paths.len()
+        self.files.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.paths.is_empty()
+        self.files.len() == 0
     }
 
-    /// Reads the manifest at `path` (see [`is_manifest`]); one that does
-    /// not parse is ignored.
+    /// Over a summarised tree: the summary's index of file `id`, when it
+    /// holds it.
+    pub(crate) fn in_tree(&self, id: usize) -> Option<u32> {
+        match &self.files {
+            Files::Tree(t) => t.in_tree(id),
+            Files::Own(_) => None,
+        }
+    }
+
+    /// The summarised tree the resolver is over, if any.
+    pub(crate) fn tree(&self) -> Option<&StoredTree> {
+        match &self.files {
+            Files::Tree(t) => Some(t.tree()),
+            Files::Own(_) => None,
+        }
+    }
+
+    /// Over a summarised tree: the id of its file `i`.
+    pub(crate) fn id_in_tree(&self, i: u32) -> Option<usize> {
+        match &self.files {
+            Files::Tree(t) => Some(t.id_of(i)),
+            Files::Own(_) => None,
+        }
+    }
+
+    /// Registers the manifest at `path` (see [`is_manifest`]); one that
+    /// does not parse is ignored.
     pub fn manifest(&mut self, path: &str, text: &str) {
-        let dir = dir_of(path);
-        let name = path.rsplit('/').next().unwrap_or(path);
-        match name {
-            "go.mod" | "go.work" => self.go_modules.extend(gomod::modules(dir, text)),
-            "Cargo.toml" => {
-                self.crate_dirs.push(dir.to_owned());
-                if let Some((name, src, root)) = cargo::library(dir, text) {
-                    self.crates.entry(name).or_insert((src, root));
+        if manifest_kind(path).is_some() {
+            self.manifests.push((path.to_owned(), text.to_owned()));
+        }
+    }
+
+    /// The manifests of `kind` (see [`manifest_kind`]), in path order.
+    fn manifests_of(&self, kind: &str) -> Vec<(String, String)> {
+        match &self.files {
+            Files::Tree(t) => t.tree().manifests_of(kind),
+            Files::Own(_) => {
+                let mut out: Vec<(String, String)> = self
+                    .manifests
+                    .iter()
+                    .filter(|(p, _)| manifest_kind(p) == Some(kind))
+                    .cloned()
+                    .collect();
+                out.sort();
+                out
+            }
+        }
+    }
+
+    fn go_modules(&self) -> &[(String, String)] {
+        &self
+            .go
+            .get_or_init(|| {
+                let mut modules: Vec<(String, String)> = self
+                    .manifests_of("go")
+                    .iter()
+                    .flat_map(|(path, text)| gomod::modules(dir_of(path), text))
+                    .collect();
+                // Longest module path first, so the most specific module
+                // wins.
+                modules.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+                Go { modules }
+            })
+            .modules
+    }
+
+    fn cargo(&self) -> &Cargo {
+        self.cargo.get_or_init(|| {
+            let mut cargo = Cargo::default();
+            for (path, text) in self.manifests_of("cargo") {
+                let dir = dir_of(&path);
+                cargo.dirs.push(dir.to_owned());
+                if let Some((name, src, root)) = cargo::library(dir, &text) {
+                    cargo.crates.entry(name).or_insert((src, root));
                 }
             }
-            "package.json" => self.packages.add(dir, text),
-            "pyproject.toml" => self.pyprojects.push((dir.to_owned(), text.to_owned())),
-            _ if tsconfig::is_config(name) => self.tsconfigs.add(path, text),
-            _ => {}
-        }
+            cargo.dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
+            cargo
+        })
+    }
+
+    fn scripts(&self) -> &Script {
+        self.script.get_or_init(|| {
+            let mut script = Script::default();
+            for (path, text) in self.manifests_of("npm") {
+                script.packages.add(dir_of(&path), &text);
+            }
+            for (path, text) in self.manifests_of("ts") {
+                script.tsconfigs.add(&path, &text);
+            }
+            script.tsconfigs.finish(&script.packages);
+            script
+        })
     }
 
     /// Builds what resolving needs once every file and manifest is added.
     pub fn finish(&mut self) {
-        // Longest module path first, so the most specific module wins.
-        self.go_modules
-            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
-        self.crate_dirs.sort_by_key(|d| std::cmp::Reverse(d.len()));
-        self.tsconfigs.finish(&self.packages);
-        for (dir, text) in std::mem::take(&mut self.pyprojects) {
-            self.python_roots.add(&dir, &text);
+        let files = &self.files;
+        let exists = |p: &str| files.id(p).is_some();
+        match files {
+            Files::Own(own) => {
+                for (path, text) in self.manifests_of("py") {
+                    self.python_roots.add(dir_of(&path), &text);
+                }
+                let python = own.paths().filter(|p| is_python(p));
+                self.python_roots.finish(python, &exists);
+            }
+            // The summary's packages are known: only the files it lacks
+            // may add to them.
+            Files::Tree(t) => {
+                let mut python = t.added().filter(|p| is_python(p)).peekable();
+                if python.peek().is_some() {
+                    for (path, text) in t.tree().manifests_of("py") {
+                        self.python_roots.add(dir_of(&path), &text);
+                    }
+                    self.python_roots.extend(python, &exists);
+                }
+            }
         }
-        let ids = &self.ids;
-        let python = self
-            .paths
-            .iter()
-            .filter(|p| p.ends_with(".py") || p.ends_with(".pyi"))
-            .map(String::as_str);
-        self.python_roots
-            .finish(python, &|p: &str| ids.contains_key(p));
     }
 
     /// Whether `name` is a crate of the workspace.
     pub fn is_crate(&self, name: &str) -> bool {
-        self.crates.contains_key(name)
+        self.cargo().crates.contains_key(name)
     }
 
     pub fn id(&self, path: &str) -> Option<usize> {
-        self.ids.get(path).copied()
+        self.files.id(path)
     }
 
     /// The ids of indexed files in `path`'s directory.
-    pub fn same_dir(&self, path: &str) -> &[usize] {
-        self.dirs.get(dir_of(path)).map_or(&[], Vec::as_slice)
+    pub fn same_dir(&self, path: &str) -> Vec<usize> {
+        self.files.in_dir(dir_of(path)).unwrap_or_default()
     }
 
     /// The files `import` in `from` names.
@@ -263,17 +399,18 @@ impl Resolver {
         if spec.starts_with('/') || spec.contains(':') {
             return None;
         }
-        let config = self.tsconfigs.applying(from);
+        let script = self.scripts();
+        let config = script.tsconfigs.applying(from);
         let key = (config, spec.to_owned());
         if let Some(found) = self.bare.lock().ok().and_then(|m| m.get(&key).copied()) {
             return found;
         }
         // As TypeScript looks: the aliases and `baseUrl`, then packages.
-        let found = self
+        let found = script
             .tsconfigs
             .candidates(config, spec)
             .into_iter()
-            .chain(self.packages.candidates(spec))
+            .chain(script.packages.candidates(spec))
             .find_map(|base| self.script_file(&base));
         if let Ok(mut m) = self.bare.lock() {
             m.insert(key, found);
@@ -292,8 +429,8 @@ impl Resolver {
         }
         // Most candidates name no directory of the repository: two
         // lookups rule them out before any path is built.
-        let in_dir = self.dirs.contains_key(dir_of(base));
-        let as_dir = self.dirs.contains_key(base);
+        let in_dir = self.files.has_dir(dir_of(base));
+        let as_dir = self.files.has_dir(base);
         if !in_dir && !as_dir {
             return None;
         }
@@ -313,15 +450,15 @@ impl Resolver {
     }
 
     fn go(&self, spec: &str) -> Vec<usize> {
-        for (module, dir) in &self.go_modules {
+        for (module, dir) in self.go_modules() {
             let rest = if spec == module {
                 Some("")
             } else {
                 spec.strip_prefix(module.as_str())
                     .and_then(|r| r.strip_prefix('/'))
             };
-            if let Some(files) = rest.and_then(|r| self.dirs.get(&join(dir, r))) {
-                return files.clone();
+            if let Some(files) = rest.and_then(|r| self.files.in_dir(&join(dir, r))) {
+                return files;
             }
         }
         Vec::new()
@@ -338,7 +475,8 @@ impl Resolver {
     }
 
     fn rust_crate_src(&self, from: &str) -> Option<String> {
-        self.crate_dirs
+        self.cargo()
+            .dirs
             .iter()
             .find(|d| d.is_empty() || from.starts_with(&format!("{d}/")))
             .map(|d| join(d, "src"))
@@ -377,7 +515,7 @@ impl Resolver {
                 segs.insert(0, "super");
                 Some(dir)
             }
-            name => self.crates.get(name).map(|(src, _)| src.clone()),
+            name => self.cargo().crates.get(name).map(|(src, _)| src.clone()),
         };
         let Some(root) = root else { return Vec::new() };
         let segs_first = segs[0];
@@ -387,7 +525,11 @@ impl Resolver {
                 return vec![id];
             }
         }
-        let named_root = self.crates.get(segs_first).map(|(_, file)| file.clone());
+        let named_root = self
+            .cargo()
+            .crates
+            .get(segs_first)
+            .map(|(_, file)| file.clone());
         self.first(&[
             named_root.unwrap_or_default(),
             join(&root, "lib.rs"),
@@ -403,12 +545,14 @@ impl Resolver {
         let parts: Vec<&str> = spec.split('.').collect();
         if import.wildcard {
             let suffix = parts.join("/");
-            return self
-                .dirs
-                .iter()
-                .filter(|(d, _)| *d == &suffix || d.ends_with(&format!("/{suffix}")))
-                .flat_map(|(_, ids)| ids.iter().copied())
-                .collect();
+            let tail = format!("/{suffix}");
+            let mut out = Vec::new();
+            self.files.each_dir(|d, ids| {
+                if d == suffix || d.ends_with(&tail) {
+                    out.extend_from_slice(ids);
+                }
+            });
+            return out;
         }
         // `a.b.C`, or `a.b.C.member` for a static import.
         for take in [parts.len(), parts.len().saturating_sub(1)] {
@@ -418,14 +562,12 @@ impl Resolver {
             let suffix = format!("{}.java", parts[..take].join("/"));
             let name = format!("{}.java", parts[take - 1]);
             let found: Vec<usize> = self
-                .by_name
-                .get(&name)
+                .files
+                .named(&name)
                 .into_iter()
-                .flatten()
-                .copied()
                 .filter(|&id| {
-                    let p = &self.paths[id];
-                    p == &suffix || p.ends_with(&format!("/{suffix}"))
+                    let p = self.files.path(id);
+                    p == suffix || p.ends_with(&format!("/{suffix}"))
                 })
                 .collect();
             if !found.is_empty() {

@@ -14,7 +14,7 @@ use crate::cache::{BlobId, FactsCache};
 use crate::extract::{FileFacts, Readers};
 use crate::lang::Lang;
 use crate::resolve::is_manifest;
-use crate::tree::name_hash;
+use crate::tree::Mark;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, mpsc};
 
@@ -53,9 +53,9 @@ pub struct ScannedFile {
     /// Its blob, when known (listed, or read with the cache on).
     pub blob: Option<BlobId>,
     pub size: u64,
-    /// The hashes of every name its facts hold, when the scan keeps a
-    /// summary of the tree ([`crate::tree`]).
-    pub names: Vec<u32>,
+    /// The marks its facts leave on names, when the scan keeps a summary
+    /// of the tree ([`crate::tree::Mark`]).
+    pub names: Vec<Mark>,
 }
 
 /// A file of the repository at head, by its blob.
@@ -164,9 +164,9 @@ pub(crate) enum Known {
     Nothing,
     /// The cache does not hold it: parsed and kept.
     Missed,
-    /// Its facts, from the cache (and the hashes of its names when they
+    /// Its facts, from the cache (and the marks on its names when they
     /// are kept): only its quotes are left to read.
-    Facts(FileFacts, Vec<u32>),
+    Facts(FileFacts, Vec<Mark>),
 }
 
 /// What the scan reads with.
@@ -175,7 +175,8 @@ pub(crate) struct Scan<'a> {
     pub wanted: &'a HashSet<String>,
     pub quoted: &'a HashSet<String>,
     pub cache: Option<&'a FactsCache>,
-    /// Keep the hashes of every file's names, for a summary of the tree.
+    /// Keep the marks every file leaves on names, for a summary of the
+    /// tree.
     pub record: bool,
 }
 
@@ -213,17 +214,12 @@ impl Scan<'_> {
         let (Some(cache), Some(lang)) = (self.cache, Lang::of(&file.path)) else {
             return FromList::Read(file, Known::Nothing);
         };
-        let names = std::cell::RefCell::new(Vec::new());
-        let want = |name: &str| {
-            if self.record {
-                names.borrow_mut().push(name_hash(name));
-            }
-            self.wanted.contains(name)
-        };
-        let Some((facts, _)) = cache.get(file.blob, lang, &want) else {
+        let mut names = Vec::new();
+        let want = |name: &str| self.wanted.contains(name);
+        let marks = self.record.then_some(&mut names);
+        let Some((facts, _)) = cache.get_marked(file.blob, lang, &want, marks) else {
             return FromList::Read(file, Known::Missed);
         };
-        let names = names.into_inner();
         if facts.refs.iter().any(|r| self.quoted.contains(&r.name)) {
             return FromList::Read(file, Known::Facts(facts, names));
         }
@@ -280,21 +276,19 @@ impl Scan<'_> {
                 ..ScannedFile::default()
             });
         };
-        let names = std::cell::RefCell::new(Vec::new());
-        let want = |name: &str| {
-            if self.record {
-                names.borrow_mut().push(name_hash(name));
-            }
-            self.wanted.contains(name)
-        };
+        let mut names = Vec::new();
+        let want = |name: &str| self.wanted.contains(name);
         let facts = match (known, self.cache, blob) {
             (Known::Facts(facts, kept), _, _) => {
-                *names.borrow_mut() = kept;
+                names = kept;
                 facts
             }
             (known, Some(cache), Some(blob)) => {
                 let cached = match known {
-                    Known::Nothing => cache.get(blob, lang, &want).map(|(f, _)| f),
+                    Known::Nothing => {
+                        let marks = self.record.then_some(&mut names);
+                        cache.get_marked(blob, lang, &want, marks).map(|(f, _)| f)
+                    }
                     _ => None,
                 };
                 match cached {
@@ -303,7 +297,7 @@ impl Scan<'_> {
                         let all = readers.read(lang, bytes, &|_| true)?;
                         cache.put(blob, lang, size, &all);
                         if self.record {
-                            *names.borrow_mut() = crate::tree::name_hashes(&all);
+                            names = crate::tree::marks(&all);
                         }
                         all.keep(&|n| self.wanted.contains(n))
                     }
@@ -325,7 +319,7 @@ impl Scan<'_> {
             manifest: None,
             blob,
             size,
-            names: names.into_inner(),
+            names,
         })
     }
 }

@@ -3,8 +3,9 @@
 //! six languages): the index is the same with and without the cache, for a
 //! commit, the staged change and the work tree; a one-file change of a
 //! cached repository parses only what changed; an entry that is
-//! truncated or not what it claims is refused and written again; and the
-//! cache goes where the flag, the environment or XDG_CACHE_HOME says.
+//! truncated or not what it claims is refused and written again, as is a
+//! summary of a tree that does not check out; and the cache goes where the
+//! flag, the environment or XDG_CACHE_HOME says.
 //! Needs git on PATH.
 
 use crate::scratch;
@@ -152,17 +153,22 @@ fn the_index_is_the_same_with_and_without_the_cache_and_a_warm_one_parses_only_t
         "warm"
     );
 
-    // One file changed again: it alone is parsed, the rest comes from the
-    // cache.
+    // One file changed again: it alone is parsed; of the rest, the files
+    // where a use may be bound to what it defines come from the cache, and
+    // the summary of the base tree stands for the others.
     rename(&s, "arity_checked", "arity_is_checked");
     s.commit("again");
-    let warm = cache_stats(&s, &with(&["--commit", "HEAD"]));
+    let stats = index(&s, &with(&["--commit", "HEAD", "--stats"]), &[]);
+    let warm = &stats["cache"];
+    assert_eq!(stats["tree"], "warm", "{stats:#}");
     assert_eq!(
         (&warm["misses"], &warm["written"]),
         (&1.into(), &1.into()),
         "{warm}"
     );
-    assert!(warm["hits"].as_u64() > Some(45), "{warm}");
+    let hits = warm["hits"].as_u64().unwrap_or(0);
+    let files = stats["files"].as_u64().unwrap_or(0);
+    assert!(hits > 1 && hits < files, "{hits} of {files} files read");
     let committed = index(&s, &["--commit", "HEAD", "--no-index-cache"], &[]);
     assert_eq!(index(&s, &with(&["--commit", "HEAD"]), &[]), committed);
 
@@ -217,6 +223,76 @@ fn a_truncated_or_misplaced_entry_is_refused_and_written_again() {
         (&0.into(), &0.into()),
         "{again}"
     );
+}
+
+/// The summaries of trees under a cache directory.
+fn summaries(dir: &Path) -> Vec<PathBuf> {
+    entries(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "tree"))
+        .collect()
+}
+
+#[test]
+fn a_summary_that_does_not_check_out_is_not_used_and_the_whole_tree_is_read() {
+    let s = repository("cache-tree");
+    let cache = s.dir.parent().map(|p| p.join("cache")).unwrap_or_default();
+    let cache_arg = cache.to_string_lossy().into_owned();
+    let args = ["--commit", "HEAD", "--index-cache", cache_arg.as_str()];
+    let stats = |s: &Scratch| {
+        let with: Vec<&str> = args.iter().copied().chain(["--stats"]).collect();
+        index(s, &with, &[])
+    };
+    // The parent's tree summarised, then the change indexed warm from it.
+    index(
+        &s,
+        &["--commit", "HEAD~1", "--index-cache", &cache_arg],
+        &[],
+    );
+    assert_eq!(stats(&s)["tree"], "warm");
+    let full = index(&s, &["--commit", "HEAD", "--no-index-cache"], &[]);
+    assert_eq!(index(&s, &args, &[]), full);
+    let kept = summaries(&cache);
+    assert!(!kept.is_empty(), "no summary kept");
+    let originals: Vec<Vec<u8>> = kept
+        .iter()
+        .map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    // A flipped byte in the last block (the manifests, which the resolver
+    // reads while the index is built), then one in every block: the head
+    // still checks out, a block read does not.
+    let last = |bytes: &mut Vec<u8>| {
+        if let Some(b) = bytes.last_mut() {
+            *b ^= 0x20;
+        }
+    };
+    let spread = |bytes: &mut Vec<u8>| {
+        let head = 16 + u64::from_le_bytes(bytes[8..16].try_into().unwrap_or_default()) as usize;
+        for at in (head..bytes.len()).step_by(61) {
+            bytes[at] ^= 0x20;
+        }
+    };
+    for corrupt in [&last as &dyn Fn(&mut Vec<u8>), &spread] {
+        for (path, bytes) in kept.iter().zip(&originals) {
+            let mut bad = bytes.clone();
+            corrupt(&mut bad);
+            std::fs::write(path, bad).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let out = revu_command(&s.dir, Some(&s.hostile))
+            .arg("index")
+            .args(args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("checksum does not match")
+                && stderr.contains("the code index reads the whole tree"),
+            "{stderr}"
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got, full, "the index read whole is the full one");
+    }
 }
 
 #[test]

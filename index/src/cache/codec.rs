@@ -35,8 +35,13 @@ pub fn encode(facts: &FileFacts) -> Vec<u8> {
 }
 
 /// The facts in `payload`, keeping the definitions and references whose
-/// name `want` accepts.
-pub fn decode(payload: &[u8], want: &dyn Fn(&str) -> bool) -> Result<FileFacts, Malformed> {
+/// name `want` accepts; with `marks`, also the marks every definition and
+/// reference leaves on its name ([`crate::tree::Mark`]).
+pub fn decode(
+    payload: &[u8],
+    want: &dyn Fn(&str) -> bool,
+    marks: Option<&mut Vec<crate::tree::Mark>>,
+) -> Result<FileFacts, Malformed> {
     let mut input = Input {
         buf: payload,
         at: 0,
@@ -50,14 +55,24 @@ pub fn decode(payload: &[u8], want: &dyn Fn(&str) -> bool) -> Result<FileFacts, 
         table.push(s);
     }
     let wanted: Vec<bool> = table.iter().map(|s| want(s)).collect();
+    let marking = marks.is_some();
     let mut d = Decoder {
         input,
-        table,
         wanted,
+        marks: if marking {
+            vec![0; table.len()]
+        } else {
+            Vec::new()
+        },
+        table,
     };
     let facts = d.facts()?;
     if d.input.at != d.input.buf.len() {
         return Err(d.input.malformed());
+    }
+    if let Some(out) = marks {
+        let named = d.table.iter().zip(&d.marks).filter(|(_, m)| **m != 0);
+        *out = crate::tree::hashed(named.map(|(n, m)| (*n, *m)));
     }
     Ok(facts)
 }
@@ -312,6 +327,9 @@ struct Decoder<'p> {
     input: Input<'p>,
     table: Vec<&'p str>,
     wanted: Vec<bool>,
+    /// Per string, the mark definitions and references leave on it; empty
+    /// when marks are not asked for.
+    marks: Vec<u8>,
 }
 
 impl<'p> Decoder<'p> {
@@ -425,6 +443,9 @@ impl<'p> Decoder<'p> {
         };
         let takes_self = self.input.flag()?;
         let owner = self.opt_id()?;
+        if let Some(m) = self.marks.get_mut(name) {
+            *m = crate::tree::def_mark(*m);
+        }
         if !self.wanted[name] {
             return Ok(None);
         }
@@ -449,15 +470,26 @@ impl<'p> Decoder<'p> {
         }
         let caller = self.input.opt()?;
         let call_args = self.input.opt()?;
+        let import = flags & 8 != 0;
         if !self.wanted[name] {
-            self.skip_binding()?;
-            self.skip_receiver()?;
-            self.opt_id()?;
+            let free = self.input.n()? == 1;
+            let receiver = self.skip_receiver()?;
+            let class = self.opt_id()?.is_some();
+            self.mark(name, crate::tree::ref_mark(receiver, class, free, import));
             return Ok(None);
         }
         let binding = self.binding()?;
         let receiver = self.receiver()?;
         let class = self.opt_s()?;
+        self.mark(
+            name,
+            crate::tree::ref_mark(
+                receiver.is_some(),
+                class.is_some(),
+                binding == Binding::Free,
+                import,
+            ),
+        );
         Ok(Some(Ref {
             name: self.table[name].to_owned(),
             line,
@@ -466,7 +498,7 @@ impl<'p> Decoder<'p> {
             call_args,
             path_call: flags & 2 != 0,
             called: flags & 4 != 0,
-            import: flags & 8 != 0,
+            import,
             binding,
             receiver,
             class,
@@ -484,6 +516,12 @@ impl<'p> Decoder<'p> {
 
     fn skip_binding(&mut self) -> Result<(), Malformed> {
         self.input.n().map(|_| ())
+    }
+
+    fn mark(&mut self, name: usize, mark: u8) {
+        if let Some(m) = self.marks.get_mut(name) {
+            *m = crate::tree::join_marks(*m, mark);
+        }
     }
 
     fn receiver(&mut self) -> Result<Option<Receiver>, Malformed> {
@@ -508,9 +546,11 @@ impl<'p> Decoder<'p> {
         }))
     }
 
-    fn skip_receiver(&mut self) -> Result<(), Malformed> {
+    /// Skips a receiver; whether there was one.
+    fn skip_receiver(&mut self) -> Result<bool, Malformed> {
         let ids = match self.input.n()? {
-            0..=2 => return Ok(()),
+            0 => return Ok(false),
+            1 | 2 => return Ok(true),
             3 | 5 => 1,
             4 => 2,
             _ => return Err(self.input.malformed()),
@@ -518,6 +558,7 @@ impl<'p> Decoder<'p> {
         for _ in 0..ids {
             self.id()?;
         }
-        self.skip_binding()
+        self.skip_binding()?;
+        Ok(true)
     }
 }

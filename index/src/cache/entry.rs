@@ -106,6 +106,7 @@ pub fn open(
     lang: Lang,
     blob: BlobId,
     want: &dyn Fn(&str) -> bool,
+    marks: Option<&mut Vec<crate::tree::Mark>>,
 ) -> Result<(FileFacts, u64), Rejection> {
     let body_len = bytes
         .len()
@@ -142,7 +143,7 @@ pub fn open(
     if id != *blob.as_bytes() {
         return Err(Rejection::WrongBlob);
     }
-    let facts = codec::decode(r.rest, want)?;
+    let facts = codec::decode(r.rest, want, marks)?;
     Ok((facts, size))
 }
 

@@ -204,7 +204,7 @@ impl FactsCache {
     /// check it: a truncated, corrupt or foreign entry is refused, and
     /// nothing is written.
     pub fn admit(&self, blob: BlobId, lang: Lang, bytes: &[u8]) -> Result<(), Refused> {
-        entry::open(bytes, &self.stamp, lang, blob, &|_| false)?;
+        entry::open(bytes, &self.stamp, lang, blob, &|_| false, None)?;
         self.write(&self.entry_path(blob, lang), bytes)?;
         Ok(())
     }
@@ -213,7 +213,7 @@ impl FactsCache {
     /// another machine; `None` unless it is there and checks.
     pub fn sealed(&self, blob: BlobId, lang: Lang) -> Option<Vec<u8>> {
         let bytes = std::fs::read(self.entry_path(blob, lang)).ok()?;
-        entry::open(&bytes, &self.stamp, lang, blob, &|_| false).ok()?;
+        entry::open(&bytes, &self.stamp, lang, blob, &|_| false, None).ok()?;
         Some(bytes)
     }
 
@@ -233,12 +233,25 @@ impl FactsCache {
         lang: Lang,
         want: &dyn Fn(&str) -> bool,
     ) -> Option<(FileFacts, u64)> {
+        self.get_marked(blob, lang, want, None)
+    }
+
+    /// [`FactsCache::get`], and with `marks`, the marks the entry's
+    /// definitions and references leave on their names
+    /// ([`crate::tree::Mark`]).
+    pub fn get_marked(
+        &self,
+        blob: BlobId,
+        lang: Lang,
+        want: &dyn Fn(&str) -> bool,
+        marks: Option<&mut Vec<crate::tree::Mark>>,
+    ) -> Option<(FileFacts, u64)> {
         let path = self.entry_path(blob, lang);
         let Ok((bytes, modified)) = read(&path) else {
             self.misses.fetch_add(1, Ordering::Relaxed);
             return None;
         };
-        match entry::open(&bytes, &self.stamp, lang, blob, want) {
+        match entry::open(&bytes, &self.stamp, lang, blob, want, marks) {
             Ok(found) => {
                 self.hits.fetch_add(1, Ordering::Relaxed);
                 touch(&path, modified);
@@ -256,7 +269,7 @@ impl FactsCache {
     /// would be.
     pub fn check(&self, blob: BlobId, lang: Lang) -> Result<(), Option<Rejection>> {
         let bytes = std::fs::read(self.entry_path(blob, lang)).map_err(|_| None)?;
-        entry::open(&bytes, &self.stamp, lang, blob, &|_| false)
+        entry::open(&bytes, &self.stamp, lang, blob, &|_| false, None)
             .map(|_| ())
             .map_err(Some)
     }

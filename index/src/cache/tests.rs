@@ -43,16 +43,16 @@ fn facts_read_back_are_the_facts_kept_and_narrowed_as_the_reader_narrows() {
     let id = BlobId::of(PY.as_bytes());
     let stamp = Stamp::current();
     let bytes = entry::seal(&stamp, Lang::Python, id, 42, &all);
-    let (back, size) =
-        entry::open(&bytes, &stamp, Lang::Python, id, &|_| true).unwrap_or_else(|e| panic!("{e}"));
+    let (back, size) = entry::open(&bytes, &stamp, Lang::Python, id, &|_| true, None)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((back, size), (all.clone(), 42));
     for names in [&["user_name"][..], &["render", "limit", "U"], &[]] {
         let want = |n: &str| names.contains(&n);
         let narrowed = Readers::default()
             .read(Lang::Python, PY.as_bytes(), &want)
             .unwrap_or_default();
-        let (back, _) =
-            entry::open(&bytes, &stamp, Lang::Python, id, &want).unwrap_or_else(|e| panic!("{e}"));
+        let (back, _) = entry::open(&bytes, &stamp, Lang::Python, id, &want, None)
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(back, narrowed, "{names:?}");
         assert_eq!(all.clone().keep(&want), narrowed, "{names:?}");
     }
@@ -64,7 +64,7 @@ fn a_truncated_entry_is_refused_at_every_length() {
     let stamp = Stamp::current();
     let bytes = entry::seal(&stamp, Lang::Python, id, 1, &facts(PY));
     for len in 0..bytes.len() {
-        let got = entry::open(&bytes[..len], &stamp, Lang::Python, id, &|_| true);
+        let got = entry::open(&bytes[..len], &stamp, Lang::Python, id, &|_| true, None);
         assert!(
             matches!(
                 got,
@@ -83,7 +83,7 @@ fn a_changed_byte_anywhere_is_refused() {
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x20;
-        let got = entry::open(&bad, &stamp, Lang::Python, id, &|_| true);
+        let got = entry::open(&bad, &stamp, Lang::Python, id, &|_| true, None);
         assert!(got.is_err(), "byte {at} changed, still read");
     }
 }
@@ -94,7 +94,7 @@ fn an_entry_of_another_version_blob_or_language_is_refused() {
     let other = BlobId::of(b"x = 1\n");
     let stamp = Stamp::current();
     let all = facts(PY);
-    let open = |bytes: &[u8], lang, blob| entry::open(bytes, &stamp, lang, blob, &|_| true);
+    let open = |bytes: &[u8], lang, blob| entry::open(bytes, &stamp, lang, blob, &|_| true, None);
     for foreign in [
         Stamp {
             extractor: stamp.extractor + 1,

@@ -114,6 +114,40 @@ impl PythonRoots {
         self.by_name = by_name;
     }
 
+    /// Takes the top-level modules found before ([`PythonRoots::tops`]).
+    pub fn set(&mut self, tops: Vec<(String, Vec<String>)>) {
+        self.by_name = tops.into_iter().collect();
+    }
+
+    /// Adds the top-level modules of more files to those found.
+    pub fn extend<'a>(
+        &mut self,
+        files: impl Iterator<Item = &'a str>,
+        exists: &dyn Fn(&str) -> bool,
+    ) {
+        for path in files {
+            let Some((root, top)) = self.top_module(path, exists) else {
+                continue;
+            };
+            let roots = self.by_name.entry(top.to_owned()).or_default();
+            if !roots.iter().any(|r| r == root) {
+                roots.push(root.to_owned());
+                roots.sort();
+            }
+        }
+    }
+
+    /// The top-level modules found, by name, each with its roots.
+    pub fn tops(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = self
+            .by_name
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// The nearest root above `path`, and the top-level module `path` is
     /// part of there.
     fn top_module<'p>(

@@ -27,11 +27,9 @@ pub(crate) fn files(
     options: &Options,
     skipped: usize,
 ) -> Option<Summary> {
-    let mut rows: Vec<(TreeFile, Vec<u32>, Option<String>)> = Vec::new();
+    let mut rows: Vec<(TreeFile, Vec<super::Mark>, Option<String>)> = Vec::new();
     for s in scanned.iter_mut() {
-        let mut names = std::mem::take(&mut s.names);
-        names.sort_unstable();
-        names.dedup();
+        let names = std::mem::take(&mut s.names);
         rows.push((
             TreeFile {
                 path: s.path.clone(),
@@ -62,7 +60,7 @@ pub(crate) fn files(
                 size,
                 has_errors: facts.has_errors,
             },
-            super::name_hashes(facts),
+            super::marks(facts),
             None,
         ));
     }
@@ -82,7 +80,30 @@ pub(crate) fn files(
         summary.names.push(names);
     }
     summary.imports = vec![Vec::new(); summary.files.len()];
+    summary.python = python(&summary);
     Some(summary)
+}
+
+/// Python's top-level modules in the summarised tree, as its resolver
+/// finds them.
+fn python(summary: &Summary) -> Vec<(String, Vec<String>)> {
+    let pyprojects = summary.manifests.iter().filter_map(|(i, text)| {
+        let f = summary.files.get(*i as usize)?;
+        f.path
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n == "pyproject.toml")
+            .then_some((f.path.as_str(), text.as_str()))
+    });
+    let code = |f: &&TreeFile| f.lang.is_some();
+    let paths = summary.files.iter().filter(code).map(|f| f.path.as_str());
+    let exists = |p: &str| {
+        summary
+            .files
+            .binary_search_by(|f| f.path.as_str().cmp(p))
+            .is_ok_and(|i| summary.files[i].lang.is_some())
+    };
+    crate::resolve::python_tops(pyprojects, paths, &exists)
 }
 
 /// Each file's imports in `summary`, from the graph the index resolved.
@@ -121,18 +142,27 @@ pub(crate) fn stats(
         skipped: usize::try_from(tree.skipped).unwrap_or(usize::MAX),
         ..IndexStats::default()
     };
-    let rest = tree
-        .files
-        .iter()
-        .filter(|f| !changed.contains(&f.path))
-        .filter_map(|f| Some((f.lang?, f.has_errors)));
-    let heads = heads
-        .values()
-        .map(|(lang, facts)| (*lang, facts.has_errors));
-    for (lang, errors) in rest.chain(heads) {
-        stats.files += 1;
-        stats.with_errors += usize::from(errors);
-        *stats.languages.entry(lang.name().to_owned()).or_default() += 1;
+    let mut count = |lang: Lang, files: i64, errors: i64| {
+        let add = |n: usize, by: i64| usize::try_from(n as i64 + by).unwrap_or(0);
+        stats.files = add(stats.files, files);
+        stats.with_errors = add(stats.with_errors, errors);
+        let n = stats.languages.entry(lang.name().to_owned()).or_default();
+        *n = add(*n, files);
+    };
+    for &(lang, files, errors) in &tree.languages {
+        count(lang, files as i64, errors as i64);
     }
+    // The changed files' rows at the base leave; their heads come in.
+    for path in changed {
+        if let Some(row) = tree.find(path).and_then(|i| tree.file(i as usize))
+            && let Some(lang) = row.lang
+        {
+            count(lang, -1, -i64::from(row.has_errors));
+        }
+    }
+    for (lang, facts) in heads.values() {
+        count(*lang, 1, i64::from(facts.has_errors));
+    }
+    stats.languages.retain(|_, n| *n > 0);
     stats
 }

@@ -4,36 +4,48 @@
 //! magic "revutree" | head length u64
 //! head:  layout u16 | extractor u32 | crate version (u8 length, bytes)
 //!        | tree (u8 length, bytes) | max files u64 | max file bytes u64
-//!        | skipped u64
-//!        | files u32, each: path (u32 length, bytes) | blob [20]
-//!          | language u8 (0 for a manifest, else 1 + its code) | size u64
-//!          | errors u8
-//!        | manifests u32, each: file u32 | text (u32 length, bytes)
-//!        | import offsets (files + 1) × u32 | imports × u32
-//!        | bucket offsets (BUCKETS + 1) × u64, from the end of the head
+//!        | skipped u64 | files u32
+//!        | languages u8, each: language u8 (1 + its code) | files u64
+//!          | with errors u64
+//!        | Python top-level modules u32, each: name (u32 length, bytes)
+//!          | roots u32, each (u32 length, bytes)
+//!        | the directories of the sections, in the order below
+//!          (`section` has their layout)
 //!        | SHA-1 of the head [20]
-//! then per bucket (names by the top bits of their hash):
-//!        keys u32 | keys × (hash u32 | start u32 | count u32)
-//!        | file ids u32… | SHA-1 of the bucket [20]
+//! then the sections' blocks:
+//!   files      key path; value blob [20] | language u8 (0 for a
+//!              manifest, else 1 + its code) | size u64 | errors u8
+//!   dirs       key a directory; value the code files directly in it, u32s
+//!   names      key a file name; value the code files of that name, u32s
+//!   imports    per file: the files its imports resolve to, u32s
+//!   importers  per file: the files whose imports resolve to it, u32s
+//!   postings   key a name's hash (u64, big-endian); value per file
+//!              naming it: file u32 | mark u8 (its bits as
+//!              [`super::Mark`] says, the file's language in the top four)
+//!   manifests  key its kind ([`crate::resolve::manifest_kind`]), a zero
+//!              byte, its path; value its text
 //! ```
 //!
 //! Every length and index is checked as it is read: a summary that does
 //! not decode is an error, never a panic, and never a wrong answer.
 
-use super::{StoredTree, Summary, TreeFile, TreeKey};
-use crate::cache::BlobId;
+use super::section::{Section, Source, Writer};
+use super::{StoredTree, Summary, TreeKey};
 use crate::cache::entry::Stamp;
 use crate::lang::Lang;
-use std::io::{Read, Seek, SeekFrom};
+use crate::resolve::dir_of;
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"revutree";
 /// The layout's version: bumped with any change to it.
-const LAYOUT: u16 = 1;
-const SUM: usize = 20;
-/// Postings are split by the top 12 bits of a name's hash.
-const BUCKET_BITS: u32 = 12;
-const BUCKETS: usize = 1 << BUCKET_BITS;
+const LAYOUT: u16 = 2;
+pub(super) const SUM: usize = 20;
+/// Postings are built a sixteenth of the hashes at a time, so that the
+/// pairs of a large tree are never all held at once.
+const PASSES: u64 = 16;
 
 /// Why a summary is not used.
 #[derive(Debug, thiserror::Error)]
@@ -46,28 +58,26 @@ pub enum TreeError {
     Checksum,
     #[error("tree summary: written by another version, or for another tree or limits")]
     Foreign,
+    #[error("{0}")]
+    Unreadable(String),
 }
 
-fn bucket_of(hash: u32) -> usize {
-    (hash >> (32 - BUCKET_BITS)) as usize
-}
-
-struct Out(Vec<u8>);
+pub(super) struct Out(pub Vec<u8>);
 
 impl Out {
-    fn u8(&mut self, n: u8) {
+    pub fn u8(&mut self, n: u8) {
         self.0.push(n);
     }
     fn u16(&mut self, n: u16) {
         self.0.extend_from_slice(&n.to_le_bytes());
     }
-    fn u32(&mut self, n: u32) {
+    pub fn u32(&mut self, n: u32) {
         self.0.extend_from_slice(&n.to_le_bytes());
     }
-    fn u64(&mut self, n: u64) {
+    pub fn u64(&mut self, n: u64) {
         self.0.extend_from_slice(&n.to_le_bytes());
     }
-    fn len(&mut self, n: usize) {
+    pub fn len(&mut self, n: usize) {
         self.u32(u32::try_from(n).unwrap_or(u32::MAX));
     }
     fn short(&mut self, s: &str) {
@@ -79,19 +89,15 @@ impl Out {
         self.len(s.len());
         self.0.extend_from_slice(s.as_bytes());
     }
-    fn sum_from(&mut self, start: usize) {
-        let sum = sha1_smol::Sha1::from(&self.0[start..]).digest().bytes();
-        self.0.extend_from_slice(&sum);
-    }
 }
 
-fn lang_code(lang: Option<Lang>) -> u8 {
+pub(super) fn lang_code(lang: Option<Lang>) -> u8 {
     lang.and_then(|l| Lang::ALL.iter().position(|&x| x == l))
         .and_then(|i| u8::try_from(i + 1).ok())
         .unwrap_or(0)
 }
 
-fn lang_of(code: u8) -> Result<Option<Lang>, TreeError> {
+pub(super) fn lang_of(code: u8) -> Result<Option<Lang>, TreeError> {
     match code {
         0 => Ok(None),
         n => Lang::ALL
@@ -102,124 +108,197 @@ fn lang_of(code: u8) -> Result<Option<Lang>, TreeError> {
     }
 }
 
+fn u32s_of(list: impl Iterator<Item = u32>) -> Vec<u8> {
+    list.flat_map(u32::to_le_bytes).collect()
+}
+
 /// `summary` as the bytes of `key`'s summary.
 pub fn encode(key: &TreeKey, summary: &Summary) -> Vec<u8> {
     let stamp = Stamp::current();
-    let mut out = Out(Vec::new());
-    out.0.extend_from_slice(MAGIC);
-    out.u64(0);
-    let head = out.0.len();
-    out.u16(LAYOUT);
-    out.u32(stamp.extractor);
-    out.short(&stamp.crate_version);
-    out.short(&key.tree);
-    out.u64(key.max_files);
-    out.u64(key.max_file_bytes);
-    out.u64(summary.skipped);
-    out.len(summary.files.len());
-    for f in &summary.files {
-        out.text(&f.path);
-        out.0.extend_from_slice(f.blob.as_bytes());
-        out.u8(lang_code(f.lang));
-        out.u64(f.size);
-        out.u8(u8::from(f.has_errors));
+    let mut head = Out(Vec::new());
+    head.u16(LAYOUT);
+    head.u32(stamp.extractor);
+    head.short(&stamp.crate_version);
+    head.short(&key.tree);
+    head.u64(key.max_files);
+    head.u64(key.max_file_bytes);
+    head.u64(summary.skipped);
+    head.len(summary.files.len());
+    let mut languages: BTreeMap<u8, (u64, u64)> = BTreeMap::new();
+    for f in summary.files.iter().filter(|f| f.lang.is_some()) {
+        let n = languages.entry(lang_code(f.lang)).or_default();
+        n.0 += 1;
+        n.1 += u64::from(f.has_errors);
     }
-    out.len(summary.manifests.len());
-    for (file, text) in &summary.manifests {
-        out.u32(*file);
-        out.text(text);
+    head.u8(u8::try_from(languages.len()).unwrap_or(u8::MAX));
+    for (code, (files, errors)) in languages {
+        head.u8(code);
+        head.u64(files);
+        head.u64(errors);
     }
-    let mut at = 0u32;
-    out.u32(0);
-    for i in 0..summary.files.len() {
-        let n = summary.imports.get(i).map_or(0, Vec::len);
-        at = at.saturating_add(u32::try_from(n).unwrap_or(u32::MAX));
-        out.u32(at);
-    }
-    for i in 0..summary.files.len() {
-        for &t in summary.imports.get(i).into_iter().flatten() {
-            out.u32(t);
+    head.len(summary.python.len());
+    for (top, roots) in &summary.python {
+        head.text(top);
+        head.len(roots.len());
+        for r in roots {
+            head.text(r);
         }
     }
-    let blocks = buckets(summary);
-    let mut offset = 0u64;
-    out.u64(0);
-    for block in &blocks {
-        offset += block.len() as u64;
-        out.u64(offset);
+    let mut body: Vec<Vec<u8>> = Vec::new();
+    let mut at = 0u64;
+    let mut lay = |w: Writer, head: &mut Out| {
+        for block in w.finish(head, at) {
+            at += block.len() as u64;
+            body.push(block);
+        }
+    };
+    lay(files(summary), &mut head);
+    let (dirs, names) = listings(summary);
+    lay(dirs, &mut head);
+    lay(names, &mut head);
+    let (imports, importers) = graph(summary);
+    lay(imports, &mut head);
+    lay(importers, &mut head);
+    lay(postings(summary), &mut head);
+    lay(manifests(summary), &mut head);
+    let sum = sha1_smol::Sha1::from(&head.0).digest().bytes();
+    head.0.extend_from_slice(&sum);
+    let mut out = Vec::with_capacity(16 + head.0.len() + at as usize);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(head.0.len() as u64).to_le_bytes());
+    out.extend_from_slice(&head.0);
+    for block in body {
+        out.extend_from_slice(&block);
     }
-    out.sum_from(head);
-    let head_len = (out.0.len() - head) as u64;
-    out.0[MAGIC.len()..MAGIC.len() + 8].copy_from_slice(&head_len.to_le_bytes());
-    for block in blocks {
-        out.0.extend_from_slice(&block);
-    }
-    out.0
+    out
 }
 
-/// Each bucket's bytes, its checksum included.
-fn buckets(summary: &Summary) -> Vec<Vec<u8>> {
-    // (hash, file) pairs, bucket by bucket, a slice of the buckets at a
-    // time so that the pairs of a large tree are never all held at once.
-    const PASSES: usize = 16;
-    let per_pass = BUCKETS / PASSES;
-    let mut blocks = Vec::with_capacity(BUCKETS);
+fn files(summary: &Summary) -> Writer {
+    let mut w = Writer::new(128, true);
+    for f in &summary.files {
+        let mut value = Out(Vec::with_capacity(30));
+        value.0.extend_from_slice(f.blob.as_bytes());
+        value.u8(lang_code(f.lang));
+        value.u64(f.size);
+        value.u8(u8::from(f.has_errors));
+        w.push(f.path.as_bytes(), &value.0);
+    }
+    w
+}
+
+/// The code files by directory and by file name.
+fn listings(summary: &Summary) -> (Writer, Writer) {
+    let mut dirs: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    let mut names: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for (i, f) in summary.files.iter().enumerate() {
+        if f.lang.is_none() {
+            continue;
+        }
+        let i = u32::try_from(i).unwrap_or(u32::MAX);
+        dirs.entry(dir_of(&f.path)).or_default().push(i);
+        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        names.entry(name).or_default().push(i);
+    }
+    let write = |map: BTreeMap<&str, Vec<u32>>| {
+        let mut w = Writer::new(128, true);
+        for (k, ids) in map {
+            w.push(k.as_bytes(), &u32s_of(ids.into_iter()));
+        }
+        w
+    };
+    (write(dirs), write(names))
+}
+
+/// Each file's imports, and each file's importers.
+fn graph(summary: &Summary) -> (Writer, Writer) {
+    let n = summary.files.len();
+    let mut imports = Writer::new(256, false);
+    let mut importers: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for i in 0..n {
+        let list = summary.imports.get(i).map_or(&[][..], Vec::as_slice);
+        imports.push(&[], &u32s_of(list.iter().copied()));
+        for &t in list {
+            if let Some(to) = importers.get_mut(t as usize) {
+                to.push(u32::try_from(i).unwrap_or(u32::MAX));
+            }
+        }
+    }
+    let mut reverse = Writer::new(256, false);
+    for list in importers {
+        reverse.push(&[], &u32s_of(list.into_iter()));
+    }
+    (imports, reverse)
+}
+
+fn postings(summary: &Summary) -> Writer {
+    let mut w = Writer::new(256, true);
+    let span = u64::MAX / PASSES + 1;
     for pass in 0..PASSES {
-        let range = pass * per_pass..(pass + 1) * per_pass;
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
-        for (file, names) in summary.names.iter().enumerate() {
+        let low = pass * span;
+        let high = low.saturating_add(span - 1);
+        let mut pairs: Vec<(u64, u32, u8)> = Vec::new();
+        for (file, marks) in summary.names.iter().enumerate() {
+            let lang = summary.files.get(file).map_or(0, |f| lang_code(f.lang));
             let file = u32::try_from(file).unwrap_or(u32::MAX);
             pairs.extend(
-                names
+                marks
                     .iter()
-                    .filter(|&&h| range.contains(&bucket_of(h)))
-                    .map(|&h| (h, file)),
+                    .filter(|m| (low..=high).contains(&m.0))
+                    .map(|m| (m.0, file, (m.1 & 0x0f) | (lang << 4))),
             );
         }
         pairs.sort_unstable();
-        pairs.dedup();
         let mut at = 0;
-        for bucket in range {
-            let end = at + pairs[at..].partition_point(|p| bucket_of(p.0) == bucket);
-            blocks.push(bucket_block(&pairs[at..end]));
+        while at < pairs.len() {
+            let hash = pairs[at].0;
+            let end = at + pairs[at..].partition_point(|p| p.0 == hash);
+            let mut value = Vec::with_capacity((end - at) * 5);
+            for &(_, file, mark) in &pairs[at..end] {
+                value.extend_from_slice(&file.to_le_bytes());
+                value.push(mark);
+            }
+            w.push(&hash.to_be_bytes(), &value);
             at = end;
         }
     }
-    blocks
+    w
 }
 
-fn bucket_block(pairs: &[(u32, u32)]) -> Vec<u8> {
-    let mut keys: Vec<(u32, u32, u32)> = Vec::new();
-    for (i, &(h, _)) in pairs.iter().enumerate() {
-        let i = u32::try_from(i).unwrap_or(u32::MAX);
-        match keys.last_mut() {
-            Some(k) if k.0 == h => k.2 += 1,
-            _ => keys.push((h, i, 1)),
-        }
+/// The manifests keyed by their kind and path, so that the manifests of
+/// one kind are read together.
+fn manifests(summary: &Summary) -> Writer {
+    let mut keyed: Vec<(Vec<u8>, &str)> = summary
+        .manifests
+        .iter()
+        .filter_map(|(i, text)| {
+            let path = &summary.files.get(*i as usize)?.path;
+            let kind = crate::resolve::manifest_kind(path)?;
+            Some((manifest_key(kind, path), text.as_str()))
+        })
+        .collect();
+    keyed.sort();
+    let mut w = Writer::new(32, true);
+    for (key, text) in keyed {
+        w.push(&key, text.as_bytes());
     }
-    let mut out = Out(Vec::with_capacity(
-        4 + keys.len() * 12 + pairs.len() * 4 + SUM,
-    ));
-    out.len(keys.len());
-    for (h, start, count) in keys {
-        out.u32(h);
-        out.u32(start);
-        out.u32(count);
-    }
-    for &(_, file) in pairs {
-        out.u32(file);
-    }
-    out.sum_from(0);
-    out.0
+    w
+}
+
+/// A manifest's key: its kind, a zero byte, its path.
+pub(super) fn manifest_key(kind: &str, path: &str) -> Vec<u8> {
+    let mut key = kind.as_bytes().to_vec();
+    key.push(0);
+    key.extend_from_slice(path.as_bytes());
+    key
 }
 
 /// Fields read front to back, each checked against what is left.
-struct In<'b> {
-    rest: &'b [u8],
+pub(super) struct In<'b> {
+    pub rest: &'b [u8],
 }
 
 impl<'b> In<'b> {
-    fn take(&mut self, n: usize) -> Result<&'b [u8], TreeError> {
+    pub fn take(&mut self, n: usize) -> Result<&'b [u8], TreeError> {
         if self.rest.len() < n {
             return Err(TreeError::Malformed("cut short"));
         }
@@ -227,21 +306,21 @@ impl<'b> In<'b> {
         self.rest = rest;
         Ok(head)
     }
-    fn array<const N: usize>(&mut self) -> Result<[u8; N], TreeError> {
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], TreeError> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N)?);
         Ok(out)
     }
-    fn u8(&mut self) -> Result<u8, TreeError> {
+    pub fn u8(&mut self) -> Result<u8, TreeError> {
         Ok(self.array::<1>()?[0])
     }
-    fn u32(&mut self) -> Result<u32, TreeError> {
+    pub fn u32(&mut self) -> Result<u32, TreeError> {
         Ok(u32::from_le_bytes(self.array()?))
     }
-    fn u64(&mut self) -> Result<u64, TreeError> {
+    pub fn u64(&mut self) -> Result<u64, TreeError> {
         Ok(u64::from_le_bytes(self.array()?))
     }
-    fn count(&mut self) -> Result<usize, TreeError> {
+    pub fn count(&mut self) -> Result<usize, TreeError> {
         let n = self.u32()? as usize;
         // Nothing counted can be smaller than a byte.
         if n > self.rest.len() {
@@ -258,11 +337,9 @@ impl<'b> In<'b> {
         let b = self.take(n)?;
         String::from_utf8(b.to_vec()).map_err(|_| TreeError::Malformed("a text not UTF-8"))
     }
-    fn u32s(&mut self, n: usize) -> Result<Vec<u32>, TreeError> {
+    pub fn u32s(&mut self, n: usize) -> Result<Vec<u32>, TreeError> {
         let b = self.take(n.checked_mul(4).ok_or(TreeError::Malformed("too long"))?)?;
-        Ok(b.chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+        Ok(super::section::u32s(b).collect())
     }
 }
 
@@ -289,12 +366,14 @@ pub fn open(path: &Path, key: &TreeKey) -> Result<StoredTree, TreeError> {
     let mut r = In { rest: body };
     let stamp = Stamp::current();
     let layout = u16::from_le_bytes(r.array()?);
+    if layout != LAYOUT {
+        return Err(TreeError::Foreign);
+    }
     let extractor = r.u32()?;
     let version = r.short()?;
     let tree = r.short()?;
     let (max_files, max_file_bytes) = (r.u64()?, r.u64()?);
-    if layout != LAYOUT
-        || extractor != stamp.extractor
+    if extractor != stamp.extractor
         || version != stamp.crate_version.as_bytes()
         || tree != key.tree.as_bytes()
         || max_files != key.max_files
@@ -303,116 +382,52 @@ pub fn open(path: &Path, key: &TreeKey) -> Result<StoredTree, TreeError> {
         return Err(TreeError::Foreign);
     }
     let skipped = r.u64()?;
-    let n = r.count()?;
-    let mut files = Vec::with_capacity(n);
-    for _ in 0..n {
-        let path = r.text()?;
-        let blob = BlobId::from_bytes(r.array()?);
-        let lang = lang_of(r.u8()?)?;
-        let size = r.u64()?;
-        let has_errors = r.u8()? != 0;
-        files.push(TreeFile {
-            path,
-            blob,
-            lang,
-            size,
-            has_errors,
-        });
+    let n = r.u32()? as usize;
+    let mut languages = Vec::new();
+    for _ in 0..r.u8()? {
+        let lang = lang_of(r.u8()?)?.ok_or(TreeError::Malformed("a language of no code"))?;
+        languages.push((lang, r.u64()?, r.u64()?));
     }
-    let m = r.count()?;
-    let mut manifests = Vec::with_capacity(m);
-    for _ in 0..m {
-        let file = r.u32()?;
-        if file as usize >= n {
-            return Err(TreeError::Malformed("a manifest names no file"));
-        }
-        manifests.push((file, r.text()?));
-    }
-    let offsets = r.u32s(n + 1)?;
-    if offsets.first() != Some(&0) || offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err(TreeError::Malformed("import offsets out of order"));
-    }
-    let imports = r.u32s(offsets.last().copied().unwrap_or(0) as usize)?;
-    if imports.iter().any(|&t| t as usize >= n) {
-        return Err(TreeError::Malformed("an import names no file"));
-    }
-    let mut bounds = Vec::with_capacity(BUCKETS + 1);
-    for _ in 0..=BUCKETS {
-        bounds.push(r.u64()?);
-    }
-    if !r.rest.is_empty() || bounds.windows(2).any(|w| w[0] > w[1]) {
-        return Err(TreeError::Malformed("bucket offsets out of order"));
+    let tops = r.count()?;
+    let mut python = Vec::with_capacity(tops);
+    for _ in 0..tops {
+        let top = r.text()?;
+        let k = r.count()?;
+        let roots = (0..k).map(|_| r.text()).collect::<Result<Vec<_>, _>>()?;
+        python.push((top, roots));
     }
     let base = 16 + head_len;
-    if bounds.last().is_none_or(|&end| base + end != total) {
-        return Err(TreeError::Malformed("postings cut short"));
+    let mut section = || Section::read(&mut r, base, total);
+    let files = section()?;
+    let dirs = section()?;
+    let names = section()?;
+    let imports = section()?;
+    let importers = section()?;
+    let postings = section()?;
+    let manifests = section()?;
+    if !r.rest.is_empty() {
+        return Err(TreeError::Malformed(
+            "bytes after the sections' directories",
+        ));
+    }
+    if files.len() != n || imports.len() != n || importers.len() != n {
+        return Err(TreeError::Malformed("sections of another count of files"));
     }
     Ok(StoredTree {
-        files,
-        manifests,
-        skipped,
-        offsets,
-        imports,
-        postings: Postings {
+        src: Source {
             path: path.to_path_buf(),
-            base,
-            bounds,
+            file,
+            failed: Mutex::new(None),
         },
+        skipped,
+        languages,
+        python,
+        files,
+        dirs,
+        names,
+        imports,
+        importers,
+        postings,
+        manifests,
     })
-}
-
-/// Where each bucket of postings lies in the summary's file.
-#[derive(Debug)]
-pub struct Postings {
-    path: PathBuf,
-    /// Where the first bucket starts.
-    base: u64,
-    bounds: Vec<u64>,
-}
-
-impl Postings {
-    /// For each of `hashes` (sorted) that has postings, its files.
-    pub fn lookup(&self, hashes: &[u32]) -> Result<Vec<Vec<u32>>, TreeError> {
-        let io = |e| TreeError::Io(self.path.clone(), e);
-        let mut file = std::fs::File::open(&self.path).map_err(io)?;
-        let mut out = Vec::new();
-        let mut at = 0;
-        while at < hashes.len() {
-            let bucket = bucket_of(hashes[at]);
-            let end = at + hashes[at..].partition_point(|&h| bucket_of(h) == bucket);
-            let (Some(&from), Some(&to)) = (self.bounds.get(bucket), self.bounds.get(bucket + 1))
-            else {
-                return Err(TreeError::Malformed("no such bucket"));
-            };
-            let len = usize::try_from(to - from).map_err(|_| TreeError::Malformed("too long"))?;
-            if len < 4 + SUM {
-                return Err(TreeError::Malformed("a bucket cut short"));
-            }
-            let mut block = vec![0u8; len];
-            file.seek(SeekFrom::Start(self.base + from)).map_err(io)?;
-            file.read_exact(&mut block).map_err(io)?;
-            let (body, sum) = block.split_at(len - SUM);
-            if sha1_smol::Sha1::from(body).digest().bytes() != sum {
-                return Err(TreeError::Checksum);
-            }
-            let mut r = In { rest: body };
-            let keys = r.count()?;
-            let mut table = Vec::with_capacity(keys);
-            for _ in 0..keys {
-                table.push((r.u32()?, r.u32()? as usize, r.u32()? as usize));
-            }
-            let ids = r.u32s(r.rest.len() / 4)?;
-            for &h in &hashes[at..end] {
-                if let Ok(k) = table.binary_search_by_key(&h, |k| k.0) {
-                    let (_, start, count) = table[k];
-                    let got = ids
-                        .get(start..start.saturating_add(count))
-                        .ok_or(TreeError::Malformed("a posting out of range"))?;
-                    out.push(got.to_vec());
-                }
-            }
-            at = end;
-        }
-        Ok(out)
-    }
 }

@@ -4,33 +4,42 @@
 //! A full index of a commit reads every file's facts; its summary keeps
 //! what a later change to that tree needs without reading them again:
 //! every admitted file (path, blob id, language, size, whether it parsed
-//! with errors), every manifest's text, each file's resolved imports (the
-//! import graph, as edges between files) and, per name, the files whose
-//! facts hold it (postings, by a 32-bit hash of the name: a collision only
-//! brings in a file that the names it is read for then leave empty).
+//! with errors), the code files by directory and by name, every
+//! manifest's text, each file's resolved imports and importers (the import
+//! graph), the figures per language, Python's top-level modules, and per
+//! name the files whose facts hold it with a [`Mark`] each (postings, by a
+//! 64-bit hash of the name).
 //!
 //! The index of a change against a summarised base tree
-//! ([`crate::Indexer::warm`]) rebuilds the resolver from the summary's
-//! paths and manifests, takes the import graph of every file the change
-//! left alone from the summary's edges, and reads the facts (from the
-//! facts cache) only of the files whose postings name what the change
-//! defines or took away, their direct importers, and the importers of a
-//! package the change adds a file to. It gives the index a full index
-//! gives, but for what it cannot see: a file the change did not touch
-//! whose import named nothing at the base, or another file, and names a
-//! file the change adds.
+//! ([`crate::Indexer::warm`]) resolves imports over the summary's files
+//! and manifests, read as they are asked for ([`crate::resolve`]); takes
+//! the import graph of every file the change left alone from the
+//! summary's edges; counts the definitions of the names the change
+//! defines or took away from the postings' marks; and reads the facts
+//! (from the facts cache) only of the files where a use of those names may
+//! be bound to the changed files ([`warm`] says which). It reads what the
+//! change touches, not the tree: a few blocks of the summary, a few
+//! entries. It gives the index a full index gives, but for what it cannot
+//! see: a file the change did not touch whose import named nothing at the
+//! base, or another file, and names a file the change adds. A hash shared
+//! by two names (odds of about one in 10^13 for a name asked about in a
+//! tree of millions of names) would count the other name's definitions.
 //!
 //! Summaries live beside the facts cache's entries, one file per tree and
-//! file limits ([`format`] has the layout); the part every use reads and
-//! each bucket of postings carry a SHA-1 of their bytes, and a summary
-//! that does not check out is not used: the index is then built in full.
+//! file limits ([`format`] has the layout). The head and each block carry
+//! a SHA-1 of their bytes: a head that does not check out is not used, and
+//! a block that does not check out when read answers nothing and makes
+//! [`StoredTree::failed`] say so; the index is then built in full.
 
 pub(crate) mod build;
 pub mod format;
+mod section;
+pub(crate) mod warm;
 
 use crate::cache::BlobId;
+use crate::extract::{Binding, FileFacts, Ref};
 use crate::lang::Lang;
-use std::collections::BTreeSet;
+use section::{Section, Source, u32s};
 use std::path::{Path, PathBuf};
 
 pub use format::TreeError;
@@ -41,6 +50,16 @@ pub struct TreeFile {
     pub path: String,
     pub blob: BlobId,
     /// `None` for a manifest.
+    pub lang: Option<Lang>,
+    pub size: u64,
+    pub has_errors: bool,
+}
+
+/// A file of a summary read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeRow<'t> {
+    pub path: &'t str,
+    pub blob: BlobId,
     pub lang: Option<Lang>,
     pub size: u64,
     pub has_errors: bool,
@@ -66,6 +85,87 @@ impl TreeKey {
     }
 }
 
+/// What one file's facts say of one name, by the name's hash: how many
+/// times it defines it ([`DEFS`], 3 for three or more), that it names it
+/// ([`NAMED`]), and whether a use of it there may reach a definition in a
+/// file it does not import ([`FAR`]).
+pub type Mark = (u64, u8);
+pub const DEFS: u8 = 0b0011;
+pub const NAMED: u8 = 0b0100;
+/// A reference through a receiver or qualifier (`x.name`, `pkg.Name`,
+/// `crate::a::name`), or a bare name inside a class: such a use is bound
+/// through the receiver's type, a subclass or an absolute path, not only
+/// through the file's imports.
+pub const FAR: u8 = 0b1000;
+
+/// The 64-bit FNV-1a hash of `name`, which postings are kept by.
+pub fn name_hash(name: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name.as_bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The mark one reference leaves on its name.
+pub(crate) fn ref_mark(receiver: bool, class: bool, free: bool, import: bool) -> u8 {
+    if receiver || (class && free && !import) {
+        NAMED | FAR
+    } else {
+        NAMED
+    }
+}
+
+/// Two marks of one name in one file, together.
+pub(crate) fn join_marks(a: u8, b: u8) -> u8 {
+    let defs = ((a & DEFS) + (b & DEFS)).min(DEFS);
+    (a | b) & !DEFS | defs
+}
+
+/// Adds a definition to a name's mark.
+pub(crate) fn def_mark(a: u8) -> u8 {
+    join_marks(a, 1)
+}
+
+/// Marks by name, hashed, sorted and each hash once.
+pub(crate) fn hashed<'n>(named: impl Iterator<Item = (&'n str, u8)>) -> Vec<Mark> {
+    let mut out: Vec<Mark> = named.map(|(n, m)| (name_hash(n), m)).collect();
+    out.sort_unstable_by_key(|m| m.0);
+    out.dedup_by(|b, a| {
+        if a.0 == b.0 {
+            a.1 = join_marks(a.1, b.1);
+            true
+        } else {
+            false
+        }
+    });
+    out
+}
+
+/// The marks `facts`' definitions and references leave on their names.
+pub fn marks(facts: &FileFacts) -> Vec<Mark> {
+    let mut by_name: std::collections::HashMap<&str, u8> = std::collections::HashMap::new();
+    for d in &facts.defs {
+        let m = by_name.entry(d.name.as_str()).or_default();
+        *m = def_mark(*m);
+    }
+    for r in &facts.refs {
+        let m = by_name.entry(r.name.as_str()).or_default();
+        *m = join_marks(*m, mark_of(r));
+    }
+    hashed(by_name.into_iter())
+}
+
+fn mark_of(r: &Ref) -> u8 {
+    ref_mark(
+        r.receiver.is_some(),
+        r.class.is_some(),
+        r.binding == Binding::Free,
+        r.import,
+    )
+}
+
 /// A tree's summary as a full index makes it, before it is written.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -77,95 +177,171 @@ pub struct Summary {
     pub skipped: u64,
     /// Per file (by index), the files its imports resolve to.
     pub imports: Vec<Vec<u32>>,
-    /// Per file (by index), the hashes of the names its facts hold.
-    pub names: Vec<Vec<u32>>,
+    /// Per file (by index), the marks its facts leave on names.
+    pub names: Vec<Vec<Mark>>,
+    /// Python's top-level modules under the tree's package roots, and
+    /// their roots ([`crate::resolve`]).
+    pub python: Vec<(String, Vec<String>)>,
 }
 
-/// A summary read back: everything but the postings, which are read
-/// bucket by bucket as names are asked for.
+/// A summary read back: its head, and its sections, each block read and
+/// checked when first asked for. A block that cannot be read answers
+/// nothing; [`StoredTree::failed`] then says why, and what was answered
+/// from it must not be used.
 #[derive(Debug)]
 pub struct StoredTree {
-    pub files: Vec<TreeFile>,
-    pub manifests: Vec<(u32, String)>,
+    src: Source,
     pub skipped: u64,
-    /// `imports[offsets[i]..offsets[i + 1]]` are file `i`'s imports.
-    offsets: Vec<u32>,
-    imports: Vec<u32>,
-    postings: format::Postings,
+    /// Per language: code files, and those with syntax errors.
+    pub languages: Vec<(Lang, u64, u64)>,
+    pub python: Vec<(String, Vec<String>)>,
+    files: Section,
+    dirs: Section,
+    names: Section,
+    imports: Section,
+    importers: Section,
+    postings: Section,
+    manifests: Section,
 }
 
 impl StoredTree {
-    /// The files file `i` imports.
-    pub fn imports_of(&self, i: usize) -> &[u32] {
-        let (Some(&from), Some(&to)) = (self.offsets.get(i), self.offsets.get(i + 1)) else {
-            return &[];
+    /// The first failure to read a block, if any.
+    pub fn failed(&self) -> Option<String> {
+        self.src.failed.lock().ok().and_then(|f| f.clone())
+    }
+
+    fn fail(&self, why: &'static str) {
+        if let Ok(mut failed) = self.src.failed.lock()
+            && failed.is_none()
+        {
+            *failed = Some(TreeError::Malformed(why).to_string());
+        }
+    }
+
+    /// How many files it holds.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.len() == 0
+    }
+
+    /// File `i`.
+    pub fn file(&self, i: usize) -> Option<TreeRow<'_>> {
+        let (path, v) = self.files.record(&self.src, i)?;
+        let row = || -> Option<TreeRow<'_>> {
+            let path = std::str::from_utf8(path).ok()?;
+            let blob: [u8; 20] = v.get(..20)?.try_into().ok()?;
+            let lang = format::lang_of(*v.get(20)?).ok()?;
+            let size = u64::from_le_bytes(v.get(21..29)?.try_into().ok()?);
+            let has_errors = *v.get(29)? != 0;
+            (v.len() == 30).then_some(TreeRow {
+                path,
+                blob: BlobId::from_bytes(blob),
+                lang,
+                size,
+                has_errors,
+            })
         };
-        self.imports
-            .get(from as usize..to as usize)
-            .unwrap_or_default()
+        let found = row();
+        if found.is_none() {
+            self.fail("a file's row");
+        }
+        found
     }
 
     /// The index of the file at `path`.
     pub fn find(&self, path: &str) -> Option<u32> {
-        self.files
-            .binary_search_by(|f| f.path.as_str().cmp(path))
-            .ok()
-            .and_then(|i| u32::try_from(i).ok())
+        let (i, _) = self.files.find(&self.src, path.as_bytes())?;
+        u32::try_from(i).ok()
     }
 
-    /// The files that import one of `targets` (by index).
-    pub fn importers_of(&self, targets: &BTreeSet<u32>) -> Vec<u32> {
-        (0..self.files.len())
-            .filter(|&i| self.imports_of(i).iter().any(|t| targets.contains(t)))
-            .filter_map(|i| u32::try_from(i).ok())
-            .collect()
+    /// The code files directly in `dir`; `None` when it holds none.
+    pub fn in_dir(&self, dir: &str) -> Option<Vec<u32>> {
+        let (_, value) = self.dirs.find(&self.src, dir.as_bytes())?;
+        Some(u32s(value).collect())
     }
 
-    /// The files whose facts may hold one of `names` (a superset: a hash
-    /// shared by two names brings both names' files).
-    pub fn files_naming<'n>(
-        &self,
-        names: impl Iterator<Item = &'n str>,
-    ) -> Result<BTreeSet<u32>, TreeError> {
-        let mut hashes: Vec<u32> = names.map(name_hash).collect();
-        hashes.sort_unstable();
-        hashes.dedup();
-        let mut out = BTreeSet::new();
-        for ids in self.postings.lookup(&hashes)? {
-            for id in ids {
-                if (id as usize) >= self.files.len() {
-                    return Err(TreeError::Malformed("a posting names no file"));
-                }
-                out.insert(id);
+    /// The code files named `name` (the last part of their path).
+    pub fn named(&self, name: &str) -> Vec<u32> {
+        self.names
+            .find(&self.src, name.as_bytes())
+            .map(|(_, v)| u32s(v).collect())
+            .unwrap_or_default()
+    }
+
+    /// Every directory holding code files, with them: every block of the
+    /// listing is read.
+    pub fn each_dir(&self, mut f: impl FnMut(&str, Vec<u32>)) {
+        self.dirs.each(&self.src, |k, v| {
+            if let Ok(dir) = std::str::from_utf8(k) {
+                f(dir, u32s(v).collect());
+            }
+        });
+    }
+
+    /// The files file `i`'s imports resolve to.
+    pub fn imports_of(&self, i: usize) -> Vec<u32> {
+        self.imports
+            .value(&self.src, i)
+            .map(|v| u32s(v).collect())
+            .unwrap_or_default()
+    }
+
+    /// The files whose imports resolve to file `i`.
+    pub fn importers_of(&self, i: usize) -> Vec<u32> {
+        self.importers
+            .value(&self.src, i)
+            .map(|v| u32s(v).collect())
+            .unwrap_or_default()
+    }
+
+    /// The files whose facts may name `name` (a hash shared by two names
+    /// brings both names' files), each with its mark and its language.
+    pub fn postings(&self, name: &str) -> Vec<(u32, u8, Option<Lang>)> {
+        let Some((_, value)) = self
+            .postings
+            .find(&self.src, &name_hash(name).to_be_bytes())
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::with_capacity(value.len() / 5);
+        for c in value.chunks_exact(5) {
+            let file = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            let lang = format::lang_of(c[4] >> 4);
+            match lang {
+                Ok(lang) if (file as usize) < self.len() => out.push((file, c[4] & 0x0f, lang)),
+                _ => self.fail("a posting names no file"),
             }
         }
-        Ok(out)
+        out
     }
-}
 
-/// The 32-bit FNV-1a hash of `name`, which postings are kept by.
-pub fn name_hash(name: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in name.as_bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
+    /// The manifests of `kind` ([`crate::resolve::manifest_kind`]): path
+    /// and text, in path order.
+    pub fn manifests_of(&self, kind: &str) -> Vec<(String, String)> {
+        let prefix = format::manifest_key(kind, "");
+        let mut out = Vec::new();
+        self.manifests.each_prefixed(&self.src, &prefix, |k, v| {
+            let path = k.get(prefix.len()..).map(std::str::from_utf8);
+            match (path, std::str::from_utf8(v)) {
+                (Some(Ok(path)), Ok(text)) => out.push((path.to_owned(), text.to_owned())),
+                _ => self.fail("a manifest not UTF-8"),
+            }
+        });
+        out
     }
-    h
-}
 
-/// The hashes of the names `facts`' definitions and references carry,
-/// each once.
-pub fn name_hashes(facts: &crate::extract::FileFacts) -> Vec<u32> {
-    let mut out: Vec<u32> = facts
-        .defs
-        .iter()
-        .map(|d| d.name.as_str())
-        .chain(facts.refs.iter().map(|r| r.name.as_str()))
-        .map(name_hash)
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    /// Every manifest: its path and text.
+    pub fn manifests(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = ["cargo", "go", "npm", "py", "ts"]
+            .into_iter()
+            .flat_map(|kind| self.manifests_of(kind))
+            .collect();
+        out.sort();
+        out
+    }
 }
 
 /// Where a cache directory keeps summaries: beside the facts, by the

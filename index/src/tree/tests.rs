@@ -15,11 +15,7 @@ fn sample() -> Summary {
         size: u64::from(n) * 10,
         has_errors: n == 2,
     };
-    let names = |list: &[&str]| {
-        let mut h: Vec<u32> = list.iter().map(|n| name_hash(n)).collect();
-        h.sort_unstable();
-        h
-    };
+    let names = |list: &[(&str, u8)]| hashed(list.iter().copied());
     Summary {
         files: vec![
             file("a/app.py", 1, Some(Lang::Python)),
@@ -31,11 +27,12 @@ fn sample() -> Summary {
         skipped: 5,
         imports: vec![vec![2], vec![], vec![], vec![0, 2]],
         names: vec![
-            names(&["main", "helper"]),
+            names(&[("main", 1), ("helper", NAMED)]),
             vec![],
-            names(&["helper", "Util"]),
-            names(&["render"]),
+            names(&[("helper", 1 | NAMED | FAR), ("Util", 2)]),
+            names(&[("render", NAMED)]),
         ],
+        python: vec![("app".into(), vec!["a".into()])],
     }
 }
 
@@ -54,58 +51,130 @@ fn stored(bytes: &[u8], name: &str) -> (PathBuf, Result<StoredTree, TreeError>) 
     (path, got)
 }
 
+/// Every answer `tree` gives about `summary`'s paths and names.
+fn answers(tree: &StoredTree) -> String {
+    let mut out = format!(
+        "skipped {} languages {:?} python {:?}\n",
+        tree.skipped, tree.languages, tree.python
+    );
+    for i in 0..tree.len() {
+        let row = tree.file(i);
+        out += &format!(
+            "{i}: {row:?} {:?} {:?}\n",
+            tree.imports_of(i),
+            tree.importers_of(i)
+        );
+        if let Some(row) = row {
+            out += &format!(
+                "find {:?} in_dir {:?}\n",
+                tree.find(row.path),
+                tree.in_dir(crate::resolve::dir_of(row.path))
+            );
+        }
+    }
+    for name in [
+        "main", "helper", "Util", "render", "nowhere", "app.py", "util.py",
+    ] {
+        out += &format!("{name}: {:?} {:?}\n", tree.postings(name), tree.named(name));
+    }
+    for dir in ["", "a", "b", "c", "d"] {
+        out += &format!("{dir}: {:?}\n", tree.in_dir(dir));
+    }
+    let mut dirs = Vec::new();
+    tree.each_dir(|d, ids| dirs.push((d.to_owned(), ids)));
+    out += &format!("{dirs:?} {:?}\n", tree.manifests());
+    out
+}
+
 #[test]
 fn a_summary_reads_back_as_written_and_answers_by_name() {
     let summary = sample();
     let (path, got) = stored(&format::encode(&key(), &summary), "back");
     let tree = got.unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(tree.files, summary.files);
-    assert_eq!(tree.manifests, summary.manifests);
+    for (i, f) in summary.files.iter().enumerate() {
+        let row = tree.file(i).unwrap_or_else(|| panic!("no file {i}"));
+        assert_eq!(
+            (row.path, row.blob, row.lang, row.size, row.has_errors),
+            (f.path.as_str(), f.blob, f.lang, f.size, f.has_errors)
+        );
+        assert_eq!(tree.find(&f.path), Some(i as u32));
+    }
+    assert_eq!(
+        tree.manifests(),
+        [(
+            "a/pyproject.toml".to_owned(),
+            "[project]\nname = \"a\"\n".to_owned()
+        )]
+    );
     assert_eq!(tree.skipped, 5);
+    assert_eq!(
+        tree.languages,
+        [(Lang::Python, 2, 1), (Lang::TypeScript, 1, 0)]
+    );
+    assert_eq!(tree.python, summary.python);
     for (i, imports) in summary.imports.iter().enumerate() {
         assert_eq!(tree.imports_of(i), imports.as_slice(), "{i}");
     }
-    let files = |names: &[&str]| {
-        tree.files_naming(names.iter().copied())
-            .unwrap_or_else(|e| panic!("{e}"))
-            .into_iter()
-            .collect::<Vec<u32>>()
-    };
-    assert_eq!(files(&["helper"]), [0, 2]);
-    assert_eq!(files(&["render", "main"]), [0, 3]);
-    assert_eq!(files(&["nowhere"]), Vec::<u32>::new());
+    assert_eq!(tree.importers_of(2), [0, 3]);
+    assert_eq!(tree.importers_of(0), [3]);
+    assert_eq!(
+        tree.in_dir("a"),
+        Some(vec![0]),
+        "a manifest is no code file"
+    );
+    assert_eq!(tree.in_dir("d"), None);
+    assert_eq!(tree.named("util.py"), [2]);
+    let py = Some(Lang::Python);
+    assert_eq!(
+        tree.postings("helper"),
+        [(0, NAMED, py), (2, 1 | NAMED | FAR, py)]
+    );
+    assert_eq!(
+        tree.postings("render"),
+        [(3, NAMED, Some(Lang::TypeScript))]
+    );
+    assert_eq!(tree.postings("Util"), [(2, 2, py)]);
+    assert!(tree.postings("nowhere").is_empty());
+    assert_eq!(tree.failed(), None);
     let _ = std::fs::remove_file(path);
 }
 
 /// The offsets worth changing or cutting at: every byte of the head, and
-/// a spread of the postings (empty buckets are most of a small summary).
+/// a spread of the sections.
 fn offsets(bytes: &[u8]) -> impl Iterator<Item = usize> {
     let head = 16 + u64::from_le_bytes(bytes[8..16].try_into().unwrap_or_default()) as usize;
-    (0..head).chain((head..bytes.len()).step_by(11))
+    (0..head).chain((head..bytes.len()).step_by(3))
 }
 
 #[test]
 fn a_changed_byte_anywhere_is_refused_or_changes_no_answer() {
     let bytes = format::encode(&key(), &sample());
-    let all = ["main", "helper", "Util", "render", "nowhere"];
     let (path, good) = stored(&bytes, "good");
-    let answer = good
-        .and_then(|t| t.files_naming(all.iter().copied()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let answer = answers(&good.unwrap_or_else(|e| panic!("{e}")));
     let _ = std::fs::remove_file(path);
+    let mut caught = 0;
     for at in offsets(&bytes) {
         let mut bad = bytes.clone();
         bad[at] ^= 0x20;
         let (path, got) = stored(&bad, "bad");
-        // The head is checked whole when opened, a bucket when read; a
-        // bucket no name asks for is not read.
-        if let Ok(tree) = got
-            && let Ok(files) = tree.files_naming(all.iter().copied())
-        {
-            assert_eq!(files, answer, "byte {at} changed, another answer");
+        // The head is checked whole when opened, a block when read.
+        match got {
+            Ok(tree) => {
+                let got = answers(&tree);
+                match tree.failed() {
+                    Some(_) => caught += 1,
+                    None => assert_eq!(got, answer, "byte {at} changed, another answer"),
+                }
+            }
+            Err(_) => caught += 1,
         }
         let _ = std::fs::remove_file(path);
     }
+    assert_eq!(
+        caught,
+        offsets(&bytes).count(),
+        "every byte is read by some answer"
+    );
 }
 
 #[test]
@@ -132,9 +201,7 @@ fn a_summary_of_another_tree_limit_or_version_is_refused() {
     let bytes = format::encode(&key(), &summary);
     for len in offsets(&bytes) {
         let (path, got) = stored(&bytes[..len], "cut");
-        if let Ok(tree) = got {
-            assert!(tree.files_naming(["helper"].into_iter()).is_err(), "{len}");
-        }
+        assert!(got.is_err(), "cut at {len}, and read");
         let _ = std::fs::remove_file(path);
     }
 }

@@ -286,8 +286,12 @@ fn a_warm_index_from_the_base_trees_summary_is_the_full_index_and_reads_what_the
     );
     let before = cache.stats();
     let tree = crate::common::kept(&dir, &summary);
-    let (mut warm, needed) =
-        Indexer::warm(change(&corpus), Options::default(), cache.clone(), tree);
+    let (mut warm, needed) = Indexer::warm(
+        change(&corpus),
+        Options::default(),
+        cache.clone(),
+        std::sync::Arc::new(tree),
+    );
     let needed = needed.unwrap_or_else(|e| panic!("{e}"));
     let needed: HashSet<String> = needed.into_iter().map(|f| f.path).collect();
     warm.scan(corpus.iter().filter(|(p, _)| needed.contains(p)).cloned());

@@ -67,7 +67,7 @@ fn warm(
     let (_, summary) = full.finish_summarized();
     let summary = summary.unwrap_or_else(|| panic!("no summary of the base tree"));
     let tree = kept(&dir, &summary);
-    let (mut indexer, needed) = Indexer::warm(change, Options::default(), cache, tree);
+    let (mut indexer, needed) = Indexer::warm(change, Options::default(), cache, Arc::new(tree));
     let needed = needed.unwrap_or_else(|e| panic!("{e}"));
     let needed: HashSet<String> = needed.into_iter().map(|f| f.path).collect();
     indexer.scan(rest.iter().filter(|(p, _)| needed.contains(p)).cloned());
