@@ -107,6 +107,10 @@ impl Built {
                 f.fetched, f.asked, f.rejected
             ));
         }
+        line.push_str(&format!(
+            "; built in {:.2} s",
+            self.cost.elapsed.as_secs_f64()
+        ));
         line
     }
 }

@@ -19,7 +19,7 @@
 //!   names      key a file name; value the code files of that name, u32s
 //!   imports    per file: the files its imports resolve to, u32s
 //!   importers  per file: the files whose imports resolve to it, u32s
-//!   postings   key a name's hash (u64, big-endian); value per file
+//!   postings   key a name's key (u64, big-endian); value per file
 //!              naming it: file u32 | mark u8 (its bits as
 //!              [`super::Mark`] says, the file's language in the top four)
 //!   manifests  key its kind ([`crate::resolve::manifest_kind`]), a zero
@@ -41,7 +41,7 @@ use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"revutree";
 /// The layout's version: bumped with any change to it.
-const LAYOUT: u16 = 2;
+const LAYOUT: u16 = 3;
 pub(super) const SUM: usize = 20;
 /// Postings are built a sixteenth of the hashes at a time, so that the
 /// pairs of a large tree are never all held at once.
@@ -232,7 +232,7 @@ fn graph(summary: &Summary) -> (Writer, Writer) {
 
 fn postings(summary: &Summary) -> Writer {
     let mut w = Writer::new(256, true);
-    let span = u64::MAX / PASSES + 1;
+    let span = (u64::MAX >> 4) / PASSES + 1;
     for pass in 0..PASSES {
         let low = pass * span;
         let high = low.saturating_add(span - 1);
@@ -243,8 +243,8 @@ fn postings(summary: &Summary) -> Writer {
             pairs.extend(
                 marks
                     .iter()
-                    .filter(|m| (low..=high).contains(&m.0))
-                    .map(|m| (m.0, file, (m.1 & 0x0f) | (lang << 4))),
+                    .filter(|&&m| (low..=high).contains(&super::key_of(m)))
+                    .map(|&m| (super::key_of(m), file, super::bits_of(m) | (lang << 4))),
             );
         }
         pairs.sort_unstable();

@@ -8,7 +8,7 @@
 //! manifest's text, each file's resolved imports and importers (the import
 //! graph), the figures per language, Python's top-level modules, and per
 //! name the files whose facts hold it with a [`Mark`] each (postings, by a
-//! 64-bit hash of the name).
+//! 60-bit hash of the name).
 //!
 //! The index of a change against a summarised base tree
 //! ([`crate::Indexer::warm`]) resolves imports over the summary's files
@@ -22,7 +22,7 @@
 //! entries. It gives the index a full index gives, but for what it cannot
 //! see: a file the change did not touch whose import named nothing at the
 //! base, or another file, and names a file the change adds. A hash shared
-//! by two names (odds of about one in 10^13 for a name asked about in a
+//! by two names (odds of about one in 10^12 for a name asked about in a
 //! tree of millions of names) would count the other name's definitions.
 //!
 //! Summaries live beside the facts cache's entries, one file per tree and
@@ -85,11 +85,13 @@ impl TreeKey {
     }
 }
 
-/// What one file's facts say of one name, by the name's hash: how many
-/// times it defines it ([`DEFS`], 3 for three or more), that it names it
+/// What one file's facts say of one name, with the name's key (its hash's
+/// top 60 bits) in the high bits and in the low four: how many times it
+/// defines it ([`DEFS`], 3 for three or more), that it names it
 /// ([`NAMED`]), and whether a use of it there may reach a definition in a
-/// file it does not import ([`FAR`]).
-pub type Mark = (u64, u8);
+/// file it does not import ([`FAR`]). One word each: a full index keeps
+/// one per name of every file until the summary is written.
+pub type Mark = u64;
 pub const DEFS: u8 = 0b0011;
 pub const NAMED: u8 = 0b0100;
 /// A reference through a receiver or qualifier (`x.name`, `pkg.Name`,
@@ -98,14 +100,25 @@ pub const NAMED: u8 = 0b0100;
 /// through the file's imports.
 pub const FAR: u8 = 0b1000;
 
-/// The 64-bit FNV-1a hash of `name`, which postings are kept by.
-pub fn name_hash(name: &str) -> u64 {
+/// The key postings keep `name` by: the top 60 bits of its 64-bit
+/// FNV-1a hash.
+pub fn name_key(name: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in name.as_bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    h
+    h >> 4
+}
+
+/// A mark's name key.
+pub fn key_of(mark: Mark) -> u64 {
+    mark >> 4
+}
+
+/// A mark's bits.
+pub fn bits_of(mark: Mark) -> u8 {
+    (mark & 0x0f) as u8
 }
 
 /// The mark one reference leaves on its name.
@@ -128,13 +141,15 @@ pub(crate) fn def_mark(a: u8) -> u8 {
     join_marks(a, 1)
 }
 
-/// Marks by name, hashed, sorted and each hash once.
+/// Marks by name, keyed, sorted and each key once.
 pub(crate) fn hashed<'n>(named: impl Iterator<Item = (&'n str, u8)>) -> Vec<Mark> {
-    let mut out: Vec<Mark> = named.map(|(n, m)| (name_hash(n), m)).collect();
-    out.sort_unstable_by_key(|m| m.0);
+    let mut out: Vec<Mark> = named
+        .map(|(n, m)| (name_key(n) << 4) | u64::from(m & 0x0f))
+        .collect();
+    out.sort_unstable();
     out.dedup_by(|b, a| {
-        if a.0 == b.0 {
-            a.1 = join_marks(a.1, b.1);
+        if key_of(*a) == key_of(*b) {
+            *a = (key_of(*a) << 4) | u64::from(join_marks(bits_of(*a), bits_of(*b)));
             true
         } else {
             false
@@ -300,10 +315,7 @@ impl StoredTree {
     /// The files whose facts may name `name` (a hash shared by two names
     /// brings both names' files), each with its mark and its language.
     pub fn postings(&self, name: &str) -> Vec<(u32, u8, Option<Lang>)> {
-        let Some((_, value)) = self
-            .postings
-            .find(&self.src, &name_hash(name).to_be_bytes())
-        else {
+        let Some((_, value)) = self.postings.find(&self.src, &name_key(name).to_be_bytes()) else {
             return Vec::new();
         };
         let mut out = Vec::with_capacity(value.len() / 5);

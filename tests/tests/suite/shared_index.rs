@@ -88,8 +88,8 @@ impl Repo {
 #[derive(Debug)]
 struct Run {
     /// From `code index: N files; N parsed; N of the N entries this
-    /// machine lacked came from the fleet (N rejected)`, in that order;
-    /// none when the fleet was not asked.
+    /// machine lacked came from the fleet (N rejected); built in S s`, in
+    /// that order (the time left out); none when the fleet was not asked.
     index: Option<[u64; 5]>,
     /// Entries sent to the fleet (0 when none were).
     sent: u64,
@@ -168,7 +168,8 @@ fn runner(
             .map(numbers)
     };
     let index = line("revu: code index: ").map(|n| {
-        <[u64; 5]>::try_from(n.as_slice()).unwrap_or_else(|_| panic!("code index line: {stderr}"))
+        <[u64; 5]>::try_from(n.get(..5).unwrap_or_default())
+            .unwrap_or_else(|_| panic!("code index line: {stderr}"))
     });
     let sent = line("revu: sent the fleet ").map_or(0, |n| n.first().copied().unwrap_or(0));
     Run {
