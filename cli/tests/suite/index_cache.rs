@@ -260,15 +260,18 @@ fn a_summary_that_does_not_check_out_is_not_used_and_the_whole_tree_is_read() {
         .collect();
     // A flipped byte in the last block (the manifests, which the resolver
     // reads while the index is built), then one in every block: the head
-    // still checks out, a block read does not.
+    // (at the end, with its length after it) still checks out, a block
+    // read does not.
+    let blocks_end = |bytes: &[u8]| {
+        let tail: [u8; 8] = bytes[bytes.len() - 8..].try_into().unwrap_or_default();
+        bytes.len() - 8 - u64::from_le_bytes(tail) as usize
+    };
     let last = |bytes: &mut Vec<u8>| {
-        if let Some(b) = bytes.last_mut() {
-            *b ^= 0x20;
-        }
+        let end = blocks_end(bytes);
+        bytes[end - 1] ^= 0x20;
     };
     let spread = |bytes: &mut Vec<u8>| {
-        let head = 16 + u64::from_le_bytes(bytes[8..16].try_into().unwrap_or_default()) as usize;
-        for at in (head..bytes.len()).step_by(61) {
+        for at in (8..blocks_end(bytes)).step_by(61) {
             bytes[at] ^= 0x20;
         }
     };

@@ -1,7 +1,8 @@
 //! A summary's bytes. Little-endian throughout.
 //!
 //! ```text
-//! magic "revutree" | head length u64
+//! magic "revutree"
+//! the sections' blocks, section after section (below)
 //! head:  layout u16 | extractor u32 | crate version (u8 length, bytes)
 //!        | tree (u8 length, bytes) | max files u64 | max file bytes u64
 //!        | skipped u64 | files u32
@@ -12,7 +13,10 @@
 //!        | the directories of the sections, in the order below
 //!          (`section` has their layout)
 //!        | SHA-1 of the head [20]
-//! then the sections' blocks:
+//! head length u64
+//!
+//! The sections (each block written once full, so that writing a summary
+//! holds only the directories):
 //!   files      key path; value blob [20] | language u8 (0 for a
 //!              manifest, else 1 + its code) | size u64 | errors u8
 //!   dirs       key a directory; value the code files directly in it, u32s
@@ -29,19 +33,19 @@
 //! Every length and index is checked as it is read: a summary that does
 //! not decode is an error, never a panic, and never a wrong answer.
 
-use super::section::{Section, Source, Writer};
+use super::section::{Section, Sink, Source, Writer};
 use super::{StoredTree, Summary, TreeKey};
 use crate::cache::entry::Stamp;
 use crate::lang::Lang;
 use crate::resolve::dir_of;
 use std::collections::BTreeMap;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"revutree";
 /// The layout's version: bumped with any change to it.
-const LAYOUT: u16 = 3;
+const LAYOUT: u16 = 4;
 pub(super) const SUM: usize = 20;
 /// Postings are built a sixteenth of the hashes at a time, so that the
 /// pairs of a large tree are never all held at once.
@@ -114,6 +118,14 @@ fn u32s_of(list: impl Iterator<Item = u32>) -> Vec<u8> {
 
 /// `summary` as the bytes of `key`'s summary.
 pub fn encode(key: &TreeKey, summary: &Summary) -> Vec<u8> {
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = write(key, summary, &mut out);
+    out
+}
+
+/// Writes `summary` as `key`'s summary to `out`.
+pub fn write(key: &TreeKey, summary: &Summary, out: &mut dyn Write) -> std::io::Result<()> {
     let stamp = Stamp::current();
     let mut head = Out(Vec::new());
     head.u16(LAYOUT);
@@ -144,50 +156,37 @@ pub fn encode(key: &TreeKey, summary: &Summary) -> Vec<u8> {
             head.text(r);
         }
     }
-    let mut body: Vec<Vec<u8>> = Vec::new();
-    let mut at = 0u64;
-    let mut lay = |w: Writer, head: &mut Out| {
-        for block in w.finish(head, at) {
-            at += block.len() as u64;
-            body.push(block);
-        }
-    };
-    lay(files(summary), &mut head);
-    let (dirs, names) = listings(summary);
-    lay(dirs, &mut head);
-    lay(names, &mut head);
-    let (imports, importers) = graph(summary);
-    lay(imports, &mut head);
-    lay(importers, &mut head);
-    lay(postings(summary), &mut head);
-    lay(manifests(summary), &mut head);
+    let mut sink = Sink { out, at: 0 };
+    sink.write(MAGIC)?;
+    files(summary, &mut sink, &mut head)?;
+    listings(summary, &mut sink, &mut head)?;
+    graph(summary, &mut sink, &mut head)?;
+    postings(summary, &mut sink, &mut head)?;
+    manifests(summary, &mut sink, &mut head)?;
     let sum = sha1_smol::Sha1::from(&head.0).digest().bytes();
     head.0.extend_from_slice(&sum);
-    let mut out = Vec::with_capacity(16 + head.0.len() + at as usize);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(head.0.len() as u64).to_le_bytes());
-    out.extend_from_slice(&head.0);
-    for block in body {
-        out.extend_from_slice(&block);
-    }
-    out
+    sink.write(&head.0)?;
+    sink.write(&(head.0.len() as u64).to_le_bytes())?;
+    Ok(())
 }
 
-fn files(summary: &Summary) -> Writer {
-    let mut w = Writer::new(128, true);
+type Written = std::io::Result<()>;
+
+fn files(summary: &Summary, sink: &mut Sink<'_>, head: &mut Out) -> Written {
+    let mut w = Writer::new(128, true, sink);
     for f in &summary.files {
         let mut value = Out(Vec::with_capacity(30));
         value.0.extend_from_slice(f.blob.as_bytes());
         value.u8(lang_code(f.lang));
         value.u64(f.size);
         value.u8(u8::from(f.has_errors));
-        w.push(f.path.as_bytes(), &value.0);
+        w.push(sink, f.path.as_bytes(), &value.0)?;
     }
-    w
+    w.finish(sink, head)
 }
 
 /// The code files by directory and by file name.
-fn listings(summary: &Summary) -> (Writer, Writer) {
+fn listings(summary: &Summary, sink: &mut Sink<'_>, head: &mut Out) -> Written {
     let mut dirs: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     let mut names: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for (i, f) in summary.files.iter().enumerate() {
@@ -199,39 +198,40 @@ fn listings(summary: &Summary) -> (Writer, Writer) {
         let name = f.path.rsplit('/').next().unwrap_or(&f.path);
         names.entry(name).or_default().push(i);
     }
-    let write = |map: BTreeMap<&str, Vec<u32>>| {
-        let mut w = Writer::new(128, true);
+    for map in [dirs, names] {
+        let mut w = Writer::new(128, true, sink);
         for (k, ids) in map {
-            w.push(k.as_bytes(), &u32s_of(ids.into_iter()));
+            w.push(sink, k.as_bytes(), &u32s_of(ids.into_iter()))?;
         }
-        w
-    };
-    (write(dirs), write(names))
+        w.finish(sink, head)?;
+    }
+    Ok(())
 }
 
-/// Each file's imports, and each file's importers.
-fn graph(summary: &Summary) -> (Writer, Writer) {
+/// Each file's imports, then each file's importers.
+fn graph(summary: &Summary, sink: &mut Sink<'_>, head: &mut Out) -> Written {
     let n = summary.files.len();
-    let mut imports = Writer::new(256, false);
+    let mut imports = Writer::new(256, false, sink);
     let mut importers: Vec<Vec<u32>> = vec![Vec::new(); n];
     for i in 0..n {
         let list = summary.imports.get(i).map_or(&[][..], Vec::as_slice);
-        imports.push(&[], &u32s_of(list.iter().copied()));
+        imports.push(sink, &[], &u32s_of(list.iter().copied()))?;
         for &t in list {
             if let Some(to) = importers.get_mut(t as usize) {
                 to.push(u32::try_from(i).unwrap_or(u32::MAX));
             }
         }
     }
-    let mut reverse = Writer::new(256, false);
+    imports.finish(sink, head)?;
+    let mut reverse = Writer::new(256, false, sink);
     for list in importers {
-        reverse.push(&[], &u32s_of(list.into_iter()));
+        reverse.push(sink, &[], &u32s_of(list.into_iter()))?;
     }
-    (imports, reverse)
+    reverse.finish(sink, head)
 }
 
-fn postings(summary: &Summary) -> Writer {
-    let mut w = Writer::new(256, true);
+fn postings(summary: &Summary, sink: &mut Sink<'_>, head: &mut Out) -> Written {
+    let mut w = Writer::new(256, true, sink);
     let span = (u64::MAX >> 4) / PASSES + 1;
     for pass in 0..PASSES {
         let low = pass * span;
@@ -250,23 +250,23 @@ fn postings(summary: &Summary) -> Writer {
         pairs.sort_unstable();
         let mut at = 0;
         while at < pairs.len() {
-            let hash = pairs[at].0;
-            let end = at + pairs[at..].partition_point(|p| p.0 == hash);
+            let key = pairs[at].0;
+            let end = at + pairs[at..].partition_point(|p| p.0 == key);
             let mut value = Vec::with_capacity((end - at) * 5);
             for &(_, file, mark) in &pairs[at..end] {
                 value.extend_from_slice(&file.to_le_bytes());
                 value.push(mark);
             }
-            w.push(&hash.to_be_bytes(), &value);
+            w.push(sink, &key.to_be_bytes(), &value)?;
             at = end;
         }
     }
-    w
+    w.finish(sink, head)
 }
 
 /// The manifests keyed by their kind and path, so that the manifests of
 /// one kind are read together.
-fn manifests(summary: &Summary) -> Writer {
+fn manifests(summary: &Summary, sink: &mut Sink<'_>, head: &mut Out) -> Written {
     let mut keyed: Vec<(Vec<u8>, &str)> = summary
         .manifests
         .iter()
@@ -277,11 +277,11 @@ fn manifests(summary: &Summary) -> Writer {
         })
         .collect();
     keyed.sort();
-    let mut w = Writer::new(32, true);
+    let mut w = Writer::new(32, true, sink);
     for (key, text) in keyed {
-        w.push(&key, text.as_bytes());
+        w.push(sink, &key, text.as_bytes())?;
     }
-    w
+    w.finish(sink, head)
 }
 
 /// A manifest's key: its kind, a zero byte, its path.
@@ -347,17 +347,26 @@ impl<'b> In<'b> {
 pub fn open(path: &Path, key: &TreeKey) -> Result<StoredTree, TreeError> {
     let io = |e| TreeError::Io(path.to_path_buf(), e);
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut front = [0u8; 16];
-    file.read_exact(&mut front).map_err(io)?;
-    if &front[..8] != MAGIC {
+    let mut magic = [0u8; 8];
+    file.read_exact(&mut magic).map_err(io)?;
+    if &magic != MAGIC {
         return Err(TreeError::Malformed("not a tree summary"));
     }
-    let head_len = u64::from_le_bytes(front[8..].try_into().unwrap_or_default());
     let total = file.metadata().map_err(io)?.len();
-    if head_len > total.saturating_sub(16) || head_len < SUM as u64 {
+    if total < 16 + SUM as u64 {
         return Err(TreeError::Malformed("cut short"));
     }
+    let mut tail = [0u8; 8];
+    file.seek(SeekFrom::Start(total - 8)).map_err(io)?;
+    file.read_exact(&mut tail).map_err(io)?;
+    let head_len = u64::from_le_bytes(tail);
+    if head_len > total - 16 || head_len < SUM as u64 {
+        return Err(TreeError::Malformed("cut short"));
+    }
+    // Where the blocks end and the head starts.
+    let blocks_end = total - 8 - head_len;
     let mut head = vec![0u8; usize::try_from(head_len).unwrap_or(usize::MAX)];
+    file.seek(SeekFrom::Start(blocks_end)).map_err(io)?;
     file.read_exact(&mut head).map_err(io)?;
     let (body, sum) = head.split_at(head.len() - SUM);
     if sha1_smol::Sha1::from(body).digest().bytes() != sum {
@@ -396,8 +405,7 @@ pub fn open(path: &Path, key: &TreeKey) -> Result<StoredTree, TreeError> {
         let roots = (0..k).map(|_| r.text()).collect::<Result<Vec<_>, _>>()?;
         python.push((top, roots));
     }
-    let base = 16 + head_len;
-    let mut section = || Section::read(&mut r, base, total);
+    let mut section = || Section::read(&mut r, blocks_end);
     let files = section()?;
     let dirs = section()?;
     let names = section()?;

@@ -403,9 +403,16 @@ impl TreeStore {
     pub fn keep(&self, key: &TreeKey, summary: &Summary) -> Result<(), TreeError> {
         std::fs::create_dir_all(&self.dir).map_err(|e| TreeError::Io(self.dir.clone(), e))?;
         let path = self.path(key);
-        let bytes = format::encode(key, summary);
         let temp = path.with_extension(format!("{}.tmp", std::process::id()));
-        std::fs::write(&temp, &bytes).map_err(|e| TreeError::Io(temp.clone(), e))?;
+        let written = std::fs::File::create(&temp).and_then(|file| {
+            let mut out = std::io::BufWriter::new(file);
+            format::write(key, summary, &mut out)?;
+            std::io::Write::flush(&mut out)
+        });
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(TreeError::Io(temp, e));
+        }
         std::fs::rename(&temp, &path).map_err(|e| {
             let _ = std::fs::remove_file(&temp);
             TreeError::Io(path.clone(), e)

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! directory: records u32 | per block u32 | blocks u32 | keyed u8
-//!            | start u64 (from the end of the head)
+//!            | start u64 (from the start of the file)
 //!            | block ends (blocks) × u64 (from the section's start)
 //!            | if keyed: first keys (blocks) × (u32 length, bytes)
 //!            | SHA-1s (blocks) × [20]
@@ -15,6 +15,7 @@
 //! ```
 
 use super::format::{In, Out, SUM, TreeError};
+use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
@@ -37,76 +38,99 @@ impl Source {
     }
 }
 
-/// Records written block by block.
+/// Where blocks are written as they fill, and how far it is.
+pub(super) struct Sink<'w> {
+    pub out: &'w mut dyn Write,
+    pub at: u64,
+}
+
+impl Sink<'_> {
+    pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.at += bytes.len() as u64;
+        Ok(())
+    }
+}
+
+/// Records written block by block, each block to the sink once full:
+/// only the directory is held.
 pub(super) struct Writer {
     per_block: usize,
     keyed: bool,
     records: u32,
-    blocks: Vec<Vec<u8>>,
+    start: u64,
+    ends: Vec<u64>,
     fences: Vec<Vec<u8>>,
-    ends: Vec<u32>,
+    sums: Vec<[u8; SUM]>,
+    /// The block being filled: where each record ends, and the records.
+    open: Vec<u32>,
     bytes: Vec<u8>,
 }
 
 impl Writer {
-    pub fn new(per_block: usize, keyed: bool) -> Writer {
+    /// A section starting where `sink` is.
+    pub fn new(per_block: usize, keyed: bool, sink: &Sink<'_>) -> Writer {
         Writer {
             per_block: per_block.max(1),
             keyed,
             records: 0,
-            blocks: Vec::new(),
-            fences: Vec::new(),
+            start: sink.at,
             ends: Vec::new(),
+            fences: Vec::new(),
+            sums: Vec::new(),
+            open: Vec::new(),
             bytes: Vec::new(),
         }
     }
 
     /// Adds a record: keys must come in increasing byte order.
-    pub fn push(&mut self, key: &[u8], value: &[u8]) {
-        if self.ends.is_empty() && self.keyed {
+    pub fn push(&mut self, sink: &mut Sink<'_>, key: &[u8], value: &[u8]) -> std::io::Result<()> {
+        if self.open.is_empty() && self.keyed {
             self.fences.push(key.to_vec());
         }
         let len = u32::try_from(key.len()).unwrap_or(u32::MAX);
         self.bytes.extend_from_slice(&len.to_le_bytes());
         self.bytes.extend_from_slice(key);
         self.bytes.extend_from_slice(value);
-        self.ends
+        self.open
             .push(u32::try_from(self.bytes.len()).unwrap_or(u32::MAX));
         self.records = self.records.saturating_add(1);
-        if self.ends.len() == self.per_block {
-            self.flush();
+        if self.open.len() == self.per_block {
+            self.flush(sink)?;
         }
+        Ok(())
     }
 
-    fn flush(&mut self) {
-        if self.ends.is_empty() {
-            return;
+    fn flush(&mut self, sink: &mut Sink<'_>) -> std::io::Result<()> {
+        if self.open.is_empty() {
+            return Ok(());
         }
         let mut out = Out(Vec::with_capacity(
-            4 + self.ends.len() * 4 + self.bytes.len(),
+            4 + self.open.len() * 4 + self.bytes.len(),
         ));
-        out.len(self.ends.len());
-        for &e in &self.ends {
+        out.len(self.open.len());
+        for &e in &self.open {
             out.u32(e);
         }
         out.0.extend_from_slice(&self.bytes);
-        self.blocks.push(out.0);
-        self.ends.clear();
+        self.sums
+            .push(sha1_smol::Sha1::from(&out.0).digest().bytes());
+        sink.write(&out.0)?;
+        self.ends.push(sink.at - self.start);
+        self.open.clear();
         self.bytes.clear();
+        Ok(())
     }
 
-    /// Writes the directory to `head` and returns the blocks' bytes, to be
-    /// laid out at `start` (from the end of the head).
-    pub fn finish(mut self, head: &mut Out, start: u64) -> Vec<Vec<u8>> {
-        self.flush();
+    /// Writes the last block, then the directory to `head`.
+    pub fn finish(mut self, sink: &mut Sink<'_>, head: &mut Out) -> std::io::Result<()> {
+        self.flush(sink)?;
         head.u32(self.records);
         head.len(self.per_block);
-        head.len(self.blocks.len());
+        head.len(self.ends.len());
         head.u8(u8::from(self.keyed));
-        head.u64(start);
-        let mut end = 0u64;
-        for b in &self.blocks {
-            end += b.len() as u64;
+        head.u64(self.start);
+        for &end in &self.ends {
             head.u64(end);
         }
         if self.keyed {
@@ -115,11 +139,10 @@ impl Writer {
                 head.0.extend_from_slice(f);
             }
         }
-        for b in &self.blocks {
-            head.0
-                .extend_from_slice(&sha1_smol::Sha1::from(b).digest().bytes());
+        for sum in &self.sums {
+            head.0.extend_from_slice(sum);
         }
-        self.blocks
+        Ok(())
     }
 }
 
@@ -194,9 +217,9 @@ pub(super) struct Section {
 }
 
 impl Section {
-    /// The directory of a section from the head; `base` is where the
-    /// head ends in the file, `total` the file's length.
-    pub fn read(r: &mut In<'_>, base: u64, total: u64) -> Result<Section, TreeError> {
+    /// The directory of a section from the head; `total` is where the
+    /// blocks end in the file.
+    pub fn read(r: &mut In<'_>, total: u64) -> Result<Section, TreeError> {
         let records = r.u32()? as usize;
         let per_block = r.u32()? as usize;
         let blocks = r.count()?;
@@ -220,10 +243,7 @@ impl Section {
         }
         let end = bounds.last().copied().unwrap_or(0);
         if bounds.windows(2).any(|w| w[0] > w[1])
-            || base
-                .checked_add(start)
-                .and_then(|s| s.checked_add(end))
-                .is_none_or(|e| e > total)
+            || start.checked_add(end).is_none_or(|e| e > total)
         {
             return Err(TreeError::Malformed("a section out of the summary"));
         }
@@ -236,7 +256,7 @@ impl Section {
         Ok(Section {
             records,
             per_block,
-            start: base + start,
+            start,
             bounds,
             fences,
             sums,

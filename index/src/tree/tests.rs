@@ -139,11 +139,13 @@ fn a_summary_reads_back_as_written_and_answers_by_name() {
     let _ = std::fs::remove_file(path);
 }
 
-/// The offsets worth changing or cutting at: every byte of the head, and
-/// a spread of the sections.
+/// The offsets worth changing or cutting at: the magic, a spread of the
+/// sections' blocks, and every byte of the head and of its length.
 fn offsets(bytes: &[u8]) -> impl Iterator<Item = usize> {
-    let head = 16 + u64::from_le_bytes(bytes[8..16].try_into().unwrap_or_default()) as usize;
-    (0..head).chain((head..bytes.len()).step_by(3))
+    let total = bytes.len();
+    let tail: [u8; 8] = bytes[total - 8..].try_into().unwrap_or_default();
+    let head = total - 8 - u64::from_le_bytes(tail) as usize;
+    (0..8).chain((8..head).step_by(3)).chain(head..total)
 }
 
 #[test]
