@@ -181,9 +181,6 @@ impl Indexer {
     ) -> (Indexer, Result<Vec<Listed>, TreeError>) {
         let mut indexer = Indexer::cached(change, options, Some(cache));
         let plan = tree::warm::plan(&tree, &indexer.change, &indexer.heads, &indexer.bases);
-        if let Some(why) = tree.failed() {
-            return (indexer, Err(TreeError::Unreadable(why)));
-        }
         let listed: Vec<Listed> = plan
             .read
             .iter()
@@ -214,11 +211,6 @@ impl Indexer {
                 .flatten()
                 .any(resolve::is_manifest)
         })
-    }
-
-    /// The paths the change touches on either side.
-    fn changed_paths(&self) -> HashSet<String> {
-        self.change.paths()
     }
 
     /// Whether the scan reads `path` (a file of an indexed language, or a
@@ -326,7 +318,7 @@ impl Indexer {
                 self.admission.skipped,
             );
         }
-        let changed = self.changed_paths();
+        let changed = self.change.paths();
         let tree = self.tree.take();
         if let Some(tree) = &tree {
             // The scan read only the files naming what the change

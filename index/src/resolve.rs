@@ -35,7 +35,8 @@ pub struct Resolver {
     manifests: Vec<(String, String)>,
     /// What each kind of manifest says, read the first time an import of
     /// a language it serves is resolved.
-    go: OnceLock<Go>,
+    /// Go modules: module path → its directory, longest path first.
+    go: OnceLock<Vec<(String, String)>>,
     cargo: OnceLock<Cargo>,
     script: OnceLock<Script>,
     /// Python packages by top-level name.
@@ -44,12 +45,6 @@ pub struct Resolver {
     /// options that apply: a monorepo imports the same few packages from
     /// thousands of files.
     bare: Mutex<HashMap<BareSpec, Option<usize>>>,
-}
-
-/// Go modules: module path → its directory, longest path first.
-#[derive(Debug, Default)]
-struct Go {
-    modules: Vec<(String, String)>,
 }
 
 #[derive(Debug, Default)]
@@ -88,11 +83,7 @@ pub(crate) fn manifest_kind(path: &str) -> Option<&'static str> {
 
 /// Whether `path` is a manifest the resolver reads.
 pub(crate) fn is_manifest(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    matches!(
-        name,
-        "go.mod" | "go.work" | "Cargo.toml" | "package.json" | "pyproject.toml"
-    ) || tsconfig::is_config(name)
+    manifest_kind(path).is_some()
 }
 
 fn is_python(path: &str) -> bool {
@@ -230,20 +221,16 @@ impl Resolver {
     }
 
     fn go_modules(&self) -> &[(String, String)] {
-        &self
-            .go
-            .get_or_init(|| {
-                let mut modules: Vec<(String, String)> = self
-                    .manifests_of("go")
-                    .iter()
-                    .flat_map(|(path, text)| gomod::modules(dir_of(path), text))
-                    .collect();
-                // Longest module path first, so the most specific module
-                // wins.
-                modules.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
-                Go { modules }
-            })
-            .modules
+        self.go.get_or_init(|| {
+            let mut modules: Vec<(String, String)> = self
+                .manifests_of("go")
+                .iter()
+                .flat_map(|(path, text)| gomod::modules(dir_of(path), text))
+                .collect();
+            // Longest module path first, so the most specific module wins.
+            modules.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.cmp(b)));
+            modules
+        })
     }
 
     fn cargo(&self) -> &Cargo {

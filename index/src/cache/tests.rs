@@ -59,6 +59,23 @@ fn facts_read_back_are_the_facts_kept_and_narrowed_as_the_reader_narrows() {
 }
 
 #[test]
+fn the_marks_an_entry_reads_back_are_those_of_the_whole_facts_however_narrowed() {
+    let all = facts(PY);
+    let id = BlobId::of(PY.as_bytes());
+    let stamp = Stamp::current();
+    let bytes = entry::seal(&stamp, Lang::Python, id, 42, &all);
+    let whole = crate::tree::marks(&all);
+    assert!(whole.len() > 5, "{whole:?}");
+    for names in [&["user_name"][..], &["render", "limit", "U"], &[]] {
+        let want = |n: &str| names.contains(&n);
+        let mut marks = Vec::new();
+        entry::open(&bytes, &stamp, Lang::Python, id, &want, Some(&mut marks))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(marks, whole, "{names:?}");
+    }
+}
+
+#[test]
 fn a_truncated_entry_is_refused_at_every_length() {
     let id = BlobId::of(PY.as_bytes());
     let stamp = Stamp::current();

@@ -58,6 +58,12 @@ fn list(ids: &mut Ids, dirs: &mut Lists, by_name: &mut Lists, path: &str, id: us
     by_name.entry(name.to_owned()).or_default().push(id);
 }
 
+/// The summary's index of the code file at `path`.
+fn code_file(tree: &StoredTree, path: &str) -> Option<u32> {
+    tree.find(path)
+        .filter(|&i| tree.file(i as usize).is_some_and(|f| f.lang.is_some()))
+}
+
 /// A summarised tree's code files, and beside them the change's files at
 /// head (ids `0..h`, by path) and the paths it took away that the summary
 /// does not hold (after the summary's). The summary's file `i` is
@@ -89,12 +95,8 @@ impl Tree {
             dirs: HashMap::new(),
             by_name: HashMap::new(),
         };
-        let code = |tree: &StoredTree, path: &str| {
-            tree.find(path)
-                .filter(|&i| tree.file(i as usize).is_some_and(|f| f.lang.is_some()))
-        };
         for (id, path) in heads.iter().enumerate() {
-            match code(&t.tree, path) {
+            match code_file(&t.tree, path) {
                 Some(i) => {
                     t.moved.insert(i, id);
                 }
@@ -116,22 +118,11 @@ impl Tree {
         list(&mut self.ids, &mut self.dirs, &mut self.by_name, path, id);
     }
 
-    fn of(&self, i: u32) -> usize {
-        self.moved
-            .get(&i)
-            .copied()
-            .unwrap_or(self.heads.len() + i as usize)
-    }
-
     pub fn id(&self, path: &str) -> Option<usize> {
         if let Some(&id) = self.ids.get(path) {
             return Some(id);
         }
-        let i = self.tree.find(path)?;
-        self.tree
-            .file(i as usize)
-            .is_some_and(|f| f.lang.is_some())
-            .then(|| self.of(i))
+        code_file(&self.tree, path).map(|i| self.id_of(i))
     }
 
     /// The summary's index of the file `id` names, if it holds it.
@@ -147,7 +138,10 @@ impl Tree {
 
     /// The id of the summary's file `i`.
     pub fn id_of(&self, i: u32) -> usize {
-        self.of(i)
+        self.moved
+            .get(&i)
+            .copied()
+            .unwrap_or(self.heads.len() + i as usize)
     }
 
     pub fn tree(&self) -> &StoredTree {
@@ -205,7 +199,8 @@ impl Files {
                 if beside.is_none() && listed.is_none() {
                     return None;
                 }
-                let mut out: Vec<usize> = listed.into_iter().flatten().map(|i| t.of(i)).collect();
+                let mut out: Vec<usize> =
+                    listed.into_iter().flatten().map(|i| t.id_of(i)).collect();
                 out.extend(beside.into_iter().flatten().copied());
                 Some(out)
             }
@@ -224,7 +219,8 @@ impl Files {
         match self {
             Files::Own(o) => o.by_name.get(name).cloned().unwrap_or_default(),
             Files::Tree(t) => {
-                let mut out: Vec<usize> = t.tree.named(name).into_iter().map(|i| t.of(i)).collect();
+                let mut out: Vec<usize> =
+                    t.tree.named(name).into_iter().map(|i| t.id_of(i)).collect();
                 out.extend(t.by_name.get(name).into_iter().flatten().copied());
                 out
             }
@@ -241,7 +237,7 @@ impl Files {
             }
             Files::Tree(t) => {
                 t.tree.each_dir(|dir, list| {
-                    let mut ids: Vec<usize> = list.into_iter().map(|i| t.of(i)).collect();
+                    let mut ids: Vec<usize> = list.into_iter().map(|i| t.id_of(i)).collect();
                     if let Some(more) = t.dirs.get(dir) {
                         ids.extend(more);
                     }

@@ -89,10 +89,7 @@ pub(crate) fn files(
 fn python(summary: &Summary) -> Vec<(String, Vec<String>)> {
     let pyprojects = summary.manifests.iter().filter_map(|(i, text)| {
         let f = summary.files.get(*i as usize)?;
-        f.path
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n == "pyproject.toml")
+        (crate::resolve::manifest_kind(&f.path) == Some("py"))
             .then_some((f.path.as_str(), text.as_str()))
     });
     let code = |f: &&TreeFile| f.lang.is_some();

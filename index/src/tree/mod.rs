@@ -226,11 +226,7 @@ impl StoredTree {
     }
 
     fn fail(&self, why: &'static str) {
-        if let Ok(mut failed) = self.src.failed.lock()
-            && failed.is_none()
-        {
-            *failed = Some(TreeError::Malformed(why).to_string());
-        }
+        self.src.fail(&TreeError::Malformed(why));
     }
 
     /// How many files it holds.

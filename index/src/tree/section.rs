@@ -29,7 +29,7 @@ pub(super) struct Source {
 }
 
 impl Source {
-    fn fail(&self, e: &TreeError) {
+    pub fn fail(&self, e: &TreeError) {
         if let Ok(mut failed) = self.failed.lock()
             && failed.is_none()
         {

@@ -8,8 +8,8 @@
 //! (a [`super::FAR`] mark). So of the files naming what the change
 //! defines or took away, only those that may be bound so are read: those
 //! marked far, the changed files' importers and theirs, and the files
-//! of a changed Go or Java file's package. The definitions of those names elsewhere are
-//! counted from the postings' marks.
+//! of a changed Go or Java file's package. The definitions of those names
+//! elsewhere are counted from the postings' marks.
 
 use super::{DEFS, FAR, NAMED, StoredTree};
 use crate::ChangeInput;
@@ -31,6 +31,14 @@ pub(crate) struct Plan {
 }
 
 type Sides = BTreeMap<String, (Lang, FileFacts)>;
+
+/// The code files directly in `dirs`.
+fn in_dirs(tree: &StoredTree, dirs: &BTreeSet<&str>) -> BTreeSet<u32> {
+    dirs.iter()
+        .filter_map(|d| tree.in_dir(d))
+        .flatten()
+        .collect()
+}
 
 pub(crate) fn plan(tree: &StoredTree, change: &ChangeInput, heads: &Sides, bases: &Sides) -> Plan {
     let mut plan = Plan::default();
@@ -56,12 +64,7 @@ pub(crate) fn plan(tree: &StoredTree, change: &ChangeInput, heads: &Sides, bases
         .filter(|p| tree.find(p).is_none())
         .map(|p| dir_of(p))
         .collect();
-    let beside_added: BTreeSet<u32> = added
-        .iter()
-        .filter_map(|d| tree.in_dir(d))
-        .flatten()
-        .collect();
-    let again = importers(&beside_added);
+    let again = importers(&in_dirs(tree, &added));
     for &i in &again {
         if let Some(f) = tree.file(i as usize) {
             plan.reresolve.insert(f.path.to_owned());
@@ -79,11 +82,7 @@ pub(crate) fn plan(tree: &StoredTree, change: &ChangeInput, heads: &Sides, bases
         .filter(|p| matches!(Lang::of(p), Some(Lang::Go | Lang::Java)))
         .map(|p| dir_of(p))
         .collect();
-    let beside: BTreeSet<u32> = dirs
-        .iter()
-        .filter_map(|d| tree.in_dir(d))
-        .flatten()
-        .collect();
+    let beside = in_dirs(tree, &dirs);
     // A name's uses count only in files of its definition's family.
     let mut wanted: HashMap<&str, HashSet<Lang>> = HashMap::new();
     for (lang, facts) in heads.values().chain(bases.values()) {
